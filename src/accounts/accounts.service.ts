@@ -1,0 +1,73 @@
+import type { Db, Plan } from '../db/database.js';
+import { appendAudit } from '../audit/audit.repository.js';
+import { invalid } from '../errors.js';
+import { newId } from '../ids.js';
+import { generateApiKey } from '../keys/api-key.js';
+import { insertApiKey } from '../keys/keys.repository.js';
+import { toApiKeyView } from '../keys/keys.service.js';
+
+export interface CreateAccountInput {
+  name: string;
+  plan: Plan;
+  /** Requests per minute; only enterprise accounts carry their own number. */
+  rateLimit?: number | undefined;
+}
+
+export interface CreatedAccount {
+  account: { id: string; object: 'account'; name: string; plan: Plan; rate_limit: number | null; created_at: string };
+  keys: { test: string; live?: string };
+}
+
+/** Creates an account and its first admin keys (no live key on the sandbox plan). Operator-only: the CLI calls it. */
+export async function createAccount(db: Db, input: CreateAccountInput): Promise<CreatedAccount> {
+  if (input.rateLimit !== undefined && input.plan !== 'enterprise') {
+    throw invalid('Only enterprise accounts take their own rate limit.', 'rate-limit');
+  }
+  return db.transaction().execute(async (trx) => {
+    const account = await trx
+      .insertInto('accounts')
+      .values({ id: newId('acct'), name: input.name, plan: input.plan, rate_limit: input.rateLimit ?? null, created_at: new Date() })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const modes = input.plan === 'sandbox' ? [false] : [false, true];
+    const keys: Record<string, string> = {};
+    for (const livemode of modes) {
+      const key = generateApiKey(livemode);
+      const row = await insertApiKey(trx, {
+        id: newId('key'),
+        account_id: account.id,
+        livemode,
+        name: 'Initial admin key',
+        role: 'admin',
+        agent_id: null,
+        key_hash: key.hash,
+        key_prefix: key.prefix,
+        created_at: new Date(),
+      });
+      await appendAudit(trx, {
+        accountId: account.id,
+        livemode,
+        type: 'api_key.created',
+        actor: { type: 'system', id: null },
+        metadata: { api_key_id: toApiKeyView(row).id, role: 'admin', name: row.name },
+      });
+      keys[livemode ? 'live' : 'test'] = key.raw;
+    }
+    return {
+      account: {
+        id: account.id,
+        object: 'account',
+        name: account.name,
+        plan: account.plan,
+        rate_limit: account.rate_limit,
+        created_at: account.created_at.toISOString(),
+      },
+      keys: keys as CreatedAccount['keys'],
+    };
+  });
+}
+
+export async function countAccounts(db: Db): Promise<number> {
+  const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { metadataPatchSchema, metadataSchema } from '../http/validate.js';
+
+export const createAgentSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  policy_id: z.string().min(1).max(100),
+  metadata: metadataSchema.optional(),
+});
+
+export const updateAgentSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200).optional(),
+  policy_id: z.string().min(1).max(100).optional(),
+  metadata: metadataPatchSchema.optional(),
+  kyc_status: z.enum(['pending', 'verified', 'rejected']).optional(),
+  status: z.enum(['active', 'frozen']).optional(),
+});
+
+export const listAgentsQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().min(1).max(300).optional(),
+  status: z.enum(['active', 'frozen', 'deactivated']).optional(),
+  policy_id: z.string().min(1).max(100).optional(),
+});
+
+export type CreateAgentInput = z.output<typeof createAgentSchema>;
+export type UpdateAgentInput = z.output<typeof updateAgentSchema>;

@@ -1,0 +1,168 @@
+import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../caller.js';
+import type { AgentStatus, Db, DbOrTrx } from '../db/database.js';
+import { decodeCursor, toPage } from '../db/pagination.js';
+import { appendAudit } from '../audit/audit.repository.js';
+import { conflict, invalid, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { findPolicyInScope } from '../policies/policies.repository.js';
+import { findAgentInScope, insertAgent, listAgents as listAgentRows, updateAgent as updateAgentRow, type AgentRow } from './agents.repository.js';
+import type { CreateAgentInput, UpdateAgentInput } from './agents.schemas.js';
+
+export function toAgentView(row: AgentRow) {
+  return {
+    id: row.id,
+    object: 'agent' as const,
+    name: row.name,
+    agent_type: row.agent_type,
+    policy_id: row.policy_id,
+    status: row.status,
+    kyc_status: row.kyc_status,
+    metadata: row.metadata,
+    livemode: row.livemode,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+export type AgentView = ReturnType<typeof toAgentView>;
+
+/** Hooks other features attach to agent transitions, run inside the same transaction. */
+export interface AgentHooks {
+  /** Called when an agent stops being able to transact (frozen or deactivated). */
+  onAgentStopped?: (trx: DbOrTrx, agent: AgentRow, reason: 'agent_frozen' | 'agent_deactivated', actor: { type: 'api_key' | 'reviewer' | 'system'; id: string | null }) => Promise<void>;
+}
+
+async function requirePolicy(trx: DbOrTrx, caller: Caller, policyId: string) {
+  // Locked so a concurrent DELETE of the policy cannot slip between the check and the bind.
+  const policy = await findPolicyInScope(trx, caller.accountId, caller.livemode, policyId, true);
+  if (!policy) throw notFound('policy', 'policy_id');
+  return policy;
+}
+
+export async function createAgent(db: Db, caller: Caller, input: CreateAgentInput): Promise<AgentView> {
+  requireRole(caller, ADMIN);
+  return db.transaction().execute(async (trx) => {
+    await requirePolicy(trx, caller, input.policy_id);
+    const now = new Date();
+    const row = await insertAgent(trx, {
+      id: newId('agt'),
+      account_id: caller.accountId,
+      livemode: caller.livemode,
+      name: input.name,
+      agent_type: null,
+      policy_id: input.policy_id,
+      status: 'active',
+      kyc_status: 'pending',
+      metadata: input.metadata ?? {},
+      created_at: now,
+      updated_at: now,
+    });
+    await appendAudit(trx, {
+      accountId: caller.accountId,
+      livemode: caller.livemode,
+      type: 'agent.created',
+      actor: actorOf(caller),
+      agentId: row.id,
+      policyId: row.policy_id,
+      metadata: { name: row.name },
+    });
+    return toAgentView(row);
+  });
+}
+
+/** Agent keys may read only their own agent. */
+export async function getAgent(db: Db, caller: Caller, id: string): Promise<AgentView> {
+  if (caller.role === 'agent' && caller.agentId !== id) throw notFound('agent', 'id');
+  const row = await findAgentInScope(db, caller.accountId, caller.livemode, id);
+  if (!row) throw notFound('agent', 'id');
+  return toAgentView(row);
+}
+
+export async function listAgents(
+  db: Db,
+  caller: Caller,
+  q: { limit: number; cursor?: string | undefined; status?: AgentStatus | undefined; policy_id?: string | undefined },
+) {
+  requireRole(caller, STAFF);
+  const rows = await listAgentRows(
+    db,
+    { accountId: caller.accountId, livemode: caller.livemode, status: q.status, policyId: q.policy_id },
+    q.limit + 1,
+    q.cursor ? decodeCursor(q.cursor) : undefined,
+  );
+  return toPage(rows, q.limit, toAgentView, (r) => r.id);
+}
+
+function mergeMetadata(current: Record<string, unknown>, patch: Record<string, unknown>) {
+  const merged: Record<string, unknown> = { ...current };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete merged[k];
+    else merged[k] = v;
+  }
+  return merged;
+}
+
+export const MAX_METADATA_KEYS = 50;
+
+export async function updateAgent(db: Db, caller: Caller, id: string, input: UpdateAgentInput, hooks: AgentHooks = {}): Promise<AgentView> {
+  requireRole(caller, ADMIN);
+  return db.transaction().execute(async (trx) => {
+    const before = await findAgentInScope(trx, caller.accountId, caller.livemode, id, true);
+    if (!before) throw notFound('agent', 'id');
+    if (before.status === 'deactivated') throw conflict('The agent is deactivated; it can no longer be updated.', 'id');
+    if (input.policy_id !== undefined) await requirePolicy(trx, caller, input.policy_id);
+    const metadata = input.metadata ? mergeMetadata(before.metadata, input.metadata) : undefined;
+    if (metadata && Object.keys(metadata).length > MAX_METADATA_KEYS) {
+      throw invalid(`metadata would hold more than ${MAX_METADATA_KEYS} keys.`, 'metadata');
+    }
+    const { status, ...fields } = input;
+    let row = await updateAgentRow(trx, id, { ...fields, ...(metadata ? { metadata } : {}) });
+    await appendAudit(trx, {
+      accountId: caller.accountId,
+      livemode: caller.livemode,
+      type: 'agent.updated',
+      actor: actorOf(caller),
+      agentId: id,
+      policyId: row.policy_id,
+      metadata: { changes: { ...fields } },
+    });
+    if (status && status !== before.status) {
+      row = await transition(trx, caller, row, status === 'frozen' ? 'frozen' : 'active', hooks);
+    }
+    return toAgentView(row);
+  });
+}
+
+type Transition = 'frozen' | 'active' | 'deactivated';
+const AUDIT_TYPE: Record<Transition, string> = {
+  frozen: 'agent.frozen',
+  active: 'agent.unfrozen',
+  deactivated: 'agent.deactivated',
+};
+
+async function transition(trx: DbOrTrx, caller: Caller, agent: AgentRow, to: Transition, hooks: AgentHooks, reason?: string) {
+  const row = await updateAgentRow(trx, agent.id, { status: to });
+  const actor = actorOf(caller);
+  await appendAudit(trx, {
+    accountId: caller.accountId,
+    livemode: caller.livemode,
+    type: AUDIT_TYPE[to],
+    actor,
+    agentId: agent.id,
+    policyId: agent.policy_id,
+    reason: reason ?? null,
+  });
+  if (to !== 'active') await hooks.onAgentStopped?.(trx, row, to === 'frozen' ? 'agent_frozen' : 'agent_deactivated', actor);
+  return row;
+}
+
+/** Freeze, unfreeze and deactivate are repeatable: a second call changes and audits nothing. */
+export async function setAgentStatus(db: Db, caller: Caller, id: string, to: Transition, hooks: AgentHooks = {}): Promise<AgentView> {
+  requireRole(caller, to === 'deactivated' ? ADMIN : STAFF);
+  return db.transaction().execute(async (trx) => {
+    const agent = await findAgentInScope(trx, caller.accountId, caller.livemode, id, true);
+    if (!agent) throw notFound('agent', 'id');
+    if (agent.status === to) return toAgentView(agent);
+    if (agent.status === 'deactivated') throw conflict('The agent is deactivated; its status can no longer change.', 'id');
+    return toAgentView(await transition(trx, caller, agent, to, hooks));
+  });
+}

@@ -1,0 +1,136 @@
+import { parseArgs } from 'node:util';
+import { createAccount, countAccounts } from './accounts/accounts.service.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { connectDatabase, type Database } from './db/connect.js';
+import { migrateToLatest, pendingMigrations } from './db/migrate.js';
+import { AppError } from './errors.js';
+import { createLogger } from './logger.js';
+import { startHttpServer } from './server.js';
+
+const USAGE = `Usage: spend-auth <command>
+
+Commands:
+  serve                      run the HTTP API
+  dev                        migrate, then run the API (embedded database unless DATABASE_URL is set)
+  migrate                    apply pending database migrations
+  accounts create --name N --plan sandbox|starter|growth|enterprise [--rate-limit N] [--json]
+                             create an account and print its first admin keys
+`;
+
+class UsageError extends Error {}
+
+const PLANS = ['sandbox', 'starter', 'growth', 'enterprise'] as const;
+
+async function withDatabase<T>(config: Config, fn: (d: Database) => Promise<T>): Promise<T> {
+  const database = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    return await fn(database);
+  } finally {
+    await database.close();
+  }
+}
+
+async function runServer(config: Config, mode: 'serve' | 'dev'): Promise<void> {
+  const log = createLogger(config.logLevel);
+  const database = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  if (mode === 'dev') {
+    const applied = await migrateToLatest(database.db);
+    if (applied.length) log.info({ migrations: applied }, 'migrations applied');
+    if (database.kind === 'embedded' && (await countAccounts(database.db)) === 0) {
+      const created = await createAccount(database.db, { name: 'Development', plan: 'sandbox' });
+      // Printed once, on the first start of an empty embedded database: it is never stored in clear.
+      process.stdout.write(
+        `\nDev account ${created.account.id} created.\nAdmin test key (shown once, keep it): ${created.keys.test}\n\n`,
+      );
+    }
+  } else {
+    const pending = await pendingMigrations(database.db);
+    if (pending.length) {
+      await database.close();
+      throw new UsageError(`The database has pending migrations (${pending.join(', ')}); run \`spend-auth migrate\` first.`);
+    }
+  }
+  const running = await startHttpServer(database, config, log);
+  log.info({ port: running.port, database: database.kind }, 'API listening');
+  const stop = async (signal: string) => {
+    log.info({ signal }, 'shutting down');
+    await running.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+async function accountsCommand(config: Config, args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  if (sub !== 'create') throw new UsageError(`Unknown accounts subcommand: ${sub ?? '(none)'}`);
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      name: { type: 'string' },
+      plan: { type: 'string' },
+      'rate-limit': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (!values.name) throw new UsageError('--name is required');
+  const plan = values.plan as (typeof PLANS)[number] | undefined;
+  if (!plan || !PLANS.includes(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
+  let rateLimit: number | undefined;
+  if (values['rate-limit'] !== undefined) {
+    rateLimit = Number(values['rate-limit']);
+    if (!Number.isSafeInteger(rateLimit) || rateLimit < 1) throw new UsageError('--rate-limit must be a positive integer');
+  }
+  const created = await withDatabase(config, async ({ db }) => {
+    await migrateToLatest(db);
+    return createAccount(db, { name: values.name!, plan, rateLimit });
+  });
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(created)}\n`);
+  } else {
+    process.stdout.write(`Account ${created.account.id} (${created.account.plan})\n`);
+    process.stdout.write(`Admin test key: ${created.keys.test}\n`);
+    if (created.keys.live) process.stdout.write(`Admin live key: ${created.keys.live}\n`);
+  }
+}
+
+/** Entry point of the `spend-auth` bin. */
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...args] = argv;
+  try {
+    if (!command || command === 'help' || command === '--help') {
+      process.stdout.write(USAGE);
+      return;
+    }
+    const config = loadConfig();
+    switch (command) {
+      case 'serve':
+      case 'dev':
+        await runServer(config, command);
+        return;
+      case 'migrate': {
+        const applied = await withDatabase(config, ({ db }) => migrateToLatest(db));
+        process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
+        return;
+      }
+      case 'accounts':
+        await accountsCommand(config, args);
+        return;
+      default:
+        throw new UsageError(`Unknown command: ${command}`);
+    }
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof UsageError || err instanceof AppError) {
+      process.stderr.write(`spend-auth: ${err.message}\n`);
+      if (err instanceof UsageError && /Unknown/.test(err.message)) process.stderr.write(USAGE);
+      process.exit(err instanceof ConfigError ? 78 : 2);
+    }
+    if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`spend-auth: ${err.message}\n${USAGE}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,77 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+const optionalUrl = z.string().url().optional();
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  TEMPORAL_ADDRESS: z.string().min(1).default('localhost:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('spend-authorization'),
+  TOKEN_SIGNING_KEY: z.string().min(1).optional(),
+  PUBLIC_BASE_URL: optionalUrl,
+  WEBHOOK_ALLOW_PRIVATE_URLS: bool.default(false),
+  BILLING_METER_URL: optionalUrl,
+  BILLING_METER_API_KEY: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+});
+
+export interface Config {
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  temporal: { address: string; namespace: string; taskQueue: string; addressGiven: boolean };
+  tokenSigningKey: string | undefined;
+  publicBaseUrl: string | undefined;
+  webhookAllowPrivateUrls: boolean;
+  billingMeter: { url: string | undefined; apiKey: string | undefined };
+  logLevel: string;
+  nodeEnv: 'development' | 'production' | 'test';
+}
+
+/** Raised when the environment holds a bad value; the message names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** The only place that reads process.env. Empty strings count as unset. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, string> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const parsed = envSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      addressGiven: raw.TEMPORAL_ADDRESS !== undefined,
+    },
+    tokenSigningKey: e.TOKEN_SIGNING_KEY,
+    publicBaseUrl: e.PUBLIC_BASE_URL,
+    webhookAllowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
+    billingMeter: { url: e.BILLING_METER_URL, apiKey: e.BILLING_METER_API_KEY },
+    logLevel: e.LOG_LEVEL,
+    nodeEnv: e.NODE_ENV,
+  };
+}

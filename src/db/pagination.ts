@@ -1,0 +1,46 @@
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { invalid } from '../errors.js';
+
+export const DEFAULT_LIST_LIMIT = 20;
+export const MAX_LIST_LIMIT = 100;
+
+export interface Page<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** Cursors are opaque to clients: base64url of the last row's key. */
+export const encodeCursor = (key: string | number): string =>
+  Buffer.from(`c1:${key}`, 'utf8').toString('base64url');
+
+export function decodeCursor(cursor: string, param = 'cursor'): string {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!text.startsWith('c1:') || text.length < 4 || text.length > 200) {
+    throw invalid('The cursor is not one this service returned.', param);
+  }
+  return text.slice(3);
+}
+
+/**
+ * Keyset condition for lists ordered by (created_at DESC, id DESC): rows strictly after the cursor row.
+ * Ties on created_at are broken by id, so a page never repeats or skips a row.
+ */
+export function afterRow(table: string, cursorId: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(${sql.ref(`${table}.created_at`)}, ${sql.ref(`${table}.id`)}) <
+    (SELECT c.created_at, c.id FROM ${sql.table(table)} c WHERE c.id = ${cursorId})`;
+}
+
+/** `rows` holds up to limit + 1 rows; the extra one only says there is more. */
+export function toPage<R, T>(rows: R[], limit: number, map: (r: R) => T, key: (r: R) => string | number): Page<T> {
+  const hasMore = rows.length > limit;
+  const pageRows = rows.slice(0, limit);
+  const last = pageRows.at(-1);
+  return {
+    object: 'list',
+    data: pageRows.map(map),
+    has_more: hasMore,
+    next_cursor: hasMore && last !== undefined ? encodeCursor(key(last)) : null,
+  };
+}

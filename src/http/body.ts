@@ -1,0 +1,17 @@
+import express, { type RequestHandler } from 'express';
+import { AppError } from '../errors.js';
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+const hasBody = (req: Parameters<RequestHandler>[0]) =>
+  req.get('transfer-encoding') !== undefined || Number(req.get('content-length') ?? 0) > 0;
+
+/** JSON only: a body of any other type is refused rather than silently ignored. */
+export const requireJsonBody: RequestHandler = (req, _res, next) => {
+  if (hasBody(req) && !req.is('application/json')) {
+    throw new AppError('invalid_request', 'Request bodies must be JSON (Content-Type: application/json).', 'body');
+  }
+  next();
+};
+
+export const jsonBody = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: 'application/json' });

@@ -1,0 +1,19 @@
+import type { Request } from 'express';
+import type { Caller } from '../caller.js';
+import { AppError } from '../errors.js';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      requestId: string;
+      caller?: Caller;
+    }
+  }
+}
+
+/** The authenticated caller; routes mounted behind the auth middleware always have one. */
+export function callerOf(req: Request): Caller {
+  if (!req.caller) throw new AppError('unauthorized', 'Missing API key.');
+  return req.caller;
+}

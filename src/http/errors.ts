@@ -1,0 +1,63 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, type ErrorCode } from '../errors.js';
+
+const STATUS: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  agent_frozen: 403,
+  agent_deactivated: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+  service_unavailable: 503,
+  internal_error: 500,
+};
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; param?: string; request_id?: string };
+}
+
+export function errorBody(code: ErrorCode, message: string, param?: string, requestId?: string): ErrorBody {
+  return {
+    error: { code, message, ...(param ? { param } : {}), ...(requestId ? { request_id: requestId } : {}) },
+  };
+}
+
+export const notFoundRoute: RequestHandler = (req, _res, next) => {
+  next(new AppError('not_found', `Unrecognized request URL (${req.method} ${req.path}).`));
+};
+
+type BodyParserError = Error & { type?: string; status?: number };
+
+/** Converts anything thrown into the envelope; never lets a stack trace or SQL text out. */
+export function errorHandler(log: (err: unknown, requestId: string) => void): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    let appError: AppError;
+    let status: number;
+    const bp = err as BodyParserError;
+    if (err instanceof AppError) {
+      appError = err;
+      status = STATUS[err.code];
+    } else if (bp?.type === 'entity.too.large') {
+      appError = new AppError('invalid_request', 'The request body is larger than 64 KiB.', 'body');
+      status = 413;
+    } else if (bp?.type === 'entity.parse.failed') {
+      appError = new AppError('invalid_request', 'The request body is not valid JSON.', 'body');
+      status = 400;
+    } else if (bp?.type && typeof bp.status === 'number' && bp.status >= 400 && bp.status < 500) {
+      // Other body-reader refusals (bad charset, aborted upload): the client's fault, described generically.
+      appError = new AppError('invalid_request', 'The request body could not be read.', 'body');
+      status = 400;
+    } else {
+      log(err, req.requestId);
+      appError = new AppError('internal_error', 'An internal error occurred. Retry later or contact support with the request id.');
+      status = 500;
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.status(status).json(errorBody(appError.code, appError.message, appError.param, req.requestId));
+  };
+}

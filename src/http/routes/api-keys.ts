@@ -1,0 +1,32 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import type { Db } from '../../db/database.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../keys/keys.service.js';
+import { callerOf } from '../context.js';
+import { bodyObject, parse } from '../validate.js';
+
+const createSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  mode: z.enum(['test', 'live']).optional(),
+  role: z.enum(['admin', 'reviewer', 'agent']),
+  agent_id: z.string().min(1).max(100).optional(),
+});
+const listQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().min(1).max(300).optional(),
+});
+
+export function apiKeysRouter(db: Db, onRevoked?: (hash: string) => void): Router {
+  const r = Router();
+  r.post('/', async (req, res) => {
+    res.status(201).json(await createApiKey(db, callerOf(req), parse(createSchema, bodyObject(req.body))));
+  });
+  r.get('/', async (req, res) => {
+    const q = parse(listQuery, req.query);
+    res.json(await listApiKeys(db, callerOf(req), q.limit, q.cursor));
+  });
+  r.delete('/:id', async (req, res) => {
+    res.json(await revokeApiKey(db, callerOf(req), req.params.id!, onRevoked));
+  });
+  return r;
+}

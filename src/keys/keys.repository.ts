@@ -1,0 +1,64 @@
+import type { Selectable, ApiKeysTable, DbOrTrx, Plan } from '../db/database.js';
+import { afterRow } from '../db/pagination.js';
+
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+
+export async function insertApiKey(db: DbOrTrx, row: Omit<ApiKeyRow, 'revoked_at' | 'last_used_at'>) {
+  return db.insertInto('api_keys').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export interface KeyWithAccount extends ApiKeyRow {
+  plan: Plan;
+  rate_limit: number | null;
+}
+
+export async function findActiveKeyByHash(db: DbOrTrx, hash: string): Promise<KeyWithAccount | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+    .selectAll('api_keys')
+    .select(['accounts.plan', 'accounts.rate_limit'])
+    .where('api_keys.key_hash', '=', hash)
+    .where('api_keys.revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function findKey(db: DbOrTrx, accountId: string, livemode: boolean, id: string) {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('livemode', '=', livemode)
+    .executeTakeFirst();
+}
+
+export async function listKeys(
+  db: DbOrTrx,
+  accountId: string,
+  livemode: boolean,
+  limit: number,
+  cursorId?: string,
+) {
+  let q = db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('livemode', '=', livemode);
+  if (cursorId) q = q.where(afterRow('api_keys', cursorId));
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+export async function revokeKey(db: DbOrTrx, id: string) {
+  return db
+    .updateTable('api_keys')
+    .set({ revoked_at: new Date() })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function touchKey(db: DbOrTrx, id: string) {
+  await db.updateTable('api_keys').set({ last_used_at: new Date() }).where('id', '=', id).execute();
+}

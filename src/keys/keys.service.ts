@@ -1,0 +1,132 @@
+import { actorOf, ADMIN, requireRole, type Caller } from '../caller.js';
+import type { Db, Role } from '../db/database.js';
+import { decodeCursor, toPage } from '../db/pagination.js';
+import { appendAudit } from '../audit/audit.repository.js';
+import { AppError, forbidden, invalid, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { findAgentInScope } from '../agents/agents.repository.js';
+import { generateApiKey, hashApiKey, parseApiKeyMode } from './api-key.js';
+import { findActiveKeyByHash, findKey, insertApiKey, listKeys, revokeKey, type ApiKeyRow } from './keys.repository.js';
+
+export interface ApiKeyView {
+  id: string;
+  object: 'api_key';
+  name: string;
+  mode: 'test' | 'live';
+  livemode: boolean;
+  role: Role;
+  agent_id: string | null;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+/** Whitelisted fields only: the hash never leaves the service. */
+export function toApiKeyView(row: ApiKeyRow): ApiKeyView {
+  return {
+    id: row.id,
+    object: 'api_key',
+    name: row.name,
+    mode: row.livemode ? 'live' : 'test',
+    livemode: row.livemode,
+    role: row.role,
+    agent_id: row.agent_id,
+    prefix: row.key_prefix,
+    created_at: row.created_at.toISOString(),
+    revoked_at: row.revoked_at?.toISOString() ?? null,
+    last_used_at: row.last_used_at?.toISOString() ?? null,
+  };
+}
+
+/** Resolves a raw bearer key to its caller, or throws 401 for any key that is not usable. */
+export async function authenticate(db: Db, rawKey: string): Promise<Caller> {
+  if (parseApiKeyMode(rawKey) === undefined) {
+    throw new AppError('unauthorized', 'Invalid API key provided.');
+  }
+  const row = await findActiveKeyByHash(db, hashApiKey(rawKey));
+  if (!row) throw new AppError('unauthorized', 'Invalid API key provided.');
+  return {
+    accountId: row.account_id,
+    livemode: row.livemode,
+    keyId: row.id,
+    role: row.role,
+    agentId: row.agent_id,
+    plan: row.plan,
+    rateLimit: row.rate_limit,
+  };
+}
+
+export interface CreateKeyInput {
+  name: string;
+  mode?: 'test' | 'live' | undefined;
+  role: Role;
+  agent_id?: string | undefined;
+}
+
+/** Creates a key; the raw key is in the result once and never stored. */
+export async function createApiKey(db: Db, caller: Caller, input: CreateKeyInput) {
+  requireRole(caller, ADMIN);
+  const livemode = input.mode ? input.mode === 'live' : caller.livemode;
+  if (livemode && caller.plan === 'sandbox') {
+    throw forbidden('Accounts on the sandbox plan cannot create live keys.');
+  }
+  if (input.role === 'agent' && !input.agent_id) throw invalid('Agent keys need an agent_id.', 'agent_id');
+  if (input.role !== 'agent' && input.agent_id) {
+    throw invalid('Only keys with role agent are bound to an agent.', 'agent_id');
+  }
+  return db.transaction().execute(async (trx) => {
+    if (input.agent_id) {
+      const agent = await findAgentInScope(trx, caller.accountId, livemode, input.agent_id);
+      if (!agent) throw notFound('agent', 'agent_id');
+    }
+    const key = generateApiKey(livemode);
+    const row = await insertApiKey(trx, {
+      id: newId('key'),
+      account_id: caller.accountId,
+      livemode,
+      name: input.name,
+      role: input.role,
+      agent_id: input.agent_id ?? null,
+      key_hash: key.hash,
+      key_prefix: key.prefix,
+      created_at: new Date(),
+    });
+    await appendAudit(trx, {
+      accountId: caller.accountId,
+      livemode,
+      type: 'api_key.created',
+      actor: actorOf(caller),
+      agentId: row.agent_id,
+      metadata: { api_key_id: row.id, role: row.role, name: row.name },
+    });
+    return { ...toApiKeyView(row), key: key.raw };
+  });
+}
+
+export async function listApiKeys(db: Db, caller: Caller, limit: number, cursor?: string) {
+  requireRole(caller, ADMIN);
+  const rows = await listKeys(db, caller.accountId, caller.livemode, limit + 1, cursor ? decodeCursor(cursor) : undefined);
+  return toPage(rows, limit, toApiKeyView, (r) => r.id);
+}
+
+/** Revoking is repeatable; only the first revocation is audited. */
+export async function revokeApiKey(db: Db, caller: Caller, id: string, onRevoked?: (hash: string) => void) {
+  requireRole(caller, ADMIN);
+  return db.transaction().execute(async (trx) => {
+    const existing = await findKey(trx, caller.accountId, caller.livemode, id);
+    if (!existing) throw notFound('API key', 'id');
+    if (existing.revoked_at) return toApiKeyView(existing);
+    const row = (await revokeKey(trx, id)) ?? existing;
+    await appendAudit(trx, {
+      accountId: caller.accountId,
+      livemode: caller.livemode,
+      type: 'api_key.revoked',
+      actor: actorOf(caller),
+      agentId: row.agent_id,
+      metadata: { api_key_id: row.id },
+    });
+    onRevoked?.(row.key_hash);
+    return toApiKeyView(row);
+  });
+}

@@ -1,0 +1,117 @@
+import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../caller.js';
+import type { Db } from '../db/database.js';
+import { decodeCursor, toPage } from '../db/pagination.js';
+import { appendAudit } from '../audit/audit.repository.js';
+import { conflict, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import {
+  countBoundAgents,
+  findPolicyInScope,
+  insertPolicy,
+  listPolicies as listPolicyRows,
+  updatePolicy as updatePolicyRow,
+  type PolicyRow,
+} from './policies.repository.js';
+import type { CreatePolicyInput, UpdatePolicyInput } from './policies.schemas.js';
+
+export function toPolicyView(row: PolicyRow) {
+  return {
+    id: row.id,
+    object: 'policy' as const,
+    name: row.name,
+    currency: row.currency,
+    budget_monthly: row.budget_monthly,
+    budget_daily: row.budget_daily,
+    budget_single_max: row.budget_single_max,
+    vendor_allowlist: row.vendor_allowlist,
+    vendor_denylist: row.vendor_denylist,
+    require_approval_above: row.require_approval_above,
+    categories_allowed: row.categories_allowed,
+    active: row.active,
+    approval_timeout_seconds: row.approval_timeout_seconds,
+    livemode: row.livemode,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+export type PolicyView = ReturnType<typeof toPolicyView>;
+
+export async function createPolicy(db: Db, caller: Caller, input: CreatePolicyInput): Promise<PolicyView> {
+  requireRole(caller, ADMIN);
+  return db.transaction().execute(async (trx) => {
+    const now = new Date();
+    const { name, budget_monthly, budget_single_max, ...rest } = input;
+    const row = await insertPolicy(
+      trx,
+      { id: newId('pol'), account_id: caller.accountId, livemode: caller.livemode, created_at: now, updated_at: now, name, budget_monthly, budget_single_max },
+      rest,
+    );
+    await appendAudit(trx, {
+      accountId: caller.accountId,
+      livemode: caller.livemode,
+      type: 'policy.created',
+      actor: actorOf(caller),
+      policyId: row.id,
+      metadata: { policy: toPolicyView(row) },
+    });
+    return toPolicyView(row);
+  });
+}
+
+export async function getPolicy(db: Db, caller: Caller, id: string): Promise<PolicyView> {
+  requireRole(caller, STAFF);
+  const row = await findPolicyInScope(db, caller.accountId, caller.livemode, id);
+  if (!row) throw notFound('policy', 'id');
+  return toPolicyView(row);
+}
+
+export async function listPolicies(db: Db, caller: Caller, q: { limit: number; cursor?: string | undefined; active?: boolean | undefined }) {
+  requireRole(caller, STAFF);
+  const rows = await listPolicyRows(
+    db,
+    { accountId: caller.accountId, livemode: caller.livemode, active: q.active },
+    q.limit + 1,
+    q.cursor ? decodeCursor(q.cursor) : undefined,
+  );
+  return toPage(rows, q.limit, toPolicyView, (r) => r.id);
+}
+
+export async function updatePolicy(db: Db, caller: Caller, id: string, input: UpdatePolicyInput): Promise<PolicyView> {
+  requireRole(caller, ADMIN);
+  return db.transaction().execute(async (trx) => {
+    const before = await findPolicyInScope(trx, caller.accountId, caller.livemode, id, true);
+    if (!before) throw notFound('policy', 'id');
+    const row = await updatePolicyRow(trx, id, { ...input, updated_at: new Date() });
+    await appendAudit(trx, {
+      accountId: caller.accountId,
+      livemode: caller.livemode,
+      type: 'policy.updated',
+      actor: actorOf(caller),
+      policyId: row.id,
+      metadata: { changes: input },
+    });
+    return toPolicyView(row);
+  });
+}
+
+/** Soft delete: decisions and deactivated agents keep pointing at the policy they used. */
+export async function deletePolicy(db: Db, caller: Caller, id: string) {
+  requireRole(caller, ADMIN);
+  return db.transaction().execute(async (trx) => {
+    const before = await findPolicyInScope(trx, caller.accountId, caller.livemode, id, true);
+    if (!before) throw notFound('policy', 'id');
+    const bound = await countBoundAgents(trx, id);
+    if (bound > 0) {
+      throw conflict(`The policy is bound to ${bound} agent(s) that are not deactivated; rebind or deactivate them first.`, 'id');
+    }
+    await updatePolicyRow(trx, id, { deleted_at: new Date(), updated_at: new Date() });
+    await appendAudit(trx, {
+      accountId: caller.accountId,
+      livemode: caller.livemode,
+      type: 'policy.deleted',
+      actor: actorOf(caller),
+      policyId: id,
+    });
+    return { id, object: 'policy' as const, deleted: true as const };
+  });
+}

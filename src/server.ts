@@ -1,0 +1,44 @@
+import type { Server } from 'node:http';
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+import type { Database } from './db/connect.js';
+import { authenticate } from './keys/keys.service.js';
+import type { Logger } from './logger.js';
+
+export interface RunningServer {
+  server: Server;
+  port: number;
+  close(): Promise<void>;
+}
+
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+/** Composes the app from a connected database and listens. */
+export async function startHttpServer(database: Database, config: Pick<Config, 'port'>, log: Logger, host?: string): Promise<RunningServer> {
+  const { db } = database;
+  const app = createApp({
+    db,
+    authenticate: (raw) => authenticate(db, raw),
+    logError: (err, requestId) => log.error({ err, request_id: requestId }, 'unhandled error'),
+  });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(config.port, host ?? '0.0.0.0', () => resolve(s));
+    s.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  return {
+    server,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}
