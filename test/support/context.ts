@@ -1,0 +1,107 @@
+import { createAccount } from '../../src/accounts/accounts.service.js';
+import type { Plan } from '../../src/db/database.js';
+import { connectDatabase, type Database } from '../../src/db/connect.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { createLogger } from '../../src/logger.js';
+import { startHttpServer, type RunningServer } from '../../src/server.js';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface Client {
+  key: string;
+  get<T = any>(path: string, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  post<T = any>(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  patch<T = any>(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  delete<T = any>(path: string, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+}
+
+export interface TestAccount {
+  id: string;
+  test: Client;
+  live: Client | undefined;
+}
+
+export interface TestContext {
+  database: Database;
+  baseUrl: string;
+  server: RunningServer;
+  /** A fresh account: tests stay isolated from each other even on one shared database. */
+  account(plan?: Plan, opts?: { rateLimit?: number }): Promise<TestAccount>;
+  client(key: string): Client;
+  raw(path: string, init?: RequestInit): Promise<ApiResponse>;
+  close(): Promise<void>;
+}
+
+async function toResponse(res: Response): Promise<ApiResponse> {
+  const text = await res.text();
+  let body: unknown = text;
+  if ((res.headers.get('content-type') ?? '').includes('application/json')) body = JSON.parse(text);
+  return { status: res.status, headers: res.headers, body, text };
+}
+
+/**
+ * One real database (PostgreSQL when DATABASE_URL is set, else an in-memory PGlite for this file)
+ * and the real app listening on 127.0.0.1.
+ */
+export async function createTestContext(): Promise<TestContext> {
+  const url = process.env.DATABASE_URL;
+  const database = await connectDatabase(url ? { databaseUrl: url, poolSize: 10 } : { dataDir: 'memory://' });
+  // Global setup already migrated a shared server; the embedded database is new for this file.
+  if (!url) await migrateToLatest(database.db);
+  const server = await startHttpServer(database, { port: 0 }, createLogger('silent'), '127.0.0.1');
+  const baseUrl = `http://127.0.0.1:${server.port}`;
+
+  const raw = async (path: string, init?: RequestInit) => toResponse(await fetch(baseUrl + path, init));
+  const client = (key: string): Client => {
+    const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+      raw(path, {
+        method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    return {
+      key,
+      get: (p, h) => send('GET', p, undefined, h),
+      post: (p, b, h) => send('POST', p, b, h),
+      patch: (p, b, h) => send('PATCH', p, b, h),
+      delete: (p, h) => send('DELETE', p, undefined, h),
+    };
+  };
+
+  return {
+    database,
+    baseUrl,
+    server,
+    raw,
+    client,
+    async account(plan = 'growth', opts = {}) {
+      const created = await createAccount(database.db, { name: `test-${plan}`, plan, rateLimit: opts.rateLimit });
+      return {
+        id: created.account.id,
+        test: client(created.keys.test),
+        live: created.keys.live ? client(created.keys.live) : undefined,
+      };
+    },
+    async close() {
+      await server.close();
+      await database.close();
+    },
+  };
+}
+
+/** A policy body with sensible defaults, for tests that need one and care about a few fields. */
+export const policyBody = (overrides: Record<string, unknown> = {}) => ({
+  name: 'Test policy',
+  budget_monthly: 100_000,
+  budget_single_max: 10_000,
+  ...overrides,
+});

@@ -1,0 +1,18 @@
+import { connectDatabase } from '../../src/db/connect.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+
+/** Against a real server every test file shares one database: migrate it once, before any file runs. */
+export default async function setup(): Promise<void> {
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    console.log('[tests] DATABASE_URL unset: each test file runs on its own embedded PGlite database');
+    return;
+  }
+  const database = await connectDatabase({ databaseUrl: url, poolSize: 2 });
+  try {
+    await migrateToLatest(database.db);
+  } finally {
+    await database.close();
+  }
+  console.log(`[tests] running against PostgreSQL at ${new URL(url).host}`);
+}
