@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
+
+let ctx: TestContext;
+let acct: TestAccount;
+let agentId: string;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  acct = await ctx.account('growth');
+  const policy = await acct.test.post('/v1/policies', policyBody());
+  agentId = (await acct.test.post('/v1/agents', { name: 'bot', policy_id: policy.body.id })).body.id;
+});
+afterAll(() => ctx?.close());
+
+describe('POST /v1/api-keys', () => {
+  test('returns the raw key once, with the mode prefix, and never a hash', async () => {
+    const res = await acct.test.post('/v1/api-keys', { name: 'ci', role: 'reviewer' });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ object: 'api_key', name: 'ci', role: 'reviewer', mode: 'test', livemode: false, agent_id: null, revoked_at: null });
+    expect(res.body.id).toMatch(/^key_/);
+    expect(res.body.key).toMatch(/^gc_test_[0-9A-Za-z]{32,}$/);
+    expect(res.body.prefix.startsWith('gc_test_')).toBe(true);
+    expect(JSON.stringify(res.body)).not.toMatch(/hash/);
+
+    const list = await acct.test.get('/v1/api-keys?limit=100');
+    const listed = list.body.data.find((k: any) => k.id === res.body.id);
+    expect(listed).toBeDefined();
+    expect(listed.key).toBeUndefined();
+    expect(JSON.stringify(list.body)).not.toContain(res.body.key);
+    expect(JSON.stringify(list.body)).not.toMatch(/key_hash/);
+  });
+
+  test('the stored form of a key is its SHA-256 hash, never the key', async () => {
+    const res = await acct.test.post('/v1/api-keys', { name: 'stored', role: 'admin' });
+    const row = await ctx.database.db.selectFrom('api_keys').selectAll().where('id', '=', res.body.id).executeTakeFirstOrThrow();
+    const { createHash } = await import('node:crypto');
+    expect(row.key_hash).toBe(createHash('sha256').update(res.body.key).digest('hex'));
+    expect(JSON.stringify(row)).not.toContain(res.body.key);
+  });
+
+  test('a test admin can mint a live key for a paid plan; the live key sees live data only', async () => {
+    const res = await acct.test.post('/v1/api-keys', { name: 'live', role: 'admin', mode: 'live' });
+    expect(res.status).toBe(201);
+    expect(res.body.key).toMatch(/^gc_live_/);
+    const live = ctx.client(res.body.key);
+    expect((await live.get(`/v1/agents/${agentId}`)).status).toBe(404);
+  });
+
+  test('a sandbox account cannot mint live keys (403 forbidden)', async () => {
+    const sandbox = await ctx.account('sandbox');
+    expect(sandbox.live).toBeUndefined();
+    const res = await sandbox.test.post('/v1/api-keys', { name: 'live', role: 'admin', mode: 'live' });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('forbidden');
+  });
+
+  test.each([
+    [{ name: 'a', role: 'agent' }, 'agent_id'],
+    [{ name: 'a', role: 'admin', agent_id: 'agt_x' }, 'agent_id'],
+    [{ name: 'a', role: 'owner' }, 'role'],
+    [{ role: 'admin' }, 'name'],
+    [{ name: 'a', role: 'admin', mode: 'prod' }, 'mode'],
+  ])('%j answers 400 with param %s', async (body, param) => {
+    const res = await acct.test.post('/v1/api-keys', body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', param });
+  });
+
+  test('an agent key for an unknown or other-account agent answers 404', async () => {
+    const other = await ctx.account();
+    const res = await other.test.post('/v1/api-keys', { name: 'a', role: 'agent', agent_id: agentId });
+    expect(res.status).toBe(404);
+    expect(res.body.error).toMatchObject({ code: 'not_found', param: 'agent_id' });
+  });
+});
+
+describe('roles', () => {
+  test('reviewer and agent keys cannot manage keys (403 forbidden)', async () => {
+    const reviewer = ctx.client((await acct.test.post('/v1/api-keys', { name: 'r', role: 'reviewer' })).body.key);
+    const agent = ctx.client((await acct.test.post('/v1/api-keys', { name: 'g', role: 'agent', agent_id: agentId })).body.key);
+    for (const c of [reviewer, agent]) {
+      expect((await c.get('/v1/api-keys')).status).toBe(403);
+      const res = await c.post('/v1/api-keys', { name: 'x', role: 'admin' });
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('forbidden');
+    }
+  });
+});
+
+describe('DELETE /v1/api-keys/:id', () => {
+  test('revokes the key, records it in the audit log, and is repeatable', async () => {
+    const created = await acct.test.post('/v1/api-keys', { name: 'gone', role: 'reviewer' });
+    const first = await acct.test.delete(`/v1/api-keys/${created.body.id}`);
+    expect(first.status).toBe(200);
+    expect(first.body.revoked_at).not.toBeNull();
+    const second = await acct.test.delete(`/v1/api-keys/${created.body.id}`);
+    expect(second.status).toBe(200);
+    expect(second.body.revoked_at).toBe(first.body.revoked_at);
+    const audit = await acct.test.get('/v1/audit-logs?type=api_key.revoked&limit=100');
+    expect(audit.body.data.filter((r: any) => r.metadata.api_key_id === created.body.id)).toHaveLength(1);
+    expect((await ctx.client(created.body.key).get('/v1/agents')).status).toBe(401);
+  });
+
+  test("another account's key id answers 404", async () => {
+    const other = await ctx.account();
+    const created = await other.test.post('/v1/api-keys', { name: 'theirs', role: 'reviewer' });
+    const res = await acct.test.delete(`/v1/api-keys/${created.body.id}`);
+    expect(res.status).toBe(404);
+    expect((await ctx.client(created.body.key).get('/v1/agents')).status).toBe(200);
+  });
+});
