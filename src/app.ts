@@ -10,10 +10,18 @@ import { agentsRouter } from './http/routes/agents.js';
 import { apiKeysRouter } from './http/routes/api-keys.js';
 import { auditLogsRouter } from './http/routes/audit-logs.js';
 import { policiesRouter } from './http/routes/policies.js';
+import { authorizeRouter } from './http/routes/authorize.js';
+import { decisionsRouter } from './http/routes/decisions.js';
+import { jwksRouter, tokensRouter } from './http/routes/tokens.js';
+import { idempotency } from './http/idempotency.js';
+import { DecisionWaiter } from './authorization/decision-waiter.js';
+import type { TokenSigner } from './tokens/authorization-token.js';
 
 export interface AppDeps {
   db: Db;
   authenticate: Authenticator;
+  signer: TokenSigner;
+  waiter?: DecisionWaiter;
   /** Told when a key is revoked, so any cache of keys can drop it at once. */
   onKeyRevoked?: (keyHash: string) => void;
   agentHooks?: AgentHooks;
@@ -40,9 +48,15 @@ export function createApp(deps: AppDeps): Express {
     }
   });
 
+  const authz = { db: deps.db, signer: deps.signer, waiter: deps.waiter ?? new DecisionWaiter() };
   const v1 = express.Router();
+  v1.use(jwksRouter(deps.signer));
   v1.use(authMiddleware(deps.authenticate));
   v1.use(requireJsonBody, jsonBody);
+  v1.use(idempotency(deps.db));
+  v1.use('/authorize', authorizeRouter(authz));
+  v1.use('/decisions', decisionsRouter(authz));
+  v1.use('/authorization-tokens', tokensRouter(authz));
   v1.use('/api-keys', apiKeysRouter(deps.db, deps.onKeyRevoked));
   v1.use('/agents', agentsRouter(deps.db, deps.agentHooks ?? {}));
   v1.use('/policies', policiesRouter(deps.db));

@@ -6,6 +6,8 @@ import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { AppError } from './errors.js';
 import { createLogger } from './logger.js';
 import { startHttpServer } from './server.js';
+import { loadSigningKeys } from './tokens/signing-keys.js';
+import { DEFAULT_ISSUER } from './tokens/authorization-token.js';
 
 const USAGE = `Usage: spend-auth <command>
 
@@ -50,7 +52,9 @@ async function runServer(config: Config, mode: 'serve' | 'dev'): Promise<void> {
       throw new UsageError(`The database has pending migrations (${pending.join(', ')}); run \`spend-auth migrate\` first.`);
     }
   }
-  const running = await startHttpServer(database, config, log);
+  const keys = await loadSigningKeys(config);
+  const signer = { issuer: config.publicBaseUrl ?? DEFAULT_ISSUER, keys };
+  const running = await startHttpServer(database, config, { signer }, log);
   log.info({ port: running.port, database: database.kind }, 'API listening');
   const stop = async (signal: string) => {
     log.info({ signal }, 'shutting down');

@@ -4,6 +4,8 @@ import type { Config } from './config.js';
 import type { Database } from './db/connect.js';
 import { authenticate } from './keys/keys.service.js';
 import type { Logger } from './logger.js';
+import type { DecisionWaiter } from './authorization/decision-waiter.js';
+import type { TokenSigner } from './tokens/authorization-token.js';
 
 export interface RunningServer {
   server: Server;
@@ -14,10 +16,17 @@ export interface RunningServer {
 export const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Composes the app from a connected database and listens. */
-export async function startHttpServer(database: Database, config: Pick<Config, 'port'>, log: Logger, host?: string): Promise<RunningServer> {
+export async function startHttpServer(
+  database: Database,
+  config: Pick<Config, 'port'>,
+  services: { signer: TokenSigner; waiter?: DecisionWaiter },
+  log: Logger,
+  host?: string,
+): Promise<RunningServer> {
   const { db } = database;
   const app = createApp({
     db,
+    ...services,
     authenticate: (raw) => authenticate(db, raw),
     logError: (err, requestId) => log.error({ err, request_id: requestId }, 'unhandled error'),
   });

@@ -115,16 +115,20 @@ export async function updateAgent(db: Db, caller: Caller, id: string, input: Upd
       throw invalid(`metadata would hold more than ${MAX_METADATA_KEYS} keys.`, 'metadata');
     }
     const { status, ...fields } = input;
-    let row = await updateAgentRow(trx, id, { ...fields, ...(metadata ? { metadata } : {}) });
-    await appendAudit(trx, {
-      accountId: caller.accountId,
-      livemode: caller.livemode,
-      type: 'agent.updated',
-      actor: actorOf(caller),
-      agentId: id,
-      policyId: row.policy_id,
-      metadata: { changes: { ...fields } },
-    });
+    let row = before;
+    // A PATCH that only moves status is a freeze or unfreeze: audited as that, not as an update too.
+    if (Object.values(fields).some((v) => v !== undefined)) {
+      row = await updateAgentRow(trx, id, { ...fields, ...(metadata ? { metadata } : {}) });
+      await appendAudit(trx, {
+        accountId: caller.accountId,
+        livemode: caller.livemode,
+        type: 'agent.updated',
+        actor: actorOf(caller),
+        agentId: id,
+        policyId: row.policy_id,
+        metadata: { changes: { ...fields } },
+      });
+    }
     if (status && status !== before.status) {
       row = await transition(trx, caller, row, status === 'frozen' ? 'frozen' : 'active', hooks);
     }

@@ -95,7 +95,83 @@ export interface AuditChainsTable {
   head_hash: string;
 }
 
+export type DecisionOutcome = 'approved' | 'denied' | 'held';
+export type DecisionStatus = 'approved' | 'denied' | 'pending' | 'expired';
+
+export interface DecisionsTable {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  agent_id: string;
+  policy_id: string | null;
+  amount: number;
+  currency: string;
+  vendor: string;
+  category: string | null;
+  metadata: Json<Record<string, unknown>>;
+  decision: DecisionOutcome;
+  status: DecisionStatus;
+  reason_code: string | null;
+  reason: string | null;
+  authorization_token: string | null;
+  token_expires_at: Date | null;
+  spend_month: string;
+  spend_day: string;
+  idempotency_key: string | null;
+  expires_at: Date | null;
+  resolved_at: Date | null;
+  resolved_by: string | null;
+  resolution_note: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AgentSpendTable {
+  agent_id: string;
+  period: string;
+  approved: number;
+  reserved: number;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  livemode: boolean;
+  key: string;
+  request_hash: string;
+  status: 'in_progress' | 'completed';
+  response_status: number | null;
+  response_type: string | null;
+  response_body: string | null;
+  created_at: Date;
+}
+
+export interface EventsTable {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  type: string;
+  data: Json<Record<string, unknown>>;
+  created_at: Date;
+}
+
+export interface OutboxTable {
+  id: Generated<number>;
+  topic: string;
+  ref_id: string;
+  payload: Json<Record<string, unknown>>;
+  created_at: Date;
+  attempts: Generated<number>;
+  next_attempt_at: Date;
+  last_error: string | null;
+  processed_at: Date | null;
+}
+
 export interface DB {
+  decisions: DecisionsTable;
+  agent_spend: AgentSpendTable;
+  idempotency_keys: IdempotencyKeysTable;
+  events: EventsTable;
+  outbox: OutboxTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   agents: AgentsTable;

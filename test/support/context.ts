@@ -4,6 +4,8 @@ import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
+import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
+import type { TokenSigner } from '../../src/tokens/authorization-token.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -30,6 +32,7 @@ export interface TestContext {
   database: Database;
   baseUrl: string;
   server: RunningServer;
+  signer: TokenSigner;
   /** A fresh account: tests stay isolated from each other even on one shared database. */
   account(plan?: Plan, opts?: { rateLimit?: number }): Promise<TestAccount>;
   client(key: string): Client;
@@ -53,7 +56,9 @@ export async function createTestContext(): Promise<TestContext> {
   const database = await connectDatabase(url ? { databaseUrl: url, poolSize: 10 } : { dataDir: 'memory://' });
   // Global setup already migrated a shared server; the embedded database is new for this file.
   if (!url) await migrateToLatest(database.db);
-  const server = await startHttpServer(database, { port: 0 }, createLogger('silent'), '127.0.0.1');
+  const keys = await keysFromJwks([await generatePrivateJwk()]);
+  const signer = { issuer: 'spend-auth-test', keys };
+  const server = await startHttpServer(database, { port: 0 }, { signer }, createLogger('silent'), '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${server.port}`;
 
   const raw = async (path: string, init?: RequestInit) => toResponse(await fetch(baseUrl + path, init));
@@ -81,6 +86,7 @@ export async function createTestContext(): Promise<TestContext> {
     database,
     baseUrl,
     server,
+    signer,
     raw,
     client,
     async account(plan = 'growth', opts = {}) {

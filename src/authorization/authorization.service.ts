@@ -1,0 +1,141 @@
+import { actorOf, requireRole, ANY_ROLE, type Caller } from '../caller.js';
+import type { Db } from '../db/database.js';
+import { appendAudit } from '../audit/audit.repository.js';
+import { findAgentInScope } from '../agents/agents.repository.js';
+import { AppError, forbidden, notFound } from '../errors.js';
+import { emitEvent } from '../events/events.repository.js';
+import type { IdempotencyHandle } from '../http/idempotency.js';
+import { newId } from '../ids.js';
+import { enqueueOutbox } from '../outbox/outbox.repository.js';
+import { signAuthorizationToken, verifyAuthorizationToken, type TokenSigner, type VerifyResult } from '../tokens/authorization-token.js';
+import { changeSpend, findDecisionInScope, insertDecision, periodsOf, readSpend } from './authorization.repository.js';
+import type { AuthorizeInput } from './authorize.schemas.js';
+import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from './decision.view.js';
+import type { DecisionWaiter } from './decision-waiter.js';
+import { evaluate } from './evaluate.js';
+
+export interface AuthorizationDeps {
+  db: Db;
+  signer: TokenSigner;
+  waiter: DecisionWaiter;
+  now?: () => Date;
+}
+
+const EVENT_OF = { approved: 'authorize.approved', denied: 'authorize.denied', held: 'authorize.held' } as const;
+
+/**
+ * Decides one spend request. Everything it changes (decision, spend counters, audit record, event,
+ * workflow outbox row, stored idempotent response) commits in one transaction or not at all. The
+ * agent's row lock serializes concurrent requests of one agent, so budgets can never be overrun.
+ */
+export async function authorize(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem?: IdempotencyHandle): Promise<DecisionView> {
+  if (caller.role === 'reviewer') throw forbidden('Reviewer keys cannot request spend authorizations.');
+  if (caller.role === 'agent' && caller.agentId !== input.agent_id) throw notFound('agent', 'agent_id');
+
+  return deps.db.transaction().execute(async (trx) => {
+    const agent = await findAgentInScope(trx, caller.accountId, caller.livemode, input.agent_id, true);
+    if (!agent) throw notFound('agent', 'agent_id');
+    if (agent.status === 'frozen') throw new AppError('agent_frozen', 'The agent is frozen and cannot transact.', 'agent_id');
+    if (agent.status === 'deactivated') throw new AppError('agent_deactivated', 'The agent is deactivated and cannot transact.', 'agent_id');
+
+    const policy = agent.policy_id
+      ? await trx.selectFrom('policies').selectAll().where('id', '=', agent.policy_id).where('deleted_at', 'is', null).executeTakeFirst()
+      : undefined;
+    const now = deps.now?.() ?? new Date();
+    const periods = periodsOf(now);
+    const spend = await readSpend(trx, agent.id, periods);
+    const request = { amount: input.amount, currency: input.currency, vendor: input.vendor, category: input.category ?? null };
+    const outcome = evaluate({ agent, policy: policy ?? null, request, spend });
+
+    const id = newId('dec');
+    let token: { token: string; expiresAt: Date } | undefined;
+    if (outcome.decision === 'approved') {
+      token = await signAuthorizationToken(
+        deps.signer,
+        { sub: agent.id, jti: id, amount: input.amount, currency: input.currency, vendor: input.vendor, category: request.category, policy: outcome.policy_applied, livemode: caller.livemode },
+        now,
+      );
+    }
+    const held = outcome.decision === 'held';
+    const row: DecisionRow = {
+      id,
+      account_id: caller.accountId,
+      livemode: caller.livemode,
+      agent_id: agent.id,
+      policy_id: outcome.policy_applied,
+      ...request,
+      metadata: input.metadata ?? {},
+      decision: outcome.decision,
+      status: held ? 'pending' : outcome.decision,
+      reason_code: outcome.reason_code,
+      reason: outcome.reason,
+      authorization_token: token?.token ?? null,
+      token_expires_at: token?.expiresAt ?? null,
+      spend_month: periods.month,
+      spend_day: periods.day,
+      idempotency_key: idem?.key ?? null,
+      expires_at: held && policy ? new Date(now.getTime() + policy.approval_timeout_seconds * 1000) : null,
+      resolved_at: held ? null : now,
+      resolved_by: null,
+      resolution_note: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await insertDecision(trx, row);
+    if (outcome.decision === 'approved') await changeSpend(trx, agent.id, periods, { approved: input.amount, reserved: 0 });
+    if (held) await changeSpend(trx, agent.id, periods, { approved: 0, reserved: input.amount });
+
+    await appendAudit(trx, {
+      accountId: caller.accountId,
+      livemode: caller.livemode,
+      type: 'authorization.decision',
+      actor: actorOf(caller),
+      agentId: agent.id,
+      decisionId: id,
+      decision: outcome.decision,
+      amount: input.amount,
+      currency: input.currency,
+      vendor: input.vendor,
+      category: request.category,
+      policyId: outcome.policy_applied,
+      reason: outcome.reason_code,
+      metadata: input.metadata ?? {},
+    });
+    await emitEvent(trx, { accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: decisionEventData(row), now });
+    if (held) await enqueueOutbox(trx, 'held_decision', id, {}, now);
+
+    const view = toDecisionView(row);
+    await idem?.complete(trx, 200, JSON.stringify(view));
+    return view;
+  });
+}
+
+/** The current state of a decision; with `waitSeconds`, long-polls while it is pending. */
+export async function getDecision(
+  deps: Pick<AuthorizationDeps, 'db' | 'waiter'>,
+  caller: Caller,
+  id: string,
+  waitSeconds = 0,
+  signal?: AbortSignal,
+): Promise<DecisionView> {
+  requireRole(caller, ANY_ROLE);
+  const deadline = Date.now() + waitSeconds * 1000;
+  for (;;) {
+    const row = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, id);
+    // An agent key reads only its own agent's decisions; anything else is as if it did not exist.
+    if (!row || (caller.role === 'agent' && row.agent_id !== caller.agentId)) throw notFound('decision', 'id');
+    if (row.status !== 'pending' || Date.now() >= deadline || signal?.aborted) return toDecisionView(row);
+    await deps.waiter.nap(id, deadline, signal);
+  }
+}
+
+/** For rails that prefer a call to offline verification; a token of another account or mode is not valid here. */
+export async function verifyToken(deps: Pick<AuthorizationDeps, 'db' | 'signer' | 'now'>, caller: Caller, token: string): Promise<VerifyResult> {
+  requireRole(caller, ANY_ROLE);
+  const result = await verifyAuthorizationToken(deps.signer, token, deps.now?.() ?? new Date());
+  if (!result.valid) return result;
+  const decision = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, result.claims.jti);
+  if (!decision || decision.decision !== 'approved') return { valid: false, claims: null, error: 'unknown_token' };
+  return result;
+}
+

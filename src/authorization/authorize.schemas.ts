@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { metadataSchema } from '../http/validate.js';
+import { currencySchema } from '../policies/policies.schemas.js';
+
+export const authorizeSchema = z.strictObject({
+  agent_id: z.string().min(1).max(100),
+  amount: z.number().int('must be an integer number of minor units').positive().max(Number.MAX_SAFE_INTEGER),
+  currency: currencySchema,
+  vendor: z.string().trim().min(1).max(255),
+  category: z.string().trim().min(1).max(64).transform((s) => s.toLowerCase()).optional(),
+  metadata: metadataSchema.optional(),
+});
+export type AuthorizeInput = z.output<typeof authorizeSchema>;
+
+export const MAX_WAIT_SECONDS = 30;
+export const getDecisionQuery = z.strictObject({
+  wait: z.coerce.number().int().min(0).max(MAX_WAIT_SECONDS).optional(),
+});
+
+export const verifyTokenSchema = z.strictObject({ token: z.string().min(1).max(4096) });

@@ -1,0 +1,38 @@
+import type { DecisionsTable, Selectable } from '../db/database.js';
+
+export type DecisionRow = Selectable<DecisionsTable>;
+
+/**
+ * The decision object of SPEC 2.2 plus DECISIONS §3. `authorization_token` is present only when
+ * approved, `reason` only when denied or held, `expires_at` only for held requests.
+ */
+export function toDecisionView(row: DecisionRow) {
+  const approved = row.decision === 'approved';
+  return {
+    object: 'decision' as const,
+    decision_id: row.id,
+    decision: row.decision,
+    status: row.status,
+    ...(approved && row.authorization_token ? { authorization_token: row.authorization_token } : {}),
+    ...(!approved ? { reason: row.reason } : {}),
+    reason_code: row.reason_code,
+    policy_applied: row.policy_id,
+    agent_id: row.agent_id,
+    amount: row.amount,
+    currency: row.currency,
+    vendor: row.vendor,
+    category: row.category,
+    metadata: row.metadata,
+    ...(row.expires_at ? { expires_at: row.expires_at.toISOString() } : {}),
+    resolved_at: row.resolved_at?.toISOString() ?? null,
+    livemode: row.livemode,
+    timestamp: row.created_at.toISOString(),
+  };
+}
+export type DecisionView = ReturnType<typeof toDecisionView>;
+
+/** Event payloads carry the decision without its token. */
+export function decisionEventData(row: DecisionRow): Record<string, unknown> {
+  const { authorization_token: _omit, ...rest } = toDecisionView(row) as DecisionView & { authorization_token?: string };
+  return rest;
+}

@@ -1,0 +1,100 @@
+import type { KycStatus } from '../db/database.js';
+import { vendorListed } from './vendor.js';
+
+export type ReasonCode = 'policy_denied' | 'budget_exceeded' | 'approval_required';
+
+export interface EvaluatedPolicy {
+  id: string;
+  active: boolean;
+  currency: string;
+  budget_monthly: number;
+  budget_daily: number | null;
+  budget_single_max: number;
+  vendor_allowlist: readonly string[];
+  vendor_denylist: readonly string[];
+  require_approval_above: number | null;
+  categories_allowed: readonly string[];
+}
+
+export interface SpendRequest {
+  amount: number;
+  currency: string;
+  vendor: string;
+  category: string | null;
+}
+
+/** Approved spend and amounts reserved by pending holds, in the request's month and day. */
+export interface SpendState {
+  month: { approved: number; reserved: number };
+  day: { approved: number; reserved: number };
+}
+
+export interface EvaluationInput {
+  agent: { kyc_status: KycStatus };
+  /** The bound policy, or null when none is bound. */
+  policy: EvaluatedPolicy | null;
+  request: SpendRequest;
+  spend: SpendState;
+}
+
+export type Evaluation =
+  | { decision: 'approved'; reason_code: null; reason: null; policy_applied: string }
+  | { decision: 'denied'; reason_code: 'policy_denied' | 'budget_exceeded'; reason: string; policy_applied: string | null }
+  | { decision: 'held'; reason_code: 'approval_required'; reason: string; policy_applied: string };
+
+const money = (minor: number, currency: string) => `${minor} ${currency} minor units`;
+
+/**
+ * The rules of DECISIONS §3, in their fixed order; the first failing rule wins. Pure: the caller
+ * loads the state under a lock and applies the outcome. Frozen and deactivated agents never reach
+ * here (they are errors, not decisions). Anything it cannot evaluate is denied (fail closed).
+ */
+export function evaluate({ agent, policy, request, spend }: EvaluationInput): Evaluation {
+  const deny = (reason_code: 'policy_denied' | 'budget_exceeded', reason: string): Evaluation => ({
+    decision: 'denied',
+    reason_code,
+    reason,
+    policy_applied: policy?.id ?? null,
+  });
+
+  if (!policy) return deny('policy_denied', 'No policy is bound to the agent.');
+  if (!policy.active) return deny('policy_denied', 'The policy bound to the agent is inactive.');
+  if (agent.kyc_status === 'rejected') return deny('policy_denied', "The agent owner's identity verification was rejected.");
+  if (request.currency !== policy.currency) {
+    return deny('policy_denied', `Currency ${request.currency} is not the policy currency ${policy.currency}.`);
+  }
+  if (vendorListed(request.vendor, policy.vendor_denylist)) {
+    return deny('policy_denied', `Vendor ${request.vendor} is on the policy's denylist.`);
+  }
+  if (policy.categories_allowed.length > 0 && (!request.category || !policy.categories_allowed.includes(request.category))) {
+    return deny(
+      'policy_denied',
+      request.category ? `Category ${request.category} is not allowed by the policy.` : 'The policy requires a category and none was given.',
+    );
+  }
+  if (request.amount > policy.budget_single_max) {
+    return deny('budget_exceeded', `Amount exceeds the single-transaction maximum of ${money(policy.budget_single_max, policy.currency)}.`);
+  }
+  const month = spend.month.approved + spend.month.reserved + request.amount;
+  if (month > policy.budget_monthly) {
+    return deny('budget_exceeded', `Amount would exceed the monthly budget of ${money(policy.budget_monthly, policy.currency)}.`);
+  }
+  if (policy.budget_daily !== null && spend.day.approved + spend.day.reserved + request.amount > policy.budget_daily) {
+    return deny('budget_exceeded', `Amount would exceed the daily budget of ${money(policy.budget_daily, policy.currency)}.`);
+  }
+  const allowlisted = policy.vendor_allowlist.length > 0 && vendorListed(request.vendor, policy.vendor_allowlist);
+  if (!allowlisted) {
+    if (policy.vendor_allowlist.length > 0) {
+      return { decision: 'held', reason_code: 'approval_required', reason: `Vendor ${request.vendor} is not on the policy's allowlist; a reviewer must approve.`, policy_applied: policy.id };
+    }
+    if (policy.require_approval_above !== null && request.amount > policy.require_approval_above) {
+      return {
+        decision: 'held',
+        reason_code: 'approval_required',
+        reason: `Amount is above the approval threshold of ${money(policy.require_approval_above, policy.currency)}; a reviewer must approve.`,
+        policy_applied: policy.id,
+      };
+    }
+  }
+  return { decision: 'approved', reason_code: null, reason: null, policy_applied: policy.id };
+}

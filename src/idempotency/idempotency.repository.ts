@@ -1,0 +1,71 @@
+import { sql } from 'kysely';
+import type { DbOrTrx, IdempotencyKeysTable, Selectable } from '../db/database.js';
+
+export type IdempotencyRow = Selectable<IdempotencyKeysTable>;
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+/** An in-progress claim older than this belonged to a request that died before committing anything. */
+export const IDEMPOTENCY_STALE_CLAIM_MS = 60 * 1000;
+
+interface Scope {
+  accountId: string;
+  livemode: boolean;
+  key: string;
+}
+
+/**
+ * Claims the key for this request. Returns undefined when claimed; otherwise the row that holds it.
+ * An expired completed row or a stale in-progress claim is taken over.
+ */
+export async function claimKey(db: DbOrTrx, s: Scope, requestHash: string, now: Date): Promise<IdempotencyRow | undefined> {
+  const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
+  const staleBefore = new Date(now.getTime() - IDEMPOTENCY_STALE_CLAIM_MS);
+  const claimed = await sql<{ key: string }>`
+    INSERT INTO idempotency_keys (account_id, livemode, key, request_hash, status, created_at)
+    VALUES (${s.accountId}, ${s.livemode}, ${s.key}, ${requestHash}, 'in_progress', ${now})
+    ON CONFLICT (account_id, livemode, key) DO UPDATE
+      SET request_hash = excluded.request_hash, status = 'in_progress', response_status = NULL,
+          response_type = NULL, response_body = NULL, created_at = excluded.created_at
+      WHERE idempotency_keys.created_at < ${expiredBefore}
+         OR (idempotency_keys.status = 'in_progress' AND idempotency_keys.created_at < ${staleBefore})
+    RETURNING key`.execute(db);
+  if (claimed.rows.length > 0) return undefined;
+  return db
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('account_id', '=', s.accountId)
+    .where('livemode', '=', s.livemode)
+    .where('key', '=', s.key)
+    .executeTakeFirst();
+}
+
+/** Stores the response; inside a service's transaction it commits with the change it describes. */
+export async function completeKey(db: DbOrTrx, s: Scope, status: number, type: string, body: string): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ status: 'completed', response_status: status, response_type: type, response_body: body })
+    .where('account_id', '=', s.accountId)
+    .where('livemode', '=', s.livemode)
+    .where('key', '=', s.key)
+    .where('status', '=', 'in_progress')
+    .execute();
+}
+
+/** Frees the key after a failure that changed nothing (a 5xx), so the client may retry it. */
+export async function releaseKey(db: DbOrTrx, s: Scope): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('account_id', '=', s.accountId)
+    .where('livemode', '=', s.livemode)
+    .where('key', '=', s.key)
+    .where('status', '=', 'in_progress')
+    .execute();
+}
+
+export async function purgeExpiredKeys(db: DbOrTrx, now: Date): Promise<number> {
+  const res = await db
+    .deleteFrom('idempotency_keys')
+    .where('created_at', '<', new Date(now.getTime() - IDEMPOTENCY_TTL_MS))
+    .executeTakeFirst();
+  return Number(res.numDeletedRows ?? 0);
+}
