@@ -10,7 +10,8 @@ import type { TokenSigner } from './tokens/authorization-token.js';
 export interface RunningServer {
   server: Server;
   port: number;
-  close(): Promise<void>;
+  /** Stops accepting, lets in-flight requests finish (up to the grace period), then resolves. */
+  close(graceMs?: number): Promise<void>;
 }
 
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -39,9 +40,9 @@ export async function startHttpServer(
   return {
     server,
     port,
-    close: () =>
+    close: (graceMs = SHUTDOWN_GRACE_MS) =>
       new Promise<void>((resolve) => {
-        const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        const force = setTimeout(() => server.closeAllConnections(), graceMs);
         force.unref();
         server.close(() => {
           clearTimeout(force);

@@ -98,7 +98,7 @@ export async function createTestContext(): Promise<TestContext> {
       };
     },
     async close() {
-      await server.close();
+      await server.close(100);
       await database.close();
     },
   };

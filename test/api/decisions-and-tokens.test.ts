@@ -1,0 +1,131 @@
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { signAuthorizationToken } from '../../src/tokens/authorization-token.js';
+import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
+
+let ctx: TestContext;
+let acct: TestAccount;
+let agentId: string;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  acct = await ctx.account('growth');
+  const policy = await acct.test.post('/v1/policies', policyBody({ require_approval_above: 5_000 }));
+  agentId = (await acct.test.post('/v1/agents', { name: 'buyer', policy_id: policy.body.id })).body.id;
+});
+afterAll(() => ctx?.close());
+
+const spend = (amount = 1_000, over: Record<string, unknown> = {}) =>
+  acct.test.post('/v1/authorize', { agent_id: agentId, amount, currency: 'USD', vendor: 'openai.com', category: 'saas', ...over });
+
+describe('GET /v1/decisions/:id', () => {
+  test('returns the same decision object authorize returned', async () => {
+    const made = await spend();
+    const got = await acct.test.get(`/v1/decisions/${made.body.decision_id}`);
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual(made.body);
+    expect(got.body.decision_id).toMatch(/^dec_/);
+    expect(got.body).toMatchObject({ status: 'approved', livemode: false, resolved_at: made.body.timestamp });
+  });
+
+  test('an agent key reads only its own decisions; other accounts and modes get 404', async () => {
+    const made = await spend();
+    const own = ctx.client((await acct.test.post('/v1/api-keys', { name: 'own', role: 'agent', agent_id: agentId })).body.key);
+    expect((await own.get(`/v1/decisions/${made.body.decision_id}`)).status).toBe(200);
+    const policy = (await acct.test.post('/v1/policies', policyBody())).body.id;
+    const otherAgent = (await acct.test.post('/v1/agents', { name: 'other', policy_id: policy })).body.id;
+    const otherKey = ctx.client((await acct.test.post('/v1/api-keys', { name: 'other', role: 'agent', agent_id: otherAgent })).body.key);
+    expect((await otherKey.get(`/v1/decisions/${made.body.decision_id}`)).status).toBe(404);
+    expect((await acct.live!.get(`/v1/decisions/${made.body.decision_id}`)).status).toBe(404);
+    const stranger = await ctx.account();
+    const res = await stranger.test.get(`/v1/decisions/${made.body.decision_id}`);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+  });
+
+  test('?wait above 30 seconds answers 400 with param wait', async () => {
+    const made = await spend();
+    const res = await acct.test.get(`/v1/decisions/${made.body.decision_id}?wait=31`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'wait' });
+  });
+
+  test('?wait returns a pending decision still pending when nothing happens', async () => {
+    const held = await spend(6_000);
+    expect(held.body.status).toBe('pending');
+    const res = await acct.test.get(`/v1/decisions/${held.body.decision_id}?wait=1`);
+    expect(res.body).toMatchObject({ decision: 'held', status: 'pending' });
+  });
+
+  test('?wait wakes when the pending decision is resolved meanwhile', async () => {
+    const held = await spend(6_000);
+    const polled = acct.test.get(`/v1/decisions/${held.body.decision_id}?wait=20`);
+    await new Promise((r) => setTimeout(r, 300));
+    await ctx.database.db
+      .updateTable('decisions')
+      .set({ decision: 'denied', status: 'denied', reason_code: 'approval_expired', resolved_at: new Date() })
+      .where('id', '=', held.body.decision_id)
+      .execute();
+    const res = await polled;
+    expect(res.body).toMatchObject({ decision: 'denied', status: 'denied', reason_code: 'approval_expired' });
+  });
+});
+
+describe('gca_ authorization tokens', () => {
+  test('the JWKS is public and holds only public Ed25519 keys', async () => {
+    const res = await ctx.raw('/v1/.well-known/jwks.json');
+    expect(res.status).toBe(200);
+    expect(res.body.keys).toHaveLength(1);
+    expect(res.body.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig', kid: expect.any(String) });
+    expect(res.body.keys[0].d).toBeUndefined();
+  });
+
+  test('a rail verifies a token offline against the JWKS with jose, and the claims describe the decision', async () => {
+    const made = await spend(1_234);
+    const jwks = createRemoteJWKSet(new URL(`${ctx.baseUrl}/v1/.well-known/jwks.json`));
+    const { payload, protectedHeader } = await jwtVerify(made.body.authorization_token.slice('gca_'.length), jwks, { issuer: 'spend-auth-test' });
+    expect(protectedHeader.alg).toBe('EdDSA');
+    expect(payload).toMatchObject({
+      sub: agentId,
+      jti: made.body.decision_id,
+      amount: 1_234,
+      currency: 'USD',
+      vendor: 'openai.com',
+      category: 'saas',
+      policy: made.body.policy_applied,
+      livemode: false,
+    });
+    expect(payload.exp! - payload.iat!).toBe(15 * 60);
+  });
+
+  test('a tampered token is rejected offline and by the verify endpoint', async () => {
+    const made = await spend(1_000);
+    const [h, p, s] = made.body.authorization_token.slice(4).split('.');
+    const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
+    const forged = `gca_${h}.${Buffer.from(JSON.stringify({ ...claims, amount: 999_999 })).toString('base64url')}.${s}`;
+    const jwks = createRemoteJWKSet(new URL(`${ctx.baseUrl}/v1/.well-known/jwks.json`));
+    await expect(jwtVerify(forged.slice(4), jwks)).rejects.toThrow();
+    const res = await acct.test.post('/v1/authorization-tokens/verify', { token: forged });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ valid: false, claims: null, error: 'bad_signature' });
+  });
+
+  test('the verify endpoint accepts a genuine token and names why others fail', async () => {
+    const made = await spend(1_000);
+    const ok = await acct.test.post('/v1/authorization-tokens/verify', { token: made.body.authorization_token });
+    expect(ok.body).toMatchObject({ valid: true, error: null, claims: { jti: made.body.decision_id, amount: 1_000 } });
+
+    const expired = await signAuthorizationToken(
+      ctx.signer,
+      { sub: agentId, jti: made.body.decision_id, amount: 1, currency: 'USD', vendor: 'x', category: null, policy: null, livemode: false },
+      new Date(Date.now() - 3600_000),
+    );
+    expect((await acct.test.post('/v1/authorization-tokens/verify', { token: expired.token })).body.error).toBe('expired');
+    expect((await acct.test.post('/v1/authorization-tokens/verify', { token: 'gca_nope' })).body.error).toBe('malformed');
+    const stranger = await ctx.account();
+    expect((await stranger.test.post('/v1/authorization-tokens/verify', { token: made.body.authorization_token })).body).toMatchObject({ valid: false });
+    const missing = await acct.test.post('/v1/authorization-tokens/verify', {});
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.param).toBe('token');
+  });
+});

@@ -1,0 +1,135 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
+
+let ctx: TestContext;
+let acct: TestAccount;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  acct = await ctx.account('growth');
+});
+afterAll(() => ctx?.close());
+
+async function newAgent(policy: Record<string, unknown> = {}): Promise<string> {
+  const p = await acct.test.post('/v1/policies', policyBody(policy));
+  return (await acct.test.post('/v1/agents', { name: 'buyer', policy_id: p.body.id })).body.id;
+}
+
+const body = (agentId: string, amount = 1_000) => ({ agent_id: agentId, amount, currency: 'USD', vendor: 'openai.com' });
+const countDecisions = async (agentId: string) =>
+  Number((await sql<{ n: number }>`SELECT count(*) AS n FROM decisions WHERE agent_id = ${agentId}`.execute(ctx.database.db)).rows[0]!.n);
+const spendOf = async (agentId: string) =>
+  (await sql<{ approved: number; reserved: number }>`SELECT approved, reserved FROM agent_spend WHERE agent_id = ${agentId} AND period LIKE 'M:%'`.execute(ctx.database.db)).rows[0];
+
+describe('Idempotency-Key', () => {
+  test('the same key and body replays the first response byte for byte, without deciding or spending again', async () => {
+    const agentId = await newAgent();
+    const first = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'order-1' });
+    const again = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'order-1' });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(await countDecisions(agentId)).toBe(1);
+    expect(await spendOf(agentId)).toEqual({ approved: 1_000, reserved: 0 });
+  });
+
+  test('the same key with a different body answers 409 conflict naming Idempotency-Key', async () => {
+    const agentId = await newAgent();
+    await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'order-2' });
+    const res = await acct.test.post('/v1/authorize', body(agentId, 2_000), { 'idempotency-key': 'order-2' });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: 'conflict', param: 'Idempotency-Key' });
+    expect(await countDecisions(agentId)).toBe(1);
+  });
+
+  test('concurrent duplicates decide once: each answer is the first response replayed or a 409', async () => {
+    const agentId = await newAgent();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'burst' })),
+    );
+    expect(await countDecisions(agentId)).toBe(1);
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(ok.map((r) => r.text)).size).toBe(1);
+    for (const r of results.filter((x) => x.status !== 200)) {
+      expect(r.status).toBe(409);
+      expect(r.body.error.param).toBe('Idempotency-Key');
+    }
+    const replay = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'burst' });
+    expect(replay.text).toBe(ok[0]!.text);
+  });
+
+  test('keys are scoped per account and mode', async () => {
+    const agentId = await newAgent();
+    const other = await ctx.account();
+    const p = await other.test.post('/v1/policies', policyBody());
+    const otherAgent = (await other.test.post('/v1/agents', { name: 'x', policy_id: p.body.id })).body.id;
+    const mine = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'shared-key' });
+    const theirs = await other.test.post('/v1/authorize', body(otherAgent), { 'idempotency-key': 'shared-key' });
+    expect(theirs.status).toBe(200);
+    expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+    expect(theirs.body.decision_id).not.toBe(mine.body.decision_id);
+  });
+
+  test('a key older than 24 hours is forgotten', async () => {
+    const agentId = await newAgent();
+    const first = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'old' });
+    await ctx.database.db
+      .updateTable('idempotency_keys')
+      .set({ created_at: new Date(Date.now() - 25 * 3600_000) })
+      .where('account_id', '=', acct.id)
+      .where('key', '=', 'old')
+      .execute();
+    const later = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'old' });
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    expect(later.body.decision_id).not.toBe(first.body.decision_id);
+  });
+
+  test('works on every POST: a replayed agent creation creates one agent', async () => {
+    const p = await acct.test.post('/v1/policies', policyBody());
+    const a = await acct.test.post('/v1/agents', { name: 'once', policy_id: p.body.id }, { 'idempotency-key': 'agent-1' });
+    const b = await acct.test.post('/v1/agents', { name: 'once', policy_id: p.body.id }, { 'idempotency-key': 'agent-1' });
+    expect(b.status).toBe(201);
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
+    expect(b.body.id).toBe(a.body.id);
+  });
+
+  test('an error response is replayed too, and a key over 255 characters answers 400', async () => {
+    const first = await acct.test.post('/v1/authorize', body('agt_missing'), { 'idempotency-key': 'err-1' });
+    const again = await acct.test.post('/v1/authorize', body('agt_missing'), { 'idempotency-key': 'err-1' });
+    expect(first.status).toBe(404);
+    expect(again.status).toBe(404);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const long = await acct.test.post('/v1/authorize', body('agt_missing'), { 'idempotency-key': 'k'.repeat(256) });
+    expect(long.status).toBe(400);
+    expect(long.body.error.param).toBe('Idempotency-Key');
+  });
+});
+
+describe('concurrent authorizations of one agent', () => {
+  test('200 concurrent requests against a budget that fits exactly 37: 37 approved, never overspent, one decision and one audit record each', async () => {
+    const agentId = await newAgent({ budget_monthly: 37 * 100, budget_single_max: 100 });
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => acct.test.post('/v1/authorize', { ...body(agentId, 100), metadata: { n: i } })),
+    );
+    expect(results.map((r) => r.status).every((s) => s === 200)).toBe(true);
+    const approved = results.filter((r) => r.body.decision === 'approved');
+    expect(approved).toHaveLength(37);
+    expect(results.filter((r) => r.body.decision === 'denied').every((r) => r.body.reason_code === 'budget_exceeded')).toBe(true);
+    expect(await spendOf(agentId)).toEqual({ approved: 3_700, reserved: 0 });
+
+    const ids = results.map((r) => r.body.decision_id);
+    expect(new Set(ids).size).toBe(200);
+    expect(await countDecisions(agentId)).toBe(200);
+    const audit = await sql<{ decision_id: string; n: number }>`
+      SELECT decision_id, count(*) AS n FROM audit_records
+      WHERE agent_id = ${agentId} AND type = 'authorization.decision' GROUP BY decision_id`.execute(ctx.database.db);
+    expect(audit.rows).toHaveLength(200);
+    expect(audit.rows.every((r) => Number(r.n) === 1)).toBe(true);
+    expect(new Set(audit.rows.map((r) => r.decision_id))).toEqual(new Set(ids));
+    expect((await acct.test.get('/v1/audit-logs/verify')).body.valid).toBe(true);
+  });
+});

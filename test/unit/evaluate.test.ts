@@ -1,0 +1,121 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { evaluate, type EvaluatedPolicy, type EvaluationInput } from '../../src/authorization/evaluate.js';
+import { normalizeVendor, vendorMatches } from '../../src/authorization/vendor.js';
+
+const basePolicy: EvaluatedPolicy = {
+  id: 'pol_1',
+  active: true,
+  currency: 'USD',
+  budget_monthly: 100_000,
+  budget_daily: null,
+  budget_single_max: 10_000,
+  vendor_allowlist: [],
+  vendor_denylist: [],
+  require_approval_above: null,
+  categories_allowed: [],
+};
+const none = { approved: 0, reserved: 0 };
+const input = (over: Partial<EvaluationInput> = {}): EvaluationInput => ({
+  agent: { kyc_status: 'verified' },
+  policy: basePolicy,
+  request: { amount: 1_000, currency: 'USD', vendor: 'openai.com', category: null },
+  spend: { month: none, day: none },
+  ...over,
+});
+
+describe('normalizeVendor', () => {
+  test.each([
+    ['Amazon.com', 'amazon.com'],
+    ['https://www.amazon.com/gp/cart?x=1', 'amazon.com'],
+    ['http://user:pw@Shop.Example.COM:8443/path', 'shop.example.com'],
+    ['amazon.com.', 'amazon.com'],
+    ['  www.OpenAI.com  ', 'openai.com'],
+    ['Acme Corp', 'acme corp'],
+  ])('%s → %s', (raw, normal) => expect(normalizeVendor(raw)).toBe(normal));
+
+  test.each([
+    ['aws.amazon.com', 'amazon.com', true],
+    ['amazon.com', 'amazon.com', true],
+    ['notamazon.com', 'amazon.com', false],
+    ['amazon.com.evil.io', 'amazon.com', false],
+    ['amazon.com', 'aws.amazon.com', false],
+  ])('%s matches listed %s: %s', (vendor, listed, expected) => expect(vendorMatches(vendor, listed)).toBe(expected));
+});
+
+describe('evaluate', () => {
+  test('budgets include reservations, and the daily budget is checked when set', () => {
+    expect(evaluate(input({ spend: { month: { approved: 99_000, reserved: 500 }, day: none } })).decision).toBe('denied');
+    expect(evaluate(input({ spend: { month: { approved: 99_000, reserved: 0 }, day: none } })).decision).toBe('approved');
+    const daily = { ...basePolicy, budget_daily: 1_500 };
+    expect(evaluate(input({ policy: daily, spend: { month: none, day: { approved: 0, reserved: 600 } } }))).toMatchObject({ decision: 'denied', reason_code: 'budget_exceeded' });
+  });
+
+  test('no policy fails closed with policy_applied null', () => {
+    expect(evaluate(input({ policy: null }))).toMatchObject({ decision: 'denied', reason_code: 'policy_denied', policy_applied: null });
+  });
+
+  const arbPolicy = fc.record({
+    id: fc.constant('pol_x'),
+    active: fc.boolean(),
+    currency: fc.constantFrom('USD', 'EUR'),
+    budget_monthly: fc.nat({ max: 1_000_000 }),
+    budget_daily: fc.option(fc.nat({ max: 1_000_000 }), { nil: null }),
+    budget_single_max: fc.nat({ max: 100_000 }),
+    vendor_allowlist: fc.array(fc.constantFrom('a.com', 'b.com', 'c.io'), { maxLength: 3 }),
+    vendor_denylist: fc.array(fc.constantFrom('a.com', 'b.com', 'c.io'), { maxLength: 3 }),
+    require_approval_above: fc.option(fc.nat({ max: 100_000 }), { nil: null }),
+    categories_allowed: fc.array(fc.constantFrom('saas', 'travel'), { maxLength: 2 }),
+  });
+  const arbInput = fc.record({
+    agent: fc.record({ kyc_status: fc.constantFrom('pending' as const, 'verified' as const, 'rejected' as const) }),
+    policy: fc.option(arbPolicy, { nil: null }),
+    request: fc.record({
+      amount: fc.integer({ min: 1, max: 200_000 }),
+      currency: fc.constantFrom('USD', 'EUR'),
+      vendor: fc.constantFrom('a.com', 'www.a.com', 'x.b.com', 'c.io', 'd.net', 'https://A.com/x'),
+      category: fc.option(fc.constantFrom('saas', 'travel', 'food'), { nil: null }),
+    }),
+    spend: fc.record({
+      month: fc.record({ approved: fc.nat({ max: 1_000_000 }), reserved: fc.nat({ max: 1_000_000 }) }),
+      day: fc.record({ approved: fc.nat({ max: 1_000_000 }), reserved: fc.nat({ max: 1_000_000 }) }),
+    }),
+  });
+
+  test('never approves or holds above budget_single_max, for a denylisted vendor, or past a budget', () => {
+    fc.assert(
+      fc.property(arbInput, (i) => {
+        const out = evaluate(i);
+        if (out.decision === 'denied') return;
+        const p = i.policy!;
+        expect(p).not.toBeNull();
+        expect(p.active).toBe(true);
+        expect(i.request.amount).toBeLessThanOrEqual(p.budget_single_max);
+        expect(p.vendor_denylist.some((d) => vendorMatches(i.request.vendor, d))).toBe(false);
+        expect(i.spend.month.approved + i.spend.month.reserved + i.request.amount).toBeLessThanOrEqual(p.budget_monthly);
+        if (p.budget_daily !== null) {
+          expect(i.spend.day.approved + i.spend.day.reserved + i.request.amount).toBeLessThanOrEqual(p.budget_daily);
+        }
+        expect(i.request.currency).toBe(p.currency);
+        expect(i.agent.kyc_status).not.toBe('rejected');
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  test('approves only what needs no review: allowlisted, or under the threshold with no allowlist', () => {
+    fc.assert(
+      fc.property(arbInput, (i) => {
+        const out = evaluate(i);
+        if (out.decision !== 'approved') return;
+        const p = i.policy!;
+        const allowlisted = p.vendor_allowlist.some((a) => vendorMatches(i.request.vendor, a));
+        if (!allowlisted) {
+          expect(p.vendor_allowlist).toEqual([]);
+          if (p.require_approval_above !== null) expect(i.request.amount).toBeLessThanOrEqual(p.require_approval_above);
+        }
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+});
