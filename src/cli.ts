@@ -6,6 +6,7 @@ import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { AppError } from './errors.js';
 import { createLogger } from './logger.js';
 import { startHttpServer } from './server.js';
+import { startHousekeeping } from './housekeeping.js';
 import { loadSigningKeys } from './tokens/signing-keys.js';
 import { DEFAULT_ISSUER } from './tokens/authorization-token.js';
 
@@ -56,8 +57,10 @@ async function runServer(config: Config, mode: 'serve' | 'dev'): Promise<void> {
   const signer = { issuer: config.publicBaseUrl ?? DEFAULT_ISSUER, keys };
   const running = await startHttpServer(database, config, { signer }, log);
   log.info({ port: running.port, database: database.kind }, 'API listening');
+  const stopHousekeeping = startHousekeeping(database.db, log);
   const stop = async (signal: string) => {
     log.info({ signal }, 'shutting down');
+    stopHousekeeping();
     await running.close();
     await database.close();
     process.exit(0);
