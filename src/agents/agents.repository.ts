@@ -53,6 +53,6 @@ export async function listAgents(
     .where('livemode', '=', scope.livemode);
   if (scope.status) q = q.where('status', '=', scope.status);
   if (scope.policyId) q = q.where('policy_id', '=', scope.policyId);
-  if (cursorId) q = q.where(afterRow('agents', cursorId));
+  if (cursorId) q = q.where(afterRow('agents', cursorId, scope));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }

@@ -27,9 +27,11 @@ export function decodeCursor(cursor: string, param = 'cursor'): string {
  * Keyset condition for lists ordered by (created_at DESC, id DESC): rows strictly after the cursor row.
  * Ties on created_at are broken by id, so a page never repeats or skips a row.
  */
-export function afterRow(table: string, cursorId: string): RawBuilder<SqlBool> {
+export function afterRow(table: string, cursorId: string, scope: { accountId: string; livemode: boolean }): RawBuilder<SqlBool> {
+  // The cursor row must be the caller's own: a foreign id positions nothing (an empty page).
   return sql<SqlBool>`(${sql.ref(`${table}.created_at`)}, ${sql.ref(`${table}.id`)}) <
-    (SELECT c.created_at, c.id FROM ${sql.table(table)} c WHERE c.id = ${cursorId})`;
+    (SELECT c.created_at, c.id FROM ${sql.table(table)} c
+      WHERE c.id = ${cursorId} AND c.account_id = ${scope.accountId} AND c.livemode = ${scope.livemode})`;
 }
 
 /** `rows` holds up to limit + 1 rows; the extra one only says there is more. */

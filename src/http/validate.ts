@@ -40,10 +40,11 @@ export const metadataSchema = z
   .record(z.string().min(1).max(40), z.union([z.string().max(500), z.number(), z.boolean()]))
   .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys');
 
-/** On update a key set to null is removed. */
+/** On update a key set to null is removed; the 50-key limit applies to the merged result. */
 export const metadataPatchSchema = z
   .record(z.string().min(1).max(40), z.union([z.string().max(500), z.number(), z.boolean(), z.null()]))
-  .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys');
+  .refine((m) => Object.values(m).filter((v) => v !== null).length <= 50, 'at most 50 keys')
+  .refine((m) => Object.keys(m).length <= 100, 'at most 100 keys per update');
 
 export const limitSchema = (def: number, max: number) =>
   z.coerce.number().int().min(1).max(max).default(def);

@@ -45,7 +45,7 @@ export async function listKeys(
     .selectAll()
     .where('account_id', '=', accountId)
     .where('livemode', '=', livemode);
-  if (cursorId) q = q.where(afterRow('api_keys', cursorId));
+  if (cursorId) q = q.where(afterRow('api_keys', cursorId, { accountId, livemode }));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 

@@ -64,7 +64,7 @@ export async function listPolicies(
     .where('livemode', '=', scope.livemode)
     .where('deleted_at', 'is', null);
   if (scope.active !== undefined) q = q.where('active', '=', scope.active);
-  if (cursorId) q = q.where(afterRow('policies', cursorId));
+  if (cursorId) q = q.where(afterRow('policies', cursorId, scope));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
