@@ -1,0 +1,386 @@
+/**
+ * End-to-end tests of the `spend-auth` bin: the real `node bin/spend-auth.js` in a child process.
+ *
+ * `accounts create` and `migrate` run against PostgreSQL when DATABASE_URL is set (CI), else against
+ * an embedded PGlite database in a temporary DATA_DIR. `dev` always runs embedded (DATABASE_URL is
+ * removed from its environment): the first start on an empty DATA_DIR is what prints the dev key.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase } from '../../src/db/connect.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = path.join(ROOT, 'bin', 'spend-auth.js');
+const DATABASE_URL = process.env.DATABASE_URL || undefined;
+
+// PGlite cold start is ~4 s and tsx adds ~1 s per process; other test files share the cores.
+const CLI_TIMEOUT = 90_000;
+const DEV_TIMEOUT = 180_000;
+
+interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of a child: this process's, minus what the tests set themselves. */
+function childEnv(overrides: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of ['PORT', 'DATABASE_URL', 'DATA_DIR', 'LOG_LEVEL', 'NODE_ENV', 'TOKEN_SIGNING_KEY']) delete env[key];
+  env.NODE_ENV = 'development';
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return env;
+}
+
+/** Runs the bin to completion; never rejects on a non-zero exit (the tests look at the code). */
+function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: ROOT, env, timeout: CLI_TIMEOUT - 5_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number' && !error.signal) return reject(error);
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        resolve({ code, signal: (error?.signal as NodeJS.Signals | undefined) ?? null, stdout, stderr });
+      },
+    );
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface DevProcess {
+  child: ChildProcess;
+  port: number;
+  output(): { stdout: string; stderr: string };
+  /** Resolves with the exit code once the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `spend-auth dev` on an embedded DATA_DIR and waits until the API listens. */
+async function startDev(dataDir: string): Promise<DevProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, 'dev'], {
+    cwd: ROOT,
+    env: childEnv({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', DATABASE_URL: undefined }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  let hasExited = false;
+  void exited.then(() => (hasExited = true));
+
+  const dev: DevProcess = {
+    child,
+    port,
+    output: () => ({ stdout, stderr }),
+    exited,
+    async stop() {
+      if (!hasExited) child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(killer);
+      }
+    },
+  };
+
+  const deadline = Date.now() + DEV_TIMEOUT / 2 - 10_000;
+  for (;;) {
+    if (hasExited) {
+      throw new Error(`spend-auth dev exited before listening.\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+    }
+    if (stdout.includes('API listening')) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+        if (res.ok) return dev;
+      } catch {
+        // not yet
+      }
+    }
+    if (Date.now() > deadline) {
+      await dev.stop();
+      throw new Error(`spend-auth dev did not start listening in time.\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const tempDirs: string[] = [];
+async function tempDataDir(): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'spend-auth-cli-'));
+  tempDirs.push(dir);
+  return dir;
+}
+
+afterAll(async () => {
+  await Promise.all(tempDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })));
+});
+
+describe.sequential('spend-auth accounts create', () => {
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  const created: Array<{ id: string; plan: string; rate_limit: number | null }> = [];
+
+  beforeAll(async () => {
+    dataDir = await tempDataDir();
+    env = childEnv({ DATA_DIR: dataDir, DATABASE_URL });
+  });
+
+  function parseSingleJsonLine(stdout: string): any {
+    const lines = stdout.split('\n').filter((l) => l.trim() !== '');
+    expect(lines).toHaveLength(1);
+    return JSON.parse(lines[0]!);
+  }
+
+  it(
+    'creates a growth account and prints one JSON line with its test and live keys',
+    async () => {
+      const res = await runCli(['accounts', 'create', '--name', 'Acme', '--plan', 'growth', '--json'], env);
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(0);
+      const out = parseSingleJsonLine(res.stdout);
+      expect(Object.keys(out).sort()).toEqual(['account', 'keys']);
+      expect(out.account).toMatchObject({ object: 'account', name: 'Acme', plan: 'growth', rate_limit: null });
+      expect(out.account.id).toMatch(/^acct_[0-9A-Za-z]+$/);
+      expect(new Date(out.account.created_at).toISOString()).toBe(out.account.created_at);
+      expect(Object.keys(out.keys).sort()).toEqual(['live', 'test']);
+      expect(out.keys.test).toMatch(/^gc_test_[0-9A-Za-z]{32,}$/);
+      expect(out.keys.live).toMatch(/^gc_live_[0-9A-Za-z]{32,}$/);
+      created.push(out.account);
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'gives a sandbox account no live key',
+    async () => {
+      const res = await runCli(['accounts', 'create', '--name', 'Sandbox Co', '--plan', 'sandbox', '--json'], env);
+      expect(res.code).toBe(0);
+      const out = parseSingleJsonLine(res.stdout);
+      expect(out.account.plan).toBe('sandbox');
+      expect(out.keys.test).toMatch(/^gc_test_/);
+      expect(out.keys).not.toHaveProperty('live');
+      created.push(out.account);
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'stores the rate limit of an enterprise account',
+    async () => {
+      const res = await runCli(
+        ['accounts', 'create', '--name', 'Big Corp', '--plan', 'enterprise', '--rate-limit', '5000', '--json'],
+        env,
+      );
+      expect(res.code).toBe(0);
+      const out = parseSingleJsonLine(res.stdout);
+      expect(out.account).toMatchObject({ plan: 'enterprise', rate_limit: 5000 });
+      expect(out.keys.live).toMatch(/^gc_live_/);
+      created.push(out.account);
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'prints a readable summary without --json',
+    async () => {
+      const res = await runCli(['accounts', 'create', '--name', 'Plain', '--plan', 'starter'], env);
+      expect(res.code).toBe(0);
+      expect(res.stdout).toMatch(/^Account acct_\S+ \(starter\)$/m);
+      expect(res.stdout).toMatch(/^Admin test key: gc_test_\S+$/m);
+      expect(res.stdout).toMatch(/^Admin live key: gc_live_\S+$/m);
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'has written the accounts and their admin keys to the database',
+    async () => {
+      expect(created).toHaveLength(3);
+      // The CLI processes have exited, so the embedded database can be opened here.
+      const database = await connectDatabase(DATABASE_URL ? { databaseUrl: DATABASE_URL, poolSize: 1 } : { dataDir });
+      try {
+        const rows = await database.db
+          .selectFrom('accounts')
+          .select(['id', 'plan', 'rate_limit'])
+          .where(
+            'id',
+            'in',
+            created.map((a) => a.id),
+          )
+          .orderBy('id')
+          .execute();
+        expect(rows).toEqual(
+          created.map(({ id, plan, rate_limit }) => ({ id, plan, rate_limit })).sort((a, b) => (a.id < b.id ? -1 : 1)),
+        );
+        const enterprise = rows.find((r) => r.plan === 'enterprise');
+        expect(enterprise?.rate_limit).toBe(5000);
+        const keys = await database.db
+          .selectFrom('api_keys')
+          .select(['account_id', 'livemode', 'role'])
+          .where(
+            'account_id',
+            'in',
+            created.map((a) => a.id),
+          )
+          .execute();
+        const sandbox = created.find((a) => a.plan === 'sandbox')!;
+        expect(keys.filter((k) => k.account_id === sandbox.id)).toEqual([{ account_id: sandbox.id, livemode: false, role: 'admin' }]);
+        expect(keys).toHaveLength(5);
+      } finally {
+        await database.close();
+      }
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'rejects a rate limit on a non-enterprise plan without creating the account',
+    async () => {
+      const res = await runCli(['accounts', 'create', '--name', 'Nope', '--plan', 'growth', '--rate-limit', '10', '--json'], env);
+      expect(res.code).not.toBe(0);
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toMatch(/rate limit/i);
+    },
+    CLI_TIMEOUT,
+  );
+});
+
+// Independent of each other (each has its own DATA_DIR, or never reaches a database): run at once.
+describe.concurrent('spend-auth migrate, dev and errors', () => {
+  it.for([
+    [['--name', 'Acme', '--plan', 'platinum'], /--plan must be one of sandbox, starter, growth, enterprise/],
+    [['--plan', 'growth'], /--name is required/],
+    [['--name', 'Acme', '--plan', 'enterprise', '--rate-limit', 'lots'], /--rate-limit must be a positive integer/],
+    [['--name', 'Acme', '--plan', 'growth', '--colour', 'blue'], /colour/],
+  ] as Array<[string[], RegExp]>)(
+    'accounts create rejects bad arguments %j with a message on stderr and a non-zero exit',
+    { timeout: CLI_TIMEOUT },
+    async ([args, message], { expect }) => {
+      const res = await runCli(['accounts', 'create', ...args, '--json'], childEnv({ DATA_DIR: await tempDataDir(), DATABASE_URL }));
+      expect(res.code).not.toBe(0);
+      expect(res.code).not.toBeNull();
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toMatch(/^spend-auth: /);
+      expect(res.stderr).toMatch(message);
+    },
+  );
+
+  it.for([
+    ['dev', { PORT: 'abc' }, 'PORT'],
+    ['migrate', { DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+  ] as Array<[string, Record<string, string>, string]>)(
+    '%s stops on a bad environment value %j, naming the variable',
+    { timeout: CLI_TIMEOUT },
+    async ([command, overrides, name], { expect }) => {
+      const env = childEnv({ DATA_DIR: await tempDataDir(), DATABASE_URL: undefined, ...overrides });
+      const res = await runCli([command], env);
+      expect(res.code).not.toBe(0);
+      expect(res.code).not.toBeNull();
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toMatch(/^spend-auth: /);
+      expect(res.stderr).toContain(name);
+    },
+  );
+
+  it(
+    'rejects an unknown command with the usage on stderr',
+    async ({ expect }) => {
+      const res = await runCli(['frobnicate'], childEnv({ DATA_DIR: await tempDataDir() }));
+      expect(res.code).not.toBe(0);
+      expect(res.code).not.toBeNull();
+      expect(res.stderr).toContain('Unknown command: frobnicate');
+      expect(res.stderr).toContain('Usage: spend-auth');
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'migrate applies the migrations, then reports the database up to date',
+    async ({ expect }) => {
+      const env = childEnv({ DATA_DIR: await tempDataDir(), DATABASE_URL });
+      const first = await runCli(['migrate'], env);
+      expect(first.stderr).toBe('');
+      expect(first.code).toBe(0);
+      expect(first.stdout).toMatch(/^(Database is up to date\.|Applied: \S.*)\n$/);
+      // An empty embedded database gets every migration on its first run.
+      if (!DATABASE_URL) expect(first.stdout).toMatch(/^Applied: 001_/);
+
+      const second = await runCli(['migrate'], env);
+      expect(second.code).toBe(0);
+      expect(second.stdout).toBe('Database is up to date.\n');
+    },
+    CLI_TIMEOUT * 2,
+  );
+
+  it(
+    'dev (embedded) prints an admin test key once, on the first start of an empty DATA_DIR, and the key works',
+    async ({ expect }) => {
+      const dataDir = await tempDataDir();
+
+      const first = await startDev(dataDir);
+      let key: string;
+      try {
+        const { stdout } = first.output();
+        expect(stdout).toContain('Admin test key (shown once');
+        const match = /Admin test key \(shown once[^)]*\): (gc_test_[0-9A-Za-z]+)/.exec(stdout);
+        expect(match).not.toBeNull();
+        key = match![1]!;
+        expect(stdout).toMatch(/Dev account acct_[0-9A-Za-z]+ created\./);
+        expect(stdout).toContain('"database":"embedded"');
+
+        const ok = await fetch(`http://127.0.0.1:${first.port}/v1/agents`, { headers: { authorization: `Bearer ${key}` } });
+        expect(ok.status).toBe(200);
+        const body = (await ok.json()) as { data?: unknown[] };
+        expect(Array.isArray(body.data)).toBe(true);
+
+        const denied = await fetch(`http://127.0.0.1:${first.port}/v1/agents`);
+        expect(denied.status).toBe(401);
+      } finally {
+        const exit = await first.stop();
+        expect(exit).toEqual({ code: 0, signal: null });
+      }
+      // The key is never logged: it appears exactly once in the output.
+      expect(first.output().stdout.split(key).length - 1).toBe(1);
+
+      const second = await startDev(dataDir);
+      try {
+        expect(second.output().stdout).not.toContain('Admin test key');
+        expect(second.output().stdout).not.toContain('gc_test_');
+        const again = await fetch(`http://127.0.0.1:${second.port}/v1/agents`, { headers: { authorization: `Bearer ${key}` } });
+        expect(again.status).toBe(200);
+      } finally {
+        const exit = await second.stop();
+        expect(exit).toEqual({ code: 0, signal: null });
+      }
+    },
+    DEV_TIMEOUT,
+  );
+});

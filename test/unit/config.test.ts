@@ -1,0 +1,163 @@
+import path from 'node:path';
+import { describe, expect, it, test } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+/** Throws unless loadConfig rejects env with a ConfigError; returns that error. */
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig defaults', () => {
+  it('fills every default from an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.dataDir).toBe(path.resolve('./.data'));
+    expect(path.isAbsolute(config.dataDir)).toBe(true);
+    expect(config.temporal).toEqual({
+      address: 'localhost:7233',
+      namespace: 'default',
+      taskQueue: 'spend-authorization',
+      addressGiven: false,
+    });
+    expect(config.tokenSigningKey).toBeUndefined();
+    expect(config.publicBaseUrl).toBeUndefined();
+    expect(config.webhookAllowPrivateUrls).toBe(false);
+    expect(config.billingMeter).toEqual({ url: undefined, apiKey: undefined });
+    expect(config.logLevel).toBe('info');
+    expect(config.nodeEnv).toBe('development');
+  });
+
+  it('does not read process.env when an environment is given', () => {
+    const saved = process.env.PORT;
+    process.env.PORT = '4321';
+    try {
+      expect(loadConfig({}).port).toBe(3000);
+    } finally {
+      if (saved === undefined) delete process.env.PORT;
+      else process.env.PORT = saved;
+    }
+  });
+
+  it('treats empty strings as unset', () => {
+    const empty = Object.fromEntries(
+      [
+        'PORT',
+        'DATABASE_URL',
+        'DATA_DIR',
+        'TEMPORAL_ADDRESS',
+        'TEMPORAL_NAMESPACE',
+        'TEMPORAL_TASK_QUEUE',
+        'TOKEN_SIGNING_KEY',
+        'PUBLIC_BASE_URL',
+        'WEBHOOK_ALLOW_PRIVATE_URLS',
+        'BILLING_METER_URL',
+        'BILLING_METER_API_KEY',
+        'LOG_LEVEL',
+        'NODE_ENV',
+      ].map((k) => [k, '']),
+    );
+    expect(loadConfig(empty)).toEqual(loadConfig({}));
+  });
+
+  it('ignores variables it does not know', () => {
+    expect(loadConfig({ SOMETHING_ELSE: 'x', HOME: '/root' })).toEqual(loadConfig({}));
+  });
+});
+
+describe('loadConfig with values', () => {
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u:p@db.internal:5432/spend',
+      DATA_DIR: '/var/lib/spend-auth',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      TEMPORAL_NAMESPACE: 'payments',
+      TEMPORAL_TASK_QUEUE: 'q1',
+      TOKEN_SIGNING_KEY: '{"kty":"OKP"}',
+      PUBLIC_BASE_URL: 'https://api.example.com/v1',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      BILLING_METER_URL: 'https://meter.example.com/events',
+      BILLING_METER_API_KEY: 'mk_123',
+      LOG_LEVEL: 'debug',
+      NODE_ENV: 'production',
+    });
+    expect(config).toEqual({
+      port: 8080,
+      databaseUrl: 'postgres://u:p@db.internal:5432/spend',
+      dataDir: '/var/lib/spend-auth',
+      temporal: { address: 'temporal:7233', namespace: 'payments', taskQueue: 'q1', addressGiven: true },
+      tokenSigningKey: '{"kty":"OKP"}',
+      publicBaseUrl: 'https://api.example.com/v1',
+      webhookAllowPrivateUrls: true,
+      billingMeter: { url: 'https://meter.example.com/events', apiKey: 'mk_123' },
+      logLevel: 'debug',
+      nodeEnv: 'production',
+    });
+  });
+
+  it('resolves a relative DATA_DIR against the working directory', () => {
+    expect(loadConfig({ DATA_DIR: 'some/dir' }).dataDir).toBe(path.resolve('some/dir'));
+  });
+
+  it('accepts postgresql:// as well as postgres://', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgresql://localhost/x' }).databaseUrl).toBe('postgresql://localhost/x');
+  });
+
+  test.each([
+    ['true', true],
+    ['1', true],
+    ['false', false],
+    ['0', false],
+  ])('WEBHOOK_ALLOW_PRIVATE_URLS=%s is %s', (value, expected) => {
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: value }).webhookAllowPrivateUrls).toBe(expected);
+  });
+
+  test.each(['0', '1', '65535'])('PORT=%s is accepted', (value) => {
+    expect(loadConfig({ PORT: value }).port).toBe(Number(value));
+  });
+
+  test.each(['development', 'production', 'test'])('NODE_ENV=%s is accepted', (value) => {
+    expect(loadConfig({ NODE_ENV: value }).nodeEnv).toBe(value);
+  });
+});
+
+describe('loadConfig rejects bad values with a ConfigError naming the variable', () => {
+  test.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PORT', '3000.5'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'localhost:5432'],
+    ['WEBHOOK_ALLOW_PRIVATE_URLS', 'maybe'],
+    ['WEBHOOK_ALLOW_PRIVATE_URLS', 'yes'],
+    ['LOG_LEVEL', 'loud'],
+    ['NODE_ENV', 'staging'],
+    ['PUBLIC_BASE_URL', 'not a url'],
+    ['BILLING_METER_URL', 'x'],
+  ])('%s=%s', (name, value) => {
+    const err = configError({ [name]: value });
+    expect(err.name).toBe('ConfigError');
+    expect(err.message).toContain(name);
+  });
+
+  it('names every bad variable at once', () => {
+    const err = configError({ PORT: 'abc', LOG_LEVEL: 'loud', NODE_ENV: 'staging' });
+    expect(err.message).toContain('PORT');
+    expect(err.message).toContain('LOG_LEVEL');
+    expect(err.message).toContain('NODE_ENV');
+  });
+
+  it('does not echo an unrelated variable', () => {
+    const err = configError({ PORT: 'abc', TOKEN_SIGNING_KEY: 'secret-material' });
+    expect(err.message).not.toContain('secret-material');
+    expect(err.message).not.toContain('TOKEN_SIGNING_KEY');
+  });
+});
