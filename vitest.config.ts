@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Test files are independent (own accounts, or their own embedded database); use both cores.
+    maxWorkers: 2,
   },
 });

@@ -16,17 +16,30 @@ import { jwksRouter, tokensRouter } from './http/routes/tokens.js';
 import { idempotency } from './http/idempotency.js';
 import { DecisionWaiter } from './authorization/decision-waiter.js';
 import type { TokenSigner } from './tokens/authorization-token.js';
+import { denyPendingHolds } from './approvals/resolution.service.js';
+import { approvalsRouter } from './http/routes/approvals.js';
+import { outboxLag } from './outbox/outbox.repository.js';
+import type { WorkflowGateway } from './temporal/gateway.js';
 
 export interface AppDeps {
   db: Db;
   authenticate: Authenticator;
   signer: TokenSigner;
   waiter?: DecisionWaiter;
+  /** The workflow engine, as a client: reviewer outcomes travel through it. */
+  gateway: WorkflowGateway;
   /** Told when a key is revoked, so any cache of keys can drop it at once. */
   onKeyRevoked?: (keyHash: string) => void;
   agentHooks?: AgentHooks;
   logError?: (err: unknown, requestId: string) => void;
 }
+
+/** Stopping an agent denies its pending holds in the same transaction. */
+const defaultAgentHooks: AgentHooks = {
+  onAgentStopped: async (trx, agent, reason, actor) => {
+    await denyPendingHolds(trx, agent.id, reason, actor);
+  },
+};
 
 /** Builds the HTTP app from its dependencies; listening is the caller's business. */
 export function createApp(deps: AppDeps): Express {
@@ -40,15 +53,21 @@ export function createApp(deps: AppDeps): Express {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
+    let database: 'up' | 'down' = 'up';
+    let outbox: Awaited<ReturnType<typeof outboxLag>> | undefined;
     try {
       await sql`select 1`.execute(deps.db);
-      res.json({ status: 'ready', database: 'up' });
+      outbox = await outboxLag(deps.db, new Date());
     } catch {
-      res.status(503).json({ status: 'unavailable', database: 'down' });
+      database = 'down';
     }
+    // The engine's state is reported, never required: authorize works without it.
+    const engine = await deps.gateway.health();
+    res.status(database === 'up' ? 200 : 503).json({ status: database === 'up' ? 'ready' : 'unavailable', database, workflow_engine: engine, outbox });
   });
 
-  const authz = { db: deps.db, signer: deps.signer, waiter: deps.waiter ?? new DecisionWaiter() };
+  const waiter = deps.waiter ?? new DecisionWaiter();
+  const authz = { db: deps.db, signer: deps.signer, waiter };
   const v1 = express.Router();
   v1.use(jwksRouter(deps.signer));
   v1.use(authMiddleware(deps.authenticate));
@@ -57,8 +76,9 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/authorize', authorizeRouter(authz));
   v1.use('/decisions', decisionsRouter(authz));
   v1.use('/authorization-tokens', tokensRouter(authz));
+  v1.use('/approvals', approvalsRouter({ db: deps.db, gateway: deps.gateway, onResolved: (id) => waiter.notify(id) }));
   v1.use('/api-keys', apiKeysRouter(deps.db, deps.onKeyRevoked));
-  v1.use('/agents', agentsRouter(deps.db, deps.agentHooks ?? {}));
+  v1.use('/agents', agentsRouter(deps.db, deps.agentHooks ?? defaultAgentHooks));
   v1.use('/policies', policiesRouter(deps.db));
   v1.use('/audit-logs', auditLogsRouter(deps.db));
   app.use('/v1', v1);

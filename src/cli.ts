@@ -9,12 +9,16 @@ import { startHttpServer } from './server.js';
 import { startHousekeeping } from './housekeeping.js';
 import { loadSigningKeys } from './tokens/signing-keys.js';
 import { DEFAULT_ISSUER } from './tokens/authorization-token.js';
+import { DecisionWaiter } from './authorization/decision-waiter.js';
+
 
 const USAGE = `Usage: spend-auth <command>
 
 Commands:
   serve                      run the HTTP API
-  dev                        migrate, then run the API (embedded database unless DATABASE_URL is set)
+  worker                     run the Temporal worker and the outbox relay
+  dev                        migrate, then run the API and the worker in one process
+                             (embedded database unless DATABASE_URL is set)
   migrate                    apply pending database migrations
   accounts create --name N --plan sandbox|starter|growth|enterprise [--rate-limit N] [--json]
                              create an account and print its first admin keys
@@ -33,7 +37,13 @@ async function withDatabase<T>(config: Config, fn: (d: Database) => Promise<T>):
   }
 }
 
-async function runServer(config: Config, mode: 'serve' | 'dev'): Promise<void> {
+type ProcessMode = 'serve' | 'worker' | 'dev';
+
+/**
+ * `serve`: the API. `worker`: the Temporal worker and the outbox relay. `dev`: both, after
+ * migrating, on the embedded database by default. Each keeps running while the engine is down.
+ */
+async function runProcess(config: Config, mode: ProcessMode): Promise<void> {
   const log = createLogger(config.logLevel);
   const database = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   if (mode === 'dev') {
@@ -53,15 +63,44 @@ async function runServer(config: Config, mode: 'serve' | 'dev'): Promise<void> {
       throw new UsageError(`The database has pending migrations (${pending.join(', ')}); run \`spend-auth migrate\` first.`);
     }
   }
+
+  // Loaded here, not at the top: the other commands should not pay for the Temporal SDK.
+  const { TemporalGateway } = await import('./temporal/gateway.js');
+  const { OutboxRelay } = await import('./temporal/outbox-relay.js');
+  const { superviseWorker, tryLocalDevServer } = await import('./temporal/engine.js');
   const keys = await loadSigningKeys(config);
   const signer = { issuer: config.publicBaseUrl ?? DEFAULT_ISSUER, keys };
-  const running = await startHttpServer(database, config, { signer }, log);
-  log.info({ port: running.port, database: database.kind }, 'API listening');
-  const stopHousekeeping = startHousekeeping(database.db, log);
+  const waiter = new DecisionWaiter();
+  const stops: Array<() => Promise<void>> = [];
+
+  let address = config.temporal.address;
+  if (mode === 'dev' && !config.temporal.addressGiven) {
+    const local = await tryLocalDevServer(config.temporal.namespace, log);
+    if (local) {
+      address = local.address;
+      stops.push(() => local.teardown());
+    }
+  }
+  const settings = { address, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue };
+  const gateway = new TemporalGateway(settings);
+  stops.push(() => gateway.close());
+
+  if (mode === 'worker' || mode === 'dev') {
+    const relay = new OutboxRelay({ db: database.db, gateway, log });
+    relay.start();
+    const worker = superviseWorker(settings, { db: database.db, signer, onResolved: (id) => waiter.notify(id) }, log);
+    stops.unshift(() => relay.stop(), () => worker.stop());
+  }
+  if (mode === 'serve' || mode === 'dev') {
+    const running = await startHttpServer(database, config, { signer, gateway, waiter }, log);
+    log.info({ port: running.port, database: database.kind }, 'API listening');
+    const stopHousekeeping = startHousekeeping(database.db, log);
+    stops.unshift(async () => stopHousekeeping(), () => running.close());
+  }
+
   const stop = async (signal: string) => {
     log.info({ signal }, 'shutting down');
-    stopHousekeeping();
-    await running.close();
+    for (const fn of stops) await fn().catch((err: unknown) => log.warn({ err }, 'error while shutting down'));
     await database.close();
     process.exit(0);
   };
@@ -114,8 +153,9 @@ export async function main(argv: string[]): Promise<void> {
     const config = loadConfig();
     switch (command) {
       case 'serve':
+      case 'worker':
       case 'dev':
-        await runServer(config, command);
+        await runProcess(config, command);
         return;
       case 'migrate': {
         const applied = await withDatabase(config, ({ db }) => migrateToLatest(db));

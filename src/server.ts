@@ -6,6 +6,7 @@ import { authenticate } from './keys/keys.service.js';
 import type { Logger } from './logger.js';
 import type { DecisionWaiter } from './authorization/decision-waiter.js';
 import type { TokenSigner } from './tokens/authorization-token.js';
+import type { WorkflowGateway } from './temporal/gateway.js';
 
 export interface RunningServer {
   server: Server;
@@ -20,7 +21,7 @@ export const SHUTDOWN_GRACE_MS = 10_000;
 export async function startHttpServer(
   database: Database,
   config: Pick<Config, 'port'>,
-  services: { signer: TokenSigner; waiter?: DecisionWaiter },
+  services: { signer: TokenSigner; gateway: WorkflowGateway; waiter?: DecisionWaiter },
   log: Logger,
   host?: string,
 ): Promise<RunningServer> {

@@ -4,6 +4,7 @@ import { decodeCursor, toPage } from '../db/pagination.js';
 import { appendAudit } from '../audit/audit.repository.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import { emitEvent } from '../events/events.repository.js';
 import { findPolicyInScope } from '../policies/policies.repository.js';
 import { findAgentInScope, insertAgent, listAgents as listAgentRows, updateAgent as updateAgentRow, type AgentRow } from './agents.repository.js';
 import type { CreateAgentInput, UpdateAgentInput } from './agents.schemas.js';
@@ -155,6 +156,9 @@ async function transition(trx: DbOrTrx, caller: Caller, agent: AgentRow, to: Tra
     policyId: agent.policy_id,
     reason: reason ?? null,
   });
+  if (to === 'frozen') {
+    await emitEvent(trx, { accountId: caller.accountId, livemode: caller.livemode, type: 'agent.frozen', data: toAgentView(row) });
+  }
   if (to !== 'active') await hooks.onAgentStopped?.(trx, row, to === 'frozen' ? 'agent_frozen' : 'agent_deactivated', actor);
   return row;
 }

@@ -24,7 +24,7 @@ export async function readSpend(db: DbOrTrx, agentId: string, periods: { month: 
 }
 
 /**
- * Adds to (or, with negative deltas, takes from) an agent's month and day counters in one statement.
+ * Adds to an agent's month and day counters in one statement (creating them at zero first).
  * Callers hold the agent's row lock, which serializes every spend change of that agent.
  */
 export async function changeSpend(
@@ -33,6 +33,15 @@ export async function changeSpend(
   periods: { month: string; day: string },
   delta: { approved: number; reserved: number },
 ): Promise<void> {
+  if (delta.approved < 0 || delta.reserved < 0) {
+    // Taking away (a released reservation) only ever touches rows its reservation created;
+    // an upsert would check the negative candidate row against the constraints first.
+    await sql`
+      UPDATE agent_spend
+      SET approved = approved + ${delta.approved}, reserved = reserved + ${delta.reserved}
+      WHERE agent_id = ${agentId} AND period IN (${periods.month}, ${periods.day})`.execute(db);
+    return;
+  }
   await sql`
     INSERT INTO agent_spend (agent_id, period, approved, reserved)
     VALUES (${agentId}, ${periods.month}, ${delta.approved}, ${delta.reserved}),

@@ -1,7 +1,8 @@
+import { sql } from 'kysely';
 import type { DbOrTrx } from '../db/database.js';
 
 /** Topics the relay knows how to carry out after commit. */
-export type OutboxTopic = 'held_decision' | 'event';
+export type OutboxTopic = 'held_decision' | 'held_resolved' | 'event';
 
 /** Written inside the caller's transaction, so the follow-up exists exactly when the change does. */
 export async function enqueueOutbox(trx: DbOrTrx, topic: OutboxTopic, refId: string, payload: Record<string, unknown> = {}, now = new Date()) {
@@ -9,4 +10,55 @@ export async function enqueueOutbox(trx: DbOrTrx, topic: OutboxTopic, refId: str
     .insertInto('outbox')
     .values({ topic, ref_id: refId, payload: JSON.stringify(payload), created_at: now, next_attempt_at: now, last_error: null, processed_at: null })
     .execute();
+}
+
+export interface OutboxRow {
+  id: number;
+  topic: OutboxTopic;
+  ref_id: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  created_at: Date;
+}
+
+/** How long a claimed row is hidden from other relays; a relay that dies mid-batch loses nothing. */
+export const OUTBOX_LEASE_MS = 60_000;
+
+/**
+ * Claims due rows of the given topics with a lease (SKIP LOCKED, so several relays can run).
+ * The claim commits at once; rows are marked done or rescheduled one by one afterwards.
+ */
+export async function claimDueOutbox(db: DbOrTrx, topics: OutboxTopic[], limit: number, now: Date): Promise<OutboxRow[]> {
+  const res = await sql<OutboxRow>`
+    UPDATE outbox SET next_attempt_at = ${new Date(now.getTime() + OUTBOX_LEASE_MS)}
+    WHERE id IN (
+      SELECT id FROM outbox
+      WHERE processed_at IS NULL AND next_attempt_at <= ${now} AND topic IN (${sql.join(topics)})
+      ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+    RETURNING id, topic, ref_id, payload, attempts, created_at`.execute(db);
+  return res.rows.map((r) => ({ ...r, id: Number(r.id), attempts: Number(r.attempts) })).sort((a, b) => a.id - b.id);
+}
+
+export async function markOutboxDone(db: DbOrTrx, id: number, now: Date): Promise<void> {
+  await db.updateTable('outbox').set({ processed_at: now, last_error: null }).where('id', '=', id).execute();
+}
+
+export async function rescheduleOutbox(db: DbOrTrx, id: number, attempts: number, nextAttemptAt: Date, error: string): Promise<void> {
+  await db
+    .updateTable('outbox')
+    .set({ attempts, next_attempt_at: nextAttemptAt, last_error: error.slice(0, 1000) })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Unprocessed rows and the age of the oldest: the relay's lag. */
+export async function outboxLag(db: DbOrTrx, now: Date, topics?: OutboxTopic[]): Promise<{ pending: number; oldest_age_seconds: number }> {
+  let q = db
+    .selectFrom('outbox')
+    .select((eb) => [eb.fn.countAll<number>().as('pending'), eb.fn.min('created_at').as('oldest')])
+    .where('processed_at', 'is', null);
+  if (topics) q = q.where('topic', 'in', topics);
+  const row = await q.executeTakeFirstOrThrow();
+  const oldest = row.oldest ? new Date(row.oldest as unknown as string) : undefined;
+  return { pending: Number(row.pending), oldest_age_seconds: oldest ? Math.max(0, Math.round((now.getTime() - oldest.getTime()) / 1000)) : 0 };
 }

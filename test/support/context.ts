@@ -6,6 +6,7 @@ import { createLogger } from '../../src/logger.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
 import type { TokenSigner } from '../../src/tokens/authorization-token.js';
+import { TemporalGateway, type WorkflowGateway } from '../../src/temporal/gateway.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -33,6 +34,7 @@ export interface TestContext {
   baseUrl: string;
   server: RunningServer;
   signer: TokenSigner;
+  gateway: WorkflowGateway;
   /** A fresh account: tests stay isolated from each other even on one shared database. */
   account(plan?: Plan, opts?: { rateLimit?: number }): Promise<TestAccount>;
   client(key: string): Client;
@@ -51,14 +53,20 @@ async function toResponse(res: Response): Promise<ApiResponse> {
  * One real database (PostgreSQL when DATABASE_URL is set, else an in-memory PGlite for this file)
  * and the real app listening on 127.0.0.1.
  */
-export async function createTestContext(): Promise<TestContext> {
+export const UNREACHABLE_ENGINE_PORT = 1;
+
+export async function createTestContext(
+  opts: { gateway?: (deps: { db: Database['db']; signer: TokenSigner }) => WorkflowGateway } = {},
+): Promise<TestContext> {
   const url = process.env.DATABASE_URL;
   const database = await connectDatabase(url ? { databaseUrl: url, poolSize: 10 } : { dataDir: 'memory://' });
   // Global setup already migrated a shared server; the embedded database is new for this file.
   if (!url) await migrateToLatest(database.db);
   const keys = await keysFromJwks([await generatePrivateJwk()]);
   const signer = { issuer: 'spend-auth-test', keys };
-  const server = await startHttpServer(database, { port: 0 }, { signer }, createLogger('silent'), '127.0.0.1');
+  // No engine runs here: the gateway points at a port nothing listens on, so approvals answer 503.
+  const gateway = opts.gateway?.({ db: database.db, signer }) ?? new TemporalGateway({ address: `127.0.0.1:${UNREACHABLE_ENGINE_PORT}`, namespace: 'default', taskQueue: 'spend-authorization' });
+  const server = await startHttpServer(database, { port: 0 }, { signer, gateway }, createLogger('silent'), '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${server.port}`;
 
   const raw = async (path: string, init?: RequestInit) => toResponse(await fetch(baseUrl + path, init));
@@ -87,6 +95,7 @@ export async function createTestContext(): Promise<TestContext> {
     baseUrl,
     server,
     signer,
+    gateway,
     raw,
     client,
     async account(plan = 'growth', opts = {}) {
@@ -99,6 +108,7 @@ export async function createTestContext(): Promise<TestContext> {
     },
     async close() {
       await server.close(100);
+      await gateway.close();
       await database.close();
     },
   };

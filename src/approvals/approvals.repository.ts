@@ -1,0 +1,40 @@
+import type { DbOrTrx, DecisionStatus } from '../db/database.js';
+import { afterRow } from '../db/pagination.js';
+import type { DecisionRow } from '../authorization/decision.view.js';
+
+/** The decision row locked for the transaction, whatever its state. */
+export async function lockDecision(db: DbOrTrx, id: string): Promise<DecisionRow | undefined> {
+  return db.selectFrom('decisions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export async function findDecisionById(db: DbOrTrx, id: string): Promise<DecisionRow | undefined> {
+  return db.selectFrom('decisions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateDecision(db: DbOrTrx, id: string, set: Partial<Omit<DecisionRow, 'id' | 'metadata'>>): Promise<DecisionRow> {
+  return db.updateTable('decisions').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function pendingDecisionIdsOfAgent(db: DbOrTrx, agentId: string): Promise<string[]> {
+  const rows = await db.selectFrom('decisions').select('id').where('agent_id', '=', agentId).where('status', '=', 'pending').execute();
+  return rows.map((r) => r.id);
+}
+
+/** Held requests (every decision that was ever held), newest first. */
+export async function listHeld(
+  db: DbOrTrx,
+  scope: { accountId: string; livemode: boolean; status?: DecisionStatus | undefined; agentId?: string | undefined },
+  limit: number,
+  cursorId?: string,
+): Promise<DecisionRow[]> {
+  let q = db
+    .selectFrom('decisions')
+    .selectAll()
+    .where('account_id', '=', scope.accountId)
+    .where('livemode', '=', scope.livemode)
+    .where('expires_at', 'is not', null);
+  if (scope.status) q = q.where('status', '=', scope.status);
+  if (scope.agentId) q = q.where('agent_id', '=', scope.agentId);
+  if (cursorId) q = q.where(afterRow('decisions', cursorId, scope));
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}

@@ -1,0 +1,12 @@
+import { z } from 'zod';
+
+export const listApprovalsQuery = z.strictObject({
+  status: z.enum(['pending', 'approved', 'denied', 'expired']).optional(),
+  agent_id: z.string().min(1).max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().min(1).max(300).optional(),
+});
+
+export const resolveApprovalSchema = z.strictObject({
+  note: z.string().trim().max(1000).optional(),
+});

@@ -1,0 +1,57 @@
+import { requireRole, STAFF, type Caller } from '../caller.js';
+import type { Db, DecisionStatus } from '../db/database.js';
+import { decodeCursor, toPage } from '../db/pagination.js';
+import { findDecisionInScope } from '../authorization/authorization.repository.js';
+import { toDecisionView, type DecisionView } from '../authorization/decision.view.js';
+import { AppError, conflict, notFound } from '../errors.js';
+import { EngineUnavailableError, ResolutionRejectedError, type WorkflowGateway } from '../temporal/gateway.js';
+import { listHeld } from './approvals.repository.js';
+
+export async function listApprovals(
+  db: Db,
+  caller: Caller,
+  q: { status?: DecisionStatus | undefined; agent_id?: string | undefined; limit: number; cursor?: string | undefined },
+) {
+  requireRole(caller, STAFF);
+  const rows = await listHeld(
+    db,
+    { accountId: caller.accountId, livemode: caller.livemode, status: q.status, agentId: q.agent_id },
+    q.limit + 1,
+    q.cursor ? decodeCursor(q.cursor) : undefined,
+  );
+  return toPage(rows, q.limit, toDecisionView, (r) => r.id);
+}
+
+/**
+ * A reviewer's outcome, sent to the request's workflow as an Update; answers once the workflow has
+ * recorded it. PostgreSQL stays the source of truth for the answer.
+ */
+export async function resolveApproval(
+  deps: { db: Db; gateway: WorkflowGateway; onResolved?: (decisionId: string) => void },
+  caller: Caller,
+  decisionId: string,
+  outcome: 'approved' | 'denied',
+  note: string | undefined,
+): Promise<DecisionView> {
+  requireRole(caller, STAFF);
+  const decision = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
+  if (!decision || decision.expires_at === null) throw notFound('approval', 'decision_id');
+  if (decision.status !== 'pending') throw conflict(`The request was already resolved (${decision.status}).`, 'decision_id');
+  let summary;
+  try {
+    summary = await deps.gateway.resolve(decision, { outcome, note: note ?? null, reviewer: caller.keyId, via: 'api' });
+  } catch (err) {
+    if (err instanceof ResolutionRejectedError) throw conflict('The request was already resolved.', 'decision_id');
+    if (err instanceof EngineUnavailableError) {
+      throw new AppError('service_unavailable', 'The workflow engine is unavailable; the request stays pending. Retry later.');
+    }
+    throw err;
+  }
+  deps.onResolved?.(decisionId);
+  const after = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
+  // Resolved by someone else first (expiry, a freeze, an operator's signal): not this reviewer's outcome.
+  if (!summary.changed || !after || after.resolved_by !== caller.keyId) {
+    throw conflict(`The request was already resolved (${after?.status ?? summary.status}).`, 'decision_id');
+  }
+  return toDecisionView(after);
+}

@@ -1,0 +1,107 @@
+import type { Db } from '../db/database.js';
+import { findDecisionById } from '../approvals/approvals.repository.js';
+import type { Logger } from '../logger.js';
+import { claimDueOutbox, markOutboxDone, outboxLag, rescheduleOutbox, type OutboxRow, type OutboxTopic } from '../outbox/outbox.repository.js';
+import { EngineUnavailableError, type WorkflowGateway } from './gateway.js';
+
+export const RELAY_POLL_INTERVAL_MS = 500;
+export const RELAY_BATCH_SIZE = 50;
+export const RELAY_MAX_BACKOFF_MS = 60_000;
+export const RELAY_TOPICS: OutboxTopic[] = ['held_decision', 'held_resolved'];
+
+/** Exponential backoff with jitter: 1 s, 2 s, 4 s … capped at one minute. */
+export function relayBackoffMs(attempts: number, random = Math.random): number {
+  const base = Math.min(RELAY_MAX_BACKOFF_MS, 1_000 * 2 ** Math.min(attempts - 1, 16));
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+/**
+ * Carries committed outbox rows to the workflow engine. Starts are idempotent by workflow id, so
+ * a row carried twice (crash after the start, before marking it done) changes nothing.
+ */
+export class OutboxRelay {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = true;
+  private engineDownLogged = false;
+
+  constructor(
+    private readonly deps: { db: Db; gateway: WorkflowGateway; log: Logger; pollIntervalMs?: number },
+  ) {}
+
+  /** Processes one batch of due rows; returns how many were carried out. */
+  async tick(now = new Date()): Promise<number> {
+    const rows = await claimDueOutbox(this.deps.db, RELAY_TOPICS, RELAY_BATCH_SIZE, now);
+    let done = 0;
+    for (const [i, row] of rows.entries()) {
+      try {
+        await this.carry(row);
+        await markOutboxDone(this.deps.db, row.id, new Date());
+        done += 1;
+        if (this.engineDownLogged) {
+          this.engineDownLogged = false;
+          this.deps.log.info('workflow engine reachable again; outbox relay resumed');
+        }
+      } catch (err) {
+        const message = (err as Error).message;
+        if (err instanceof EngineUnavailableError) {
+          // The engine is down for every row alike: back them all off instead of trying each.
+          for (const r of rows.slice(i)) await this.reschedule(r, message);
+          if (!this.engineDownLogged) {
+            this.engineDownLogged = true;
+            this.deps.log.warn({ err: message }, 'workflow engine unreachable; held requests wait in the outbox and are retried with backoff');
+          }
+          break;
+        }
+        await this.reschedule(row, message);
+        this.deps.log.error({ err, outbox_id: row.id, topic: row.topic }, 'outbox row failed; will retry');
+      }
+    }
+    return done;
+  }
+
+  private async reschedule(row: OutboxRow, error: string): Promise<void> {
+    const attempts = row.attempts + 1;
+    await rescheduleOutbox(this.deps.db, row.id, attempts, new Date(Date.now() + relayBackoffMs(attempts)), error);
+  }
+
+  private async carry(row: OutboxRow): Promise<void> {
+    if (row.topic === 'held_decision') {
+      const decision = await findDecisionById(this.deps.db, row.ref_id);
+      // Resolved before its workflow existed (agent frozen meanwhile): nothing to start.
+      if (!decision || decision.status !== 'pending') return;
+      await this.deps.gateway.startHeld(decision);
+    } else if (row.topic === 'held_resolved') {
+      await this.deps.gateway.notifyResolved(row.ref_id);
+    }
+  }
+
+  lag(now = new Date()) {
+    return outboxLag(this.deps.db, now, RELAY_TOPICS);
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const loop = async () => {
+      if (this.stopped) return;
+      this.running = (async () => {
+        try {
+          // Drain while there is work; then wait for the next poll.
+          while (!this.stopped && (await this.tick()) === RELAY_BATCH_SIZE);
+        } catch (err) {
+          this.deps.log.warn({ err: (err as Error).message }, 'outbox relay could not read the outbox; retrying');
+        }
+      })();
+      await this.running;
+      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.deps.pollIntervalMs ?? RELAY_POLL_INTERVAL_MS);
+    };
+    void loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+}

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { TemporalGateway } from '../../src/temporal/gateway.js';
+import { OutboxRelay, relayBackoffMs } from '../../src/temporal/outbox-relay.js';
+import { createTestContext, policyBody, UNREACHABLE_ENGINE_PORT, type TestAccount, type TestContext } from '../support/context.js';
+import { FakeInlineGateway } from '../support/fake-gateway.js';
+
+let ctx: TestContext;
+let acct: TestAccount;
+const log = createLogger('silent');
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  acct = await ctx.account('growth');
+});
+afterAll(() => ctx?.close());
+
+async function holdOne(): Promise<string> {
+  const p = await acct.test.post('/v1/policies', policyBody({ require_approval_above: 100 }));
+  const agentId = (await acct.test.post('/v1/agents', { name: 'held', policy_id: p.body.id })).body.id;
+  const res = await acct.test.post('/v1/authorize', { agent_id: agentId, amount: 500, currency: 'USD', vendor: 'shop.example' });
+  return res.body.decision_id;
+}
+const rowOf = (id: string) => ctx.database.db.selectFrom('outbox').selectAll().where('ref_id', '=', id).where('topic', '=', 'held_decision').executeTakeFirstOrThrow();
+
+describe('outbox relay', () => {
+  test('backs off exponentially, with jitter, up to a minute', () => {
+    expect(relayBackoffMs(1, () => 0.5)).toBe(1_000);
+    expect(relayBackoffMs(2, () => 0.5)).toBe(2_000);
+    expect(relayBackoffMs(5, () => 0.5)).toBe(16_000);
+    expect(relayBackoffMs(30, () => 0.5)).toBe(60_000);
+    expect(relayBackoffMs(1, () => 0)).toBe(800);
+  });
+
+  test('while the engine is unreachable it keeps the row, counts the attempt and reports lag; once back, the workflow starts exactly once', async () => {
+    const decisionId = await holdOne();
+    const downRelay = new OutboxRelay({ db: ctx.database.db, gateway: new TemporalGateway({ address: `127.0.0.1:${UNREACHABLE_ENGINE_PORT}`, namespace: 'default', taskQueue: 'q' }), log });
+    expect(await downRelay.tick()).toBe(0);
+    const after = await rowOf(decisionId);
+    expect(after.processed_at).toBeNull();
+    expect(after.attempts).toBe(1);
+    expect(after.last_error).toMatch(/unreachable/);
+    expect(after.next_attempt_at.getTime()).toBeGreaterThan(Date.now());
+    const lag = await downRelay.lag();
+    expect(lag.pending).toBeGreaterThanOrEqual(1);
+
+    // The engine is back (a fake one recording starts); the row is due once its backoff has passed.
+    const fake = new FakeInlineGateway({ db: ctx.database.db, signer: ctx.signer });
+    const upRelay = new OutboxRelay({ db: ctx.database.db, gateway: fake, log });
+    expect(await upRelay.tick(new Date(Date.now() + 120_000))).toBeGreaterThanOrEqual(1);
+    expect(fake.started).toContain(decisionId);
+    expect((await rowOf(decisionId)).processed_at).not.toBeNull();
+    expect(await upRelay.tick(new Date(Date.now() + 120_000))).toBe(0);
+    expect(fake.started.filter((id) => id === decisionId)).toHaveLength(1);
+    expect((await upRelay.lag()).pending).toBe(0);
+  });
+
+  test('a hold resolved before its workflow started is not started; its workflow is told once it exists', async () => {
+    const decisionId = await holdOne();
+    const decision = await ctx.database.db.selectFrom('decisions').select('agent_id').where('id', '=', decisionId).executeTakeFirstOrThrow();
+    await acct.test.post(`/v1/agents/${decision.agent_id}/freeze`);
+    const fake = new FakeInlineGateway({ db: ctx.database.db, signer: ctx.signer });
+    await new OutboxRelay({ db: ctx.database.db, gateway: fake, log }).tick(new Date(Date.now() + 120_000));
+    expect(fake.started).not.toContain(decisionId);
+    expect(fake.notified).toContain(decisionId);
+  });
+});

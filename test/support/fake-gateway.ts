@@ -1,0 +1,51 @@
+import { createHeldActivities } from '../../activities/held-authorization.js';
+import type { DecisionRow } from '../../src/authorization/decision.view.js';
+import type { Db } from '../../src/db/database.js';
+import { ResolutionRejectedError, type WorkflowGateway } from '../../src/temporal/gateway.js';
+import type { TokenSigner } from '../../src/tokens/authorization-token.js';
+import type { ResolutionSummary, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
+
+/**
+ * FAKE workflow engine, for tests on machines without a Temporal server: it records starts and
+ * runs the resolution activity inline, as the workflow would. The real workflow is covered by
+ * the bundle and replay tests, and by the server tests where a server is given.
+ */
+export class FakeInlineGateway implements WorkflowGateway {
+  readonly started: string[] = [];
+  readonly notified: string[] = [];
+  private readonly resolved = new Set<string>();
+  private readonly activities;
+
+  constructor(deps: { db: Db; signer: TokenSigner }) {
+    this.activities = createHeldActivities(deps);
+  }
+
+  async startHeld(decision: DecisionRow) {
+    if (this.started.includes(decision.id)) return 'already_started' as const;
+    this.started.push(decision.id);
+    return 'started' as const;
+  }
+
+  async notifyResolved(decisionId: string) {
+    this.notified.push(decisionId);
+  }
+
+  async resolve(decision: DecisionRow, outcome: ReviewerOutcome): Promise<ResolutionSummary> {
+    // Like the workflow's Update validator: the first outcome wins.
+    if (this.resolved.has(decision.id)) throw new ResolutionRejectedError('already resolved');
+    this.resolved.add(decision.id);
+    return this.activities.resolveHeldDecision({
+      decisionId: decision.id,
+      outcome: outcome.outcome,
+      note: outcome.note ?? null,
+      reviewer: outcome.reviewer ?? null,
+      via: 'api',
+    });
+  }
+
+  async health() {
+    return 'up' as const;
+  }
+
+  async close() {}
+}

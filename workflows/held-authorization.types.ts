@@ -1,0 +1,45 @@
+/** Shared by the workflow, its activities and the API; plain data only. */
+
+export interface HeldAuthorizationInput {
+  decisionId: string;
+  /** When the hold expires (ISO 8601): the workflow's timer is derived from it, so a late start still expires on time. */
+  expiresAt: string;
+}
+
+/** What a reviewer (Update from the API) or an operator (signal from the Temporal UI) sends. */
+export interface ReviewerOutcome {
+  outcome: 'approved' | 'denied';
+  note?: string | null;
+  reviewer?: string | null;
+  /** `reviewer` when an API key resolved it, `operator` for a signal from the UI or CLI. */
+  via?: 'api' | 'operator';
+}
+
+/** The recorded resolution, without the token: workflow history never holds a secret. */
+export interface ResolutionSummary {
+  decisionId: string;
+  changed: boolean;
+  decision: 'approved' | 'denied' | 'held';
+  status: 'approved' | 'denied' | 'pending' | 'expired';
+  reasonCode: string | null;
+  resolvedAt: string | null;
+  resolvedBy: string | null;
+}
+
+export interface ResolveActivityInput {
+  decisionId: string;
+  outcome: 'approved' | 'denied' | 'expired';
+  note: string | null;
+  reviewer: string | null;
+  via: 'api' | 'operator' | 'system';
+}
+
+export function isReviewerOutcome(value: unknown): value is ReviewerOutcome {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    (v.outcome === 'approved' || v.outcome === 'denied') &&
+    (v.note === undefined || v.note === null || (typeof v.note === 'string' && v.note.length <= 1000)) &&
+    (v.reviewer === undefined || v.reviewer === null || (typeof v.reviewer === 'string' && v.reviewer.length <= 200))
+  );
+}

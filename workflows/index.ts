@@ -1,0 +1,1 @@
+export { heldAuthorization, approvalDecisionSignal, resolveUpdate } from './held-authorization.js';
