@@ -22,9 +22,12 @@ const { resolveHeldDecision } = proxyActivities<HeldActivities>({
 export async function heldAuthorization(input: HeldAuthorizationInput): Promise<ResolutionSummary> {
   let requested: ReviewerOutcome | undefined;
   let result: ResolutionSummary | undefined;
+  /** Set once the wait has ended (decided or expired): later outcomes are refused. */
+  let waitOver = false;
 
   setHandler(approvalDecisionSignal, (outcome) => {
-    if (requested === undefined && isReviewerOutcome(outcome)) requested = { ...outcome, via: outcome.via ?? 'operator' };
+    // A signal always counts as an operator's, whatever its payload claims.
+    if (requested === undefined && !waitOver && isReviewerOutcome(outcome)) requested = { ...outcome, via: 'operator' };
   });
   setHandler(
     resolveUpdate,
@@ -37,12 +40,14 @@ export async function heldAuthorization(input: HeldAuthorizationInput): Promise<
       validator: (outcome) => {
         if (!isReviewerOutcome(outcome)) throw new Error('invalid outcome: expected {"outcome": "approved" | "denied"}');
         if (requested !== undefined || result !== undefined) throw new Error('already resolved');
+        if (waitOver) throw new Error('expired');
       },
     },
   );
 
   const waitMs = Date.parse(input.expiresAt) - Date.now();
   const decided = waitMs > 0 ? await condition(() => requested !== undefined, waitMs) : requested !== undefined;
+  waitOver = true;
 
   result = await resolveHeldDecision({
     decisionId: input.decisionId,

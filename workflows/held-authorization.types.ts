@@ -11,7 +11,7 @@ export interface ReviewerOutcome {
   outcome: 'approved' | 'denied';
   note?: string | null;
   reviewer?: string | null;
-  /** `reviewer` when an API key resolved it, `operator` for a signal from the UI or CLI. */
+  /** `api` when a reviewer's key resolved it (Update); a signal from the UI or CLI always counts as `operator`. */
   via?: 'api' | 'operator';
 }
 

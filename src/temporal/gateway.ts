@@ -101,7 +101,7 @@ export class TemporalGateway implements WorkflowGateway {
   async notifyResolved(decisionId: string): Promise<void> {
     const client = await this.getClient();
     try {
-      await client.workflow.getHandle(heldWorkflowId(decisionId)).signal(approvalDecisionSignal, { outcome: 'denied', reviewer: 'system', via: 'operator' });
+      await client.workflow.getHandle(heldWorkflowId(decisionId)).signal(approvalDecisionSignal, { outcome: 'denied', reviewer: 'system' });
     } catch (err) {
       // Never started, or already finished: nothing to tell.
       if (err instanceof WorkflowNotFoundError) return;
