@@ -19,6 +19,7 @@ import type { TokenSigner } from './tokens/authorization-token.js';
 import { denyPendingHolds } from './approvals/resolution.service.js';
 import { approvalsRouter } from './http/routes/approvals.js';
 import { outboxLag } from './outbox/outbox.repository.js';
+import { eventsRouter, webhookEndpointsRouter } from './http/routes/webhooks.js';
 import type { WorkflowGateway } from './temporal/gateway.js';
 
 export interface AppDeps {
@@ -28,6 +29,8 @@ export interface AppDeps {
   waiter?: DecisionWaiter;
   /** The workflow engine, as a client: reviewer outcomes travel through it. */
   gateway: WorkflowGateway;
+  /** WEBHOOK_ALLOW_PRIVATE_URLS: lifts the webhook address check (tests, local development). */
+  allowPrivateUrls?: boolean;
   /** Told when a key is revoked, so any cache of keys can drop it at once. */
   onKeyRevoked?: (keyHash: string) => void;
   agentHooks?: AgentHooks;
@@ -76,6 +79,9 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/authorize', authorizeRouter(authz));
   v1.use('/decisions', decisionsRouter(authz));
   v1.use('/authorization-tokens', tokensRouter(authz));
+  const webhooks = { db: deps.db, allowPrivateUrls: deps.allowPrivateUrls ?? false };
+  v1.use('/webhook-endpoints', webhookEndpointsRouter(webhooks));
+  v1.use('/events', eventsRouter(webhooks));
   v1.use('/approvals', approvalsRouter({ db: deps.db, gateway: deps.gateway, onResolved: (id) => waiter.notify(id) }));
   v1.use('/api-keys', apiKeysRouter(deps.db, deps.onKeyRevoked));
   v1.use('/agents', agentsRouter(deps.db, deps.agentHooks ?? defaultAgentHooks));

@@ -88,11 +88,11 @@ async function runProcess(config: Config, mode: ProcessMode): Promise<void> {
   if (mode === 'worker' || mode === 'dev') {
     const relay = new OutboxRelay({ db: database.db, gateway, log });
     relay.start();
-    const worker = superviseWorker(settings, { db: database.db, signer, onResolved: (id) => waiter.notify(id) }, log);
+    const worker = superviseWorker(settings, { db: database.db, signer, allowPrivateUrls: config.webhookAllowPrivateUrls, onResolved: (id) => waiter.notify(id) }, log);
     stops.unshift(() => relay.stop(), () => worker.stop());
   }
   if (mode === 'serve' || mode === 'dev') {
-    const running = await startHttpServer(database, config, { signer, gateway, waiter }, log);
+    const running = await startHttpServer(database, config, { signer, gateway, waiter, allowPrivateUrls: config.webhookAllowPrivateUrls }, log);
     log.info({ port: running.port, database: database.kind }, 'API listening');
     const stopHousekeeping = startHousekeeping(database.db, log);
     stops.unshift(async () => stopHousekeeping(), () => running.close());

@@ -14,7 +14,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'acct' | 'key' | 'agt' | 'pol' | 'aud' | 'dec' | 'evt' | 'we' | 'del' | 'vlt' | 'req';
+export type IdPrefix = 'acct' | 'key' | 'agt' | 'pol' | 'aud' | 'dec' | 'evt' | 'we' | 'del' | 'vlt' | 'req' | 'whsec';
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(24)}`;
 

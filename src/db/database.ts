@@ -166,7 +166,51 @@ export interface OutboxTable {
   processed_at: Date | null;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  url: string;
+  description: string | null;
+  events: Json<string[]>;
+  enabled: boolean;
+  secret: string;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  event_id: string;
+  endpoint_id: string;
+  workflow_id: string;
+  status: DeliveryStatus;
+  attempt_count: Generated<number>;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: string;
+  attempted_at: Date;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+}
+
 export interface DB {
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   decisions: DecisionsTable;
   agent_spend: AgentSpendTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -1,6 +1,7 @@
 import type { DbOrTrx } from '../db/database.js';
 import { newId } from '../ids.js';
 import { enqueueOutbox } from '../outbox/outbox.repository.js';
+import { afterRow } from '../db/pagination.js';
 
 export type EventType = 'authorize.approved' | 'authorize.denied' | 'authorize.held' | 'agent.frozen' | 'approval.completed';
 
@@ -20,4 +21,19 @@ export async function emitEvent(
     .execute();
   await enqueueOutbox(trx, 'event', id, {}, now);
   return id;
+}
+
+export const EVENT_TYPES: readonly EventType[] = ['authorize.approved', 'authorize.denied', 'authorize.held', 'agent.frozen', 'approval.completed'];
+
+export async function findEvent(db: DbOrTrx, scope: { accountId: string; livemode: boolean } | null, id: string) {
+  let q = db.selectFrom('events').selectAll().where('id', '=', id);
+  if (scope) q = q.where('account_id', '=', scope.accountId).where('livemode', '=', scope.livemode);
+  return q.executeTakeFirst();
+}
+
+export async function listEvents(db: DbOrTrx, scope: { accountId: string; livemode: boolean; type?: string | undefined }, limit: number, cursorId?: string) {
+  let q = db.selectFrom('events').selectAll().where('account_id', '=', scope.accountId).where('livemode', '=', scope.livemode);
+  if (scope.type) q = q.where('type', '=', scope.type);
+  if (cursorId) q = q.where(afterRow('events', cursorId, scope));
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }

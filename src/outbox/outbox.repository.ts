@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { DbOrTrx } from '../db/database.js';
 
 /** Topics the relay knows how to carry out after commit. */
-export type OutboxTopic = 'held_decision' | 'held_resolved' | 'event';
+export type OutboxTopic = 'held_decision' | 'held_resolved' | 'event' | 'webhook_delivery';
 
 /** Written inside the caller's transaction, so the follow-up exists exactly when the change does. */
 export async function enqueueOutbox(trx: DbOrTrx, topic: OutboxTopic, refId: string, payload: Record<string, unknown> = {}, now = new Date()) {

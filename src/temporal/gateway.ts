@@ -28,6 +28,8 @@ export interface TemporalSettings {
 /** What the service asks of the workflow engine; the one place that talks to Temporal as a client. */
 export interface WorkflowGateway {
   startHeld(decision: DecisionRow): Promise<'started' | 'already_started'>;
+  /** Starts the delivery workflow of one webhook delivery (idempotent by its workflow id). */
+  startWebhookDelivery(delivery: { id: string; workflow_id: string }): Promise<'started' | 'already_started'>;
   /** Tells a held workflow its decision was resolved elsewhere (agent frozen); a missing workflow is fine. */
   notifyResolved(decisionId: string): Promise<void>;
   resolve(decision: DecisionRow, outcome: ReviewerOutcome, deadlineMs?: number): Promise<ResolutionSummary>;
@@ -90,6 +92,24 @@ export class TemporalGateway implements WorkflowGateway {
     const client = await this.getClient();
     try {
       await client.workflow.start('heldAuthorization', heldStartOptions(decision, this.settings.taskQueue));
+      return 'started';
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
+      if (isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
+      throw err;
+    }
+  }
+
+  async startWebhookDelivery(delivery: { id: string; workflow_id: string }): Promise<'started' | 'already_started'> {
+    const client = await this.getClient();
+    try {
+      await client.workflow.start('webhookDelivery', {
+        workflowId: delivery.workflow_id,
+        taskQueue: this.settings.taskQueue,
+        args: [{ deliveryId: delivery.id }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
       return 'started';
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';

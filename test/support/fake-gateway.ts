@@ -26,6 +26,14 @@ export class FakeInlineGateway implements WorkflowGateway {
     return 'started' as const;
   }
 
+  readonly webhookDeliveries: string[] = [];
+
+  async startWebhookDelivery(delivery: { id: string; workflow_id: string }) {
+    if (this.webhookDeliveries.includes(delivery.id)) return 'already_started' as const;
+    this.webhookDeliveries.push(delivery.id);
+    return 'started' as const;
+  }
+
   async notifyResolved(decisionId: string) {
     this.notified.push(decisionId);
   }

@@ -1,0 +1,2 @@
+/** The package's library surface, for receivers and rails written in Node.js. */
+export { verifyWebhookSignature } from './webhooks/signature.js';

@@ -1,0 +1,135 @@
+import { sql } from 'kysely';
+import type { Db, DbOrTrx, Selectable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../db/database.js';
+import { afterRow } from '../db/pagination.js';
+
+export type EndpointRow = Selectable<WebhookEndpointsTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type AttemptRow = Selectable<WebhookAttemptsTable>;
+
+interface Scope {
+  accountId: string;
+  livemode: boolean;
+}
+
+export async function insertEndpoint(db: DbOrTrx, row: EndpointRow): Promise<EndpointRow> {
+  return db.insertInto('webhook_endpoints').values({ ...row, events: JSON.stringify(row.events) }).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findEndpoint(db: DbOrTrx, scope: Scope, id: string, forUpdate = false) {
+  let q = db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', scope.accountId)
+    .where('livemode', '=', scope.livemode)
+    .where('deleted_at', 'is', null);
+  if (forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+export async function updateEndpoint(db: DbOrTrx, id: string, set: Partial<Omit<EndpointRow, 'id' | 'events'>> & { events?: string[] }) {
+  const { events, ...rest } = set;
+  return db
+    .updateTable('webhook_endpoints')
+    .set({ ...rest, ...(events ? { events: JSON.stringify(events) } : {}) })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function listEndpoints(db: DbOrTrx, scope: Scope, limit: number, cursorId?: string) {
+  let q = db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('account_id', '=', scope.accountId)
+    .where('livemode', '=', scope.livemode)
+    .where('deleted_at', 'is', null);
+  if (cursorId) q = q.where(afterRow('webhook_endpoints', cursorId, scope));
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** Enabled, live (not deleted) endpoints of the scope subscribed to the event type or to `*`. */
+export async function subscribedEndpoints(db: DbOrTrx, scope: Scope, eventType: string) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('account_id', '=', scope.accountId)
+    .where('livemode', '=', scope.livemode)
+    .where('deleted_at', 'is', null)
+    .where('enabled', '=', true)
+    .where(sql<boolean>`(events @> ${JSON.stringify([eventType])}::jsonb OR events @> '["*"]'::jsonb)`)
+    .execute();
+}
+
+/** Inserts a delivery unless one with the same workflow id exists; returns it only when new. */
+export async function insertDeliveryOnce(db: DbOrTrx, row: Omit<DeliveryRow, 'attempt_count'>): Promise<DeliveryRow | undefined> {
+  return db
+    .insertInto('webhook_deliveries')
+    .values(row)
+    .onConflict((oc) => oc.column('workflow_id').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function findDelivery(db: DbOrTrx, id: string) {
+  return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listDeliveries(db: DbOrTrx, scope: Scope, endpointId: string, limit: number, cursorId?: string) {
+  let q = db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('endpoint_id', '=', endpointId)
+    .where('account_id', '=', scope.accountId)
+    .where('livemode', '=', scope.livemode);
+  if (cursorId) q = q.where(afterRow('webhook_deliveries', cursorId, scope));
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+export const MAX_ATTEMPTS_SHOWN = 20;
+
+export async function recentAttempts(db: DbOrTrx, deliveryIds: string[]): Promise<Map<string, AttemptRow[]>> {
+  const out = new Map<string, AttemptRow[]>();
+  if (deliveryIds.length === 0) return out;
+  const rows = await db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('id', 'desc').execute();
+  for (const r of rows) {
+    const list = out.get(r.delivery_id) ?? [];
+    if (list.length < MAX_ATTEMPTS_SHOWN) list.push(r);
+    out.set(r.delivery_id, list);
+  }
+  return out;
+}
+
+/** One attempt and the delivery's running state, together. */
+export async function recordAttempt(
+  db: Db,
+  deliveryId: string,
+  a: { attemptedAt: Date; durationMs: number; statusCode: number | null; error: string | null; outcome: 'delivered' | 'retry' | 'failed' },
+) {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('webhook_attempts')
+      .values({ delivery_id: deliveryId, attempted_at: a.attemptedAt, duration_ms: a.durationMs, status_code: a.statusCode, error: a.error })
+      .execute();
+    await trx
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        attempt_count: eb('attempt_count', '+', 1),
+        last_status_code: a.statusCode,
+        last_error: a.error,
+        updated_at: a.attemptedAt,
+        ...(a.outcome === 'retry' ? {} : { status: a.outcome, completed_at: a.attemptedAt }),
+      }))
+      .where('id', '=', deliveryId)
+      .execute();
+  });
+}
+
+export async function markDeliveryFailed(db: DbOrTrx, deliveryId: string, error: string, now: Date) {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', last_error: error, completed_at: now, updated_at: now })
+    .where('id', '=', deliveryId)
+    .where('status', '=', 'pending')
+    .execute();
+}

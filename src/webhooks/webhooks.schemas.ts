@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { EVENT_TYPES } from '../events/events.repository.js';
+
+const eventList = z
+  .array(z.enum([...EVENT_TYPES, '*'] as unknown as [string, ...string[]]))
+  .min(1)
+  .max(EVENT_TYPES.length + 1)
+  .transform((list) => (list.includes('*') ? ['*'] : [...new Set(list)]));
+
+export const createEndpointSchema = z.strictObject({
+  url: z.string().trim().min(1).max(2048),
+  events: eventList,
+  description: z.string().trim().max(500).optional(),
+});
+
+export const updateEndpointSchema = z.strictObject({
+  url: z.string().trim().min(1).max(2048).optional(),
+  events: eventList.optional(),
+  enabled: z.boolean().optional(),
+  description: z.string().trim().max(500).nullable().optional(),
+});
+
+export const listQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().min(1).max(300).optional(),
+});
+
+export const listEventsQuery = listQuery.extend({
+  type: z.enum(EVENT_TYPES as unknown as [string, ...string[]]).optional(),
+});
+
+export const redeliverSchema = z.strictObject({
+  endpoint_id: z.string().min(1).max(100).optional(),
+});
+
+export type CreateEndpointInput = z.output<typeof createEndpointSchema>;
+export type UpdateEndpointInput = z.output<typeof updateEndpointSchema>;
