@@ -16,7 +16,7 @@ import { jwksRouter, tokensRouter } from './http/routes/tokens.js';
 import { idempotency } from './http/idempotency.js';
 import { DecisionWaiter } from './authorization/decision-waiter.js';
 import type { TokenSigner } from './tokens/authorization-token.js';
-import { denyPendingHolds } from './approvals/resolution.service.js';
+import { agentStopHooks } from './approvals/agent-hooks.js';
 import { approvalsRouter } from './http/routes/approvals.js';
 import { outboxLag } from './outbox/outbox.repository.js';
 import { eventsRouter, webhookEndpointsRouter } from './http/routes/webhooks.js';
@@ -31,18 +31,13 @@ export interface AppDeps {
   gateway: WorkflowGateway;
   /** WEBHOOK_ALLOW_PRIVATE_URLS: lifts the webhook address check (tests, local development). */
   allowPrivateUrls?: boolean;
+  /** The clock decisions are made by; injectable so tests can move time instead of sleeping. */
+  now?: () => Date;
   /** Told when a key is revoked, so any cache of keys can drop it at once. */
   onKeyRevoked?: (keyHash: string) => void;
   agentHooks?: AgentHooks;
   logError?: (err: unknown, requestId: string) => void;
 }
-
-/** Stopping an agent denies its pending holds in the same transaction. */
-const defaultAgentHooks: AgentHooks = {
-  onAgentStopped: async (trx, agent, reason, actor) => {
-    await denyPendingHolds(trx, agent.id, reason, actor);
-  },
-};
 
 /** Builds the HTTP app from its dependencies; listening is the caller's business. */
 export function createApp(deps: AppDeps): Express {
@@ -70,7 +65,7 @@ export function createApp(deps: AppDeps): Express {
   });
 
   const waiter = deps.waiter ?? new DecisionWaiter();
-  const authz = { db: deps.db, signer: deps.signer, waiter };
+  const authz = { db: deps.db, signer: deps.signer, waiter, ...(deps.now ? { now: deps.now } : {}) };
   const v1 = express.Router();
   v1.use(jwksRouter(deps.signer));
   v1.use(authMiddleware(deps.authenticate));
@@ -84,7 +79,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/events', eventsRouter(webhooks));
   v1.use('/approvals', approvalsRouter({ db: deps.db, gateway: deps.gateway, onResolved: (id) => waiter.notify(id) }));
   v1.use('/api-keys', apiKeysRouter(deps.db, deps.onKeyRevoked));
-  v1.use('/agents', agentsRouter(deps.db, deps.agentHooks ?? defaultAgentHooks));
+  v1.use('/agents', agentsRouter(deps.db, deps.agentHooks ?? agentStopHooks));
   v1.use('/policies', policiesRouter(deps.db));
   v1.use('/audit-logs', auditLogsRouter(deps.db));
   app.use('/v1', v1);

@@ -21,7 +21,7 @@ export const SHUTDOWN_GRACE_MS = 10_000;
 export async function startHttpServer(
   database: Database,
   config: Pick<Config, 'port'>,
-  services: { signer: TokenSigner; gateway: WorkflowGateway; waiter?: DecisionWaiter; allowPrivateUrls?: boolean },
+  services: { signer: TokenSigner; gateway: WorkflowGateway; waiter?: DecisionWaiter; allowPrivateUrls?: boolean; now?: () => Date },
   log: Logger,
   host?: string,
 ): Promise<RunningServer> {

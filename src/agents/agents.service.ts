@@ -144,12 +144,17 @@ const AUDIT_TYPE: Record<Transition, string> = {
   deactivated: 'agent.deactivated',
 };
 
-async function transition(trx: DbOrTrx, caller: Caller, agent: AgentRow, to: Transition, hooks: AgentHooks, reason?: string) {
+type Actor = { type: 'api_key' | 'reviewer' | 'system'; id: string | null };
+
+/**
+ * Changes an agent's status inside the caller's transaction (the agent row locked): the update,
+ * its audit record, the `agent.frozen` event, and the hook that resolves pending holds.
+ */
+export async function transitionAgent(trx: DbOrTrx, agent: AgentRow, to: Transition, actor: Actor, hooks: AgentHooks, reason?: string) {
   const row = await updateAgentRow(trx, agent.id, { status: to });
-  const actor = actorOf(caller);
   await appendAudit(trx, {
-    accountId: caller.accountId,
-    livemode: caller.livemode,
+    accountId: agent.account_id,
+    livemode: agent.livemode,
     type: AUDIT_TYPE[to],
     actor,
     agentId: agent.id,
@@ -157,11 +162,14 @@ async function transition(trx: DbOrTrx, caller: Caller, agent: AgentRow, to: Tra
     reason: reason ?? null,
   });
   if (to === 'frozen') {
-    await emitEvent(trx, { accountId: caller.accountId, livemode: caller.livemode, type: 'agent.frozen', data: toAgentView(row) });
+    await emitEvent(trx, { accountId: agent.account_id, livemode: agent.livemode, type: 'agent.frozen', data: toAgentView(row) });
   }
   if (to !== 'active') await hooks.onAgentStopped?.(trx, row, to === 'frozen' ? 'agent_frozen' : 'agent_deactivated', actor);
   return row;
 }
+
+const transition = (trx: DbOrTrx, caller: Caller, agent: AgentRow, to: Transition, hooks: AgentHooks) =>
+  transitionAgent(trx, agent, to, actorOf(caller), hooks);
 
 /** Freeze, unfreeze and deactivate are repeatable: a second call changes and audits nothing. */
 export async function setAgentStatus(db: Db, caller: Caller, id: string, to: Transition, hooks: AgentHooks = {}): Promise<AgentView> {

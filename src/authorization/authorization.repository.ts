@@ -68,4 +68,45 @@ export async function findDecisionInScope(db: DbOrTrx, accountId: string, livemo
     .executeTakeFirst();
 }
 
+/** Approved decisions and pending holds of the agent inside each rolling window ending at `now`. */
+export async function velocityState(db: DbOrTrx, agentId: string, windowsSeconds: readonly number[], now: Date): Promise<{ count: number; amount: number }[]> {
+  if (windowsSeconds.length === 0) return [];
+  const since = windowsSeconds.map((w) => new Date(now.getTime() - w * 1000));
+  const oldest = new Date(Math.min(...since.map((d) => d.getTime())));
+  const columns = since.map(
+    (d, i) => sql`count(*) FILTER (WHERE created_at > ${d}) AS ${sql.ref(`c${i}`)}, coalesce(sum(amount) FILTER (WHERE created_at > ${d}), 0) AS ${sql.ref(`a${i}`)}`,
+  );
+  const res = await sql<Record<string, number>>`
+    SELECT ${sql.join(columns)} FROM decisions
+    WHERE agent_id = ${agentId} AND created_at > ${oldest} AND created_at <= ${now} AND status IN ('approved', 'pending')`.execute(db);
+  const row = res.rows[0] ?? {};
+  return since.map((_, i) => ({ count: Number(row[`c${i}`] ?? 0), amount: Number(row[`a${i}`] ?? 0) }));
+}
+
+/** Approved or pending requests of the agent with this amount and currency inside the window (vendor compared by the caller). */
+export async function recentLookalikes(db: DbOrTrx, agentId: string, r: { amount: number; currency: string }, windowSeconds: number, now: Date) {
+  return db
+    .selectFrom('decisions')
+    .select(['id', 'vendor'])
+    .where('agent_id', '=', agentId)
+    .where('amount', '=', r.amount)
+    .where('currency', '=', r.currency)
+    .where('status', 'in', ['approved', 'pending'])
+    .where('created_at', '>', new Date(now.getTime() - windowSeconds * 1000))
+    .where('created_at', '<=', now)
+    .execute();
+}
+
+export async function deniedCount(db: DbOrTrx, agentId: string, windowSeconds: number, now: Date): Promise<number> {
+  const row = await db
+    .selectFrom('decisions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('agent_id', '=', agentId)
+    .where('decision', '=', 'denied')
+    .where('created_at', '>', new Date(now.getTime() - windowSeconds * 1000))
+    .where('created_at', '<=', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export type { DecisionsTable };

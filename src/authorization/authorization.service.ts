@@ -8,11 +8,14 @@ import type { IdempotencyHandle } from '../http/idempotency.js';
 import { newId } from '../ids.js';
 import { enqueueOutbox } from '../outbox/outbox.repository.js';
 import { signAuthorizationToken, verifyAuthorizationToken, type TokenSigner, type VerifyResult } from '../tokens/authorization-token.js';
-import { changeSpend, findDecisionInScope, insertDecision, periodsOf, readSpend } from './authorization.repository.js';
+import { changeSpend, deniedCount, findDecisionInScope, insertDecision, periodsOf, readSpend } from './authorization.repository.js';
 import type { AuthorizeInput } from './authorize.schemas.js';
 import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from './decision.view.js';
 import type { DecisionWaiter } from './decision-waiter.js';
-import { evaluate } from './evaluate.js';
+import { autoFreezeTips, evaluate } from './evaluate.js';
+import { loadSafetyInputs } from './safety.js';
+import { transitionAgent } from '../agents/agents.service.js';
+import { agentStopHooks } from '../approvals/agent-hooks.js';
 
 export interface AuthorizationDeps {
   db: Db;
@@ -45,7 +48,8 @@ export async function authorize(deps: AuthorizationDeps, caller: Caller, input: 
     const periods = periodsOf(now);
     const spend = await readSpend(trx, agent.id, periods);
     const request = { amount: input.amount, currency: input.currency, vendor: input.vendor, category: input.category ?? null };
-    const outcome = evaluate({ agent, policy: policy ?? null, request, spend });
+    const safety = await loadSafetyInputs(trx, agent.id, policy, request, idem !== undefined, now);
+    const outcome = evaluate({ agent, policy: policy ?? null, request, spend, ...safety });
 
     const id = newId('dec');
     let token: { token: string; expiresAt: Date } | undefined;
@@ -66,6 +70,8 @@ export async function authorize(deps: AuthorizationDeps, caller: Caller, input: 
       ...request,
       metadata: input.metadata ?? {},
       decision: outcome.decision,
+      original_decision: outcome.decision,
+      original_reason_code: outcome.reason_code,
       status: held ? 'pending' : outcome.decision,
       reason_code: outcome.reason_code,
       reason: outcome.reason,
@@ -103,6 +109,13 @@ export async function authorize(deps: AuthorizationDeps, caller: Caller, input: 
     });
     await emitEvent(trx, { accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: decisionEventData(row), now });
     if (held) await enqueueOutbox(trx, 'held_decision', id, {}, now);
+    if (outcome.decision === 'denied' && policy?.auto_freeze) {
+      // Runaway protection: this denial still gets its answer; the agent stops here.
+      const denied = await deniedCount(trx, agent.id, policy.auto_freeze.window_seconds, now);
+      if (autoFreezeTips(policy.auto_freeze, denied)) {
+        await transitionAgent(trx, agent, 'frozen', { type: 'system', id: null }, agentStopHooks, 'runaway protection');
+      }
+    }
 
     const view = toDecisionView(row);
     await idem?.complete(trx, 200, JSON.stringify(view));

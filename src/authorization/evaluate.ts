@@ -1,7 +1,9 @@
-import type { KycStatus } from '../db/database.js';
+import type { AutoFreeze, KycStatus, VelocityLimit } from '../db/database.js';
 import { vendorListed } from './vendor.js';
 
-export type ReasonCode = 'policy_denied' | 'budget_exceeded' | 'approval_required';
+export type ReasonCode = 'policy_denied' | 'budget_exceeded' | 'velocity_exceeded' | 'approval_required' | 'duplicate_suspected';
+type DenyCode = 'policy_denied' | 'budget_exceeded' | 'velocity_exceeded';
+type HoldCode = 'approval_required' | 'duplicate_suspected';
 
 export interface EvaluatedPolicy {
   id: string;
@@ -14,6 +16,8 @@ export interface EvaluatedPolicy {
   vendor_denylist: readonly string[];
   require_approval_above: number | null;
   categories_allowed: readonly string[];
+  velocity_limits?: readonly VelocityLimit[];
+  duplicate_window_seconds?: number | null;
 }
 
 export interface SpendRequest {
@@ -35,12 +39,16 @@ export interface EvaluationInput {
   policy: EvaluatedPolicy | null;
   request: SpendRequest;
   spend: SpendState;
+  /** Per entry of `policy.velocity_limits`: approved decisions and pending holds in that rolling window, before this request. */
+  velocity?: readonly { count: number; amount: number }[];
+  /** An identical approved or pending request lies inside the duplicate window and this one has no Idempotency-Key. */
+  duplicateSuspected?: boolean;
 }
 
 export type Evaluation =
   | { decision: 'approved'; reason_code: null; reason: null; policy_applied: string }
-  | { decision: 'denied'; reason_code: 'policy_denied' | 'budget_exceeded'; reason: string; policy_applied: string | null }
-  | { decision: 'held'; reason_code: 'approval_required'; reason: string; policy_applied: string };
+  | { decision: 'denied'; reason_code: DenyCode; reason: string; policy_applied: string | null }
+  | { decision: 'held'; reason_code: HoldCode; reason: string; policy_applied: string };
 
 const money = (minor: number, currency: string) => `${minor} ${currency} minor units`;
 
@@ -49,8 +57,8 @@ const money = (minor: number, currency: string) => `${minor} ${currency} minor u
  * loads the state under a lock and applies the outcome. Frozen and deactivated agents never reach
  * here (they are errors, not decisions). Anything it cannot evaluate is denied (fail closed).
  */
-export function evaluate({ agent, policy, request, spend }: EvaluationInput): Evaluation {
-  const deny = (reason_code: 'policy_denied' | 'budget_exceeded', reason: string): Evaluation => ({
+export function evaluate({ agent, policy, request, spend, velocity = [], duplicateSuspected = false }: EvaluationInput): Evaluation {
+  const deny = (reason_code: DenyCode, reason: string): Evaluation => ({
     decision: 'denied',
     reason_code,
     reason,
@@ -82,6 +90,24 @@ export function evaluate({ agent, policy, request, spend }: EvaluationInput): Ev
   if (policy.budget_daily !== null && spend.day.approved + spend.day.reserved + request.amount > policy.budget_daily) {
     return deny('budget_exceeded', `Amount would exceed the daily budget of ${money(policy.budget_daily, policy.currency)}.`);
   }
+  for (const [i, limit] of (policy.velocity_limits ?? []).entries()) {
+    const seen = velocity[i] ?? { count: 0, amount: 0 };
+    if (limit.max_count != null && seen.count + 1 > limit.max_count) {
+      return deny('velocity_exceeded', `More than ${limit.max_count} spends within ${limit.window_seconds} s.`);
+    }
+    if (limit.max_amount != null && seen.amount + request.amount > limit.max_amount) {
+      return deny('velocity_exceeded', `More than ${money(limit.max_amount, policy.currency)} within ${limit.window_seconds} s.`);
+    }
+  }
+  // The hold step: duplicate suspicion first (an allowlisted vendor is no reason to pay twice).
+  if (policy.duplicate_window_seconds != null && duplicateSuspected) {
+    return {
+      decision: 'held',
+      reason_code: 'duplicate_suspected',
+      reason: `An identical request was made within the last ${policy.duplicate_window_seconds} s without an Idempotency-Key; a reviewer must confirm it is not a duplicate.`,
+      policy_applied: policy.id,
+    };
+  }
   const allowlisted = policy.vendor_allowlist.length > 0 && vendorListed(request.vendor, policy.vendor_allowlist);
   if (!allowlisted) {
     if (policy.vendor_allowlist.length > 0) {
@@ -97,4 +123,9 @@ export function evaluate({ agent, policy, request, spend }: EvaluationInput): Ev
     }
   }
   return { decision: 'approved', reason_code: null, reason: null, policy_applied: policy.id };
+}
+
+/** Auto-freeze tips when the denials inside the window, this one included, reach the configured number (the caller freezes an active agent only, so it tips once). */
+export function autoFreezeTips(rule: AutoFreeze | null | undefined, deniedInWindowIncludingThis: number): boolean {
+  return rule != null && deniedInWindowIncludingThis >= rule.denials;
 }

@@ -59,9 +59,23 @@ export interface PoliciesTable {
   categories_allowed: Json<string[]>;
   active: boolean;
   approval_timeout_seconds: number;
+  velocity_limits: Json<VelocityLimit[]>;
+  duplicate_window_seconds: number | null;
+  auto_freeze: Json<AutoFreeze | null>;
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+}
+
+export interface VelocityLimit {
+  window_seconds: number;
+  max_count?: number | null;
+  max_amount?: number | null;
+}
+
+export interface AutoFreeze {
+  denials: number;
+  window_seconds: number;
 }
 
 export interface AuditRecordsTable {
@@ -110,6 +124,9 @@ export interface DecisionsTable {
   category: string | null;
   metadata: Json<Record<string, unknown>>;
   decision: DecisionOutcome;
+  /** The outcome as first decided (a resolved hold keeps `held`). */
+  original_decision: DecisionOutcome;
+  original_reason_code: string | null;
   status: DecisionStatus;
   reason_code: string | null;
   reason: string | null;

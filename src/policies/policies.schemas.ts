@@ -11,6 +11,23 @@ const categoryList = z
   .array(z.string().trim().min(1).max(64).transform((s) => s.toLowerCase()))
   .max(MAX_LIST_ENTRIES);
 
+export const MAX_VELOCITY_LIMITS = 5;
+export const MIN_WINDOW_SECONDS = 60;
+export const MAX_WINDOW_SECONDS = 30 * 24 * 3600;
+
+const velocityLimit = z
+  .strictObject({
+    window_seconds: z.number().int().min(MIN_WINDOW_SECONDS).max(MAX_WINDOW_SECONDS),
+    max_count: z.number().int().min(1).max(1_000_000).nullable().optional(),
+    max_amount: moneySchema.nullable().optional(),
+  })
+  .refine((v) => v.max_count != null || v.max_amount != null, 'needs max_count or max_amount');
+
+const autoFreeze = z.strictObject({
+  denials: z.number().int().min(1).max(10_000),
+  window_seconds: z.number().int().min(MIN_WINDOW_SECONDS).max(MAX_WINDOW_SECONDS),
+});
+
 const policyFields = {
   name: z.string().trim().min(1).max(200),
   currency: currencySchema,
@@ -23,6 +40,9 @@ const policyFields = {
   categories_allowed: categoryList,
   active: z.boolean(),
   approval_timeout_seconds: z.number().int().min(1).max(MAX_APPROVAL_TIMEOUT_SECONDS),
+  velocity_limits: z.array(velocityLimit).max(MAX_VELOCITY_LIMITS),
+  duplicate_window_seconds: z.number().int().min(1).max(86_400).nullable(),
+  auto_freeze: autoFreeze.nullable(),
 };
 
 export const createPolicySchema = z.strictObject({
@@ -35,6 +55,9 @@ export const createPolicySchema = z.strictObject({
   categories_allowed: categoryList.optional(),
   active: policyFields.active.optional(),
   approval_timeout_seconds: policyFields.approval_timeout_seconds.optional(),
+  velocity_limits: policyFields.velocity_limits.optional(),
+  duplicate_window_seconds: policyFields.duplicate_window_seconds.optional(),
+  auto_freeze: policyFields.auto_freeze.optional(),
 });
 
 export const updatePolicySchema = z.strictObject(policyFields).partial();
@@ -47,3 +70,6 @@ export const listPoliciesQuery = z.strictObject({
 
 export type CreatePolicyInput = z.output<typeof createPolicySchema>;
 export type UpdatePolicyInput = z.output<typeof updatePolicySchema>;
+
+export const MAX_SIMULATED_REQUESTS = 1_000;
+export const MAX_REPLAYED_REQUESTS = 10_000;
