@@ -7,6 +7,7 @@ import { AppError } from './errors.js';
 import { createLogger } from './logger.js';
 import { startHttpServer } from './server.js';
 import { startHousekeeping } from './housekeeping.js';
+import { startAuditSealer } from './audit/audit-sealer.js';
 import { loadSigningKeys } from './tokens/signing-keys.js';
 import { DEFAULT_ISSUER } from './tokens/authorization-token.js';
 import { DecisionWaiter } from './authorization/decision-waiter.js';
@@ -84,6 +85,9 @@ async function runProcess(config: Config, mode: ProcessMode): Promise<void> {
   const settings = { address, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue };
   const gateway = new TemporalGateway(settings);
   stops.push(() => gateway.close());
+
+  const stopSealer = startAuditSealer(database.db, log);
+  stops.push(stopSealer);
 
   if (mode === 'worker' || mode === 'dev') {
     const relay = new OutboxRelay({ db: database.db, gateway, log });

@@ -76,15 +76,16 @@ export class ChainVerifier {
   private count = 0;
   private firstInvalid: number | null = null;
 
-  push(record: ChainedFields & { prev_hash: string; hash: string }): void {
+  push(record: Omit<ChainedFields, 'sequence'> & { sequence: number | null; prev_hash: string | null; hash: string | null }): void {
     this.count += 1;
     if (this.firstInvalid !== null) return;
     const ok =
       Number(record.sequence) === this.expectedSequence &&
       record.prev_hash === this.prev &&
-      chainHash(record.prev_hash, record) === record.hash;
+      record.hash !== null &&
+      chainHash(this.prev, { ...record, sequence: Number(record.sequence) }) === record.hash;
     if (!ok) this.firstInvalid = Number(record.sequence);
-    this.prev = record.hash;
+    this.prev = record.hash ?? this.prev;
     this.expectedSequence += 1;
   }
 

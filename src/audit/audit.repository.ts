@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Selectable, AuditRecordsTable, DbOrTrx } from '../db/database.js';
+import type { Selectable, AuditRecordsTable, Db, DbOrTrx } from '../db/database.js';
 import { newId } from '../ids.js';
 import { chainHash, GENESIS_HASH, type ChainedFields } from './audit-chain.js';
 
@@ -23,22 +23,15 @@ export interface AuditInput {
 }
 
 /**
- * Appends one record to the (account, mode) chain. Must run inside the caller's transaction:
- * the upsert locks the chain head row until commit, so appends to one chain are serialized.
+ * Writes one record, unsealed, in the caller's transaction: it commits (or not) with the change it
+ * describes, and takes no lock. `sealChain` later gives it its sequence and hash.
  */
 export async function appendAudit(trx: DbOrTrx, input: AuditInput): Promise<AuditRow> {
-  const head = await sql<{ sequence: number; head_hash: string }>`
-    INSERT INTO audit_chains (account_id, livemode, sequence, head_hash)
-    VALUES (${input.accountId}, ${input.livemode}, 0, ${GENESIS_HASH})
-    ON CONFLICT (account_id, livemode) DO UPDATE SET sequence = audit_chains.sequence
-    RETURNING sequence, head_hash`.execute(trx);
-  const { sequence: prevSequence, head_hash: prevHash } = head.rows[0]!;
-
-  const fields: ChainedFields = {
+  const row: AuditRow = {
     id: newId('aud'),
     account_id: input.accountId,
     livemode: input.livemode,
-    sequence: Number(prevSequence) + 1,
+    sequence: null,
     type: input.type,
     actor_type: input.actor.type,
     actor_id: input.actor.id,
@@ -53,26 +46,73 @@ export async function appendAudit(trx: DbOrTrx, input: AuditInput): Promise<Audi
     reason: input.reason ?? null,
     metadata: input.metadata ?? {},
     created_at: new Date(),
+    prev_hash: null,
+    hash: null,
   };
-  const hash = chainHash(prevHash, fields);
-  const row: AuditRow = { ...fields, prev_hash: prevHash, hash };
-
-  // One round trip: the record and the new chain head.
-  await sql`
-    WITH rec AS (
-      INSERT INTO audit_records (id, account_id, livemode, sequence, type, actor_type, actor_id,
-        agent_id, decision_id, decision, amount, currency, vendor, category, policy_id, reason,
-        metadata, created_at, prev_hash, hash)
-      VALUES (${row.id}, ${row.account_id}, ${row.livemode}, ${row.sequence}, ${row.type},
-        ${row.actor_type}, ${row.actor_id}, ${row.agent_id}, ${row.decision_id}, ${row.decision},
-        ${row.amount}, ${row.currency}, ${row.vendor}, ${row.category}, ${row.policy_id},
-        ${row.reason}, ${JSON.stringify(row.metadata)}::jsonb, ${row.created_at}, ${row.prev_hash},
-        ${row.hash})
-      RETURNING 1
-    )
-    UPDATE audit_chains SET sequence = ${row.sequence}, head_hash = ${hash}
-    WHERE account_id = ${input.accountId} AND livemode = ${input.livemode}`.execute(trx);
+  await trx.insertInto('audit_records').values({ ...row, metadata: JSON.stringify(row.metadata) }).execute();
   return row;
+}
+
+export const SEAL_BATCH = 1_000;
+
+/**
+ * Seals the committed, unsealed records of one chain, oldest first, continuing from its head.
+ * The head row is locked, so concurrent sealers of one chain take turns; only committed records
+ * are visible, so a transaction still in flight is simply sealed by a later round.
+ */
+export async function sealChain(db: Db, accountId: string, livemode: boolean): Promise<number> {
+  let sealed = 0;
+  for (;;) {
+    const n = await db.transaction().execute(async (trx) => {
+      const head = await sql<{ sequence: number; head_hash: string }>`
+        INSERT INTO audit_chains (account_id, livemode, sequence, head_hash)
+        VALUES (${accountId}, ${livemode}, 0, ${GENESIS_HASH})
+        ON CONFLICT (account_id, livemode) DO UPDATE SET sequence = audit_chains.sequence
+        RETURNING sequence, head_hash`.execute(trx);
+      let { sequence, head_hash: prev } = head.rows[0]!;
+      sequence = Number(sequence);
+      const pending = await trx
+        .selectFrom('audit_records')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('livemode', '=', livemode)
+        .where('hash', 'is', null)
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(SEAL_BATCH)
+        .execute();
+      if (pending.length === 0) return 0;
+      const sealedRows = pending.map((r) => {
+        sequence += 1;
+        const fields: ChainedFields = { ...r, sequence } as ChainedFields;
+        const hash = chainHash(prev, fields);
+        const out = { id: r.id, sequence, prev_hash: prev, hash };
+        prev = hash;
+        return out;
+      });
+      await sql`
+        UPDATE audit_records AS r SET sequence = v.sequence::bigint, prev_hash = v.prev_hash, hash = v.hash
+        FROM (VALUES ${sql.join(sealedRows.map((x) => sql`(${x.id}, ${x.sequence}, ${x.prev_hash}, ${x.hash})`))}) AS v(id, sequence, prev_hash, hash)
+        WHERE r.id = v.id`.execute(trx);
+      await trx
+        .updateTable('audit_chains')
+        .set({ sequence, head_hash: prev })
+        .where('account_id', '=', accountId)
+        .where('livemode', '=', livemode)
+        .execute();
+      return pending.length;
+    });
+    sealed += n;
+    if (n < SEAL_BATCH) return sealed;
+  }
+}
+
+/** Seals every chain that has unsealed records; the background sealer calls this. */
+export async function sealAllChains(db: Db): Promise<number> {
+  const chains = await db.selectFrom('audit_records').select(['account_id', 'livemode']).distinct().where('hash', 'is', null).execute();
+  let sealed = 0;
+  for (const c of chains) sealed += await sealChain(db, c.account_id, c.livemode);
+  return sealed;
 }
 
 export interface AuditFilter {

@@ -1,18 +1,21 @@
 import type { Db } from '../db/database.js';
 import { ChainVerifier, type ChainCheck } from './audit-chain.js';
-import { auditChainPage, chainHead, listAudit, type AuditFilter, type AuditRow } from './audit.repository.js';
+import { auditChainPage, chainHead, listAudit, sealChain, type AuditFilter, type AuditRow } from './audit.repository.js';
 
 const VERIFY_BATCH = 1_000;
 
+/** Reads seal first, so every committed record is listed with its sequence and hash. */
 export async function listAuditRecords(db: Db, filter: Omit<AuditFilter, 'limit'> & { limit: number }) {
+  await sealChain(db, filter.accountId, filter.livemode);
   const rows = await listAudit(db, { ...filter, limit: filter.limit + 1 });
   const hasMore = rows.length > filter.limit;
   const page = rows.slice(0, filter.limit);
-  return { rows: page, hasMore, lastSequence: page.at(-1)?.sequence };
+  return { rows: page, hasMore, lastSequence: page.at(-1)?.sequence ?? undefined };
 }
 
-/** Recomputes the whole chain of one account and mode, in batches, inside one snapshot. */
+/** Seals what is committed, then recomputes the whole chain of one account and mode inside one snapshot. */
 export async function verifyAuditChain(db: Db, accountId: string, livemode: boolean): Promise<ChainCheck> {
+  await sealChain(db, accountId, livemode);
   return db
     .transaction()
     .setIsolationLevel('repeatable read')

@@ -19,7 +19,7 @@ export function toAuditView(row: AuditRow) {
     metadata: row.metadata,
     livemode: row.livemode,
     created_at: row.created_at.toISOString(),
-    sequence: Number(row.sequence),
+    sequence: row.sequence === null ? null : Number(row.sequence),
     prev_hash: row.prev_hash,
     hash: row.hash,
   };

@@ -82,7 +82,6 @@ export interface AuditRecordsTable {
   id: string;
   account_id: string;
   livemode: boolean;
-  sequence: number;
   type: string;
   actor_type: 'api_key' | 'reviewer' | 'system';
   actor_id: string | null;
@@ -97,8 +96,10 @@ export interface AuditRecordsTable {
   reason: string | null;
   metadata: Json<Record<string, unknown>>;
   created_at: Date;
-  prev_hash: string;
-  hash: string;
+  /** Null until the record is sealed into its chain (shortly after commit). */
+  sequence: number | null;
+  prev_hash: string | null;
+  hash: string | null;
 }
 
 /** One row per (account, mode): the head of that audit chain, locked to append. */

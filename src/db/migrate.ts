@@ -4,6 +4,7 @@ import * as m001 from './migrations/001_foundation.js';
 import * as m002 from './migrations/002_decisions.js';
 import * as m005 from './migrations/005_webhooks.js';
 import * as m006 from './migrations/006_safety_rules.js';
+import * as m007 from './migrations/007_audit_sealing.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
 const migrations: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '002_decisions': m002,
   '005_webhooks': m005,
   '006_safety_rules': m006,
+  '007_audit_sealing': m007,
 };
 
 class StaticProvider implements MigrationProvider {

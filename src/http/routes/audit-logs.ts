@@ -39,7 +39,7 @@ export function auditLogsRouter(db: Db): Router {
       beforeSequence: sequenceCursor(q.cursor),
       limit: q.limit,
     });
-    const nextCursor = page.hasMore && page.lastSequence !== undefined ? encodeCursor(page.lastSequence) : null;
+    const nextCursor = page.hasMore && page.lastSequence != null ? encodeCursor(page.lastSequence) : null;
     if (req.accepts(['application/json', 'text/csv']) === 'text/csv') {
       if (nextCursor) res.setHeader('X-Next-Cursor', nextCursor);
       res.type('text/csv; charset=utf-8').send(auditCsv(page.rows));
