@@ -3,6 +3,7 @@ import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { Database } from './db/connect.js';
 import { authenticate } from './keys/keys.service.js';
+import { KeyCache } from './keys/key-cache.js';
 import type { Logger } from './logger.js';
 import type { DecisionWaiter } from './authorization/decision-waiter.js';
 import type { TokenSigner } from './tokens/authorization-token.js';
@@ -26,10 +27,12 @@ export async function startHttpServer(
   host?: string,
 ): Promise<RunningServer> {
   const { db } = database;
+  const keys = new KeyCache((raw) => authenticate(db, raw));
   const app = createApp({
     db,
     ...services,
-    authenticate: (raw) => authenticate(db, raw),
+    authenticate: (raw) => keys.authenticate(raw),
+    onKeyRevoked: (hash) => keys.revoke(hash),
     logError: (err, requestId) => log.error({ err, request_id: requestId }, 'unhandled error'),
   });
   const server = await new Promise<Server>((resolve, reject) => {

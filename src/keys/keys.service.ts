@@ -110,23 +110,24 @@ export async function listApiKeys(db: Db, caller: Caller, limit: number, cursor?
   return toPage(rows, limit, toApiKeyView, (r) => r.id);
 }
 
-/** Revoking is repeatable; only the first revocation is audited. */
+/** Revoking is repeatable; only the first revocation is audited. Caches are told after commit. */
 export async function revokeApiKey(db: Db, caller: Caller, id: string, onRevoked?: (hash: string) => void) {
   requireRole(caller, ADMIN);
-  return db.transaction().execute(async (trx) => {
+  const row = await db.transaction().execute(async (trx) => {
     const existing = await findKey(trx, caller.accountId, caller.livemode, id);
     if (!existing) throw notFound('API key', 'id');
-    if (existing.revoked_at) return toApiKeyView(existing);
-    const row = (await revokeKey(trx, id)) ?? existing;
+    if (existing.revoked_at) return existing;
+    const revoked = (await revokeKey(trx, id)) ?? existing;
     await appendAudit(trx, {
       accountId: caller.accountId,
       livemode: caller.livemode,
       type: 'api_key.revoked',
       actor: actorOf(caller),
-      agentId: row.agent_id,
-      metadata: { api_key_id: row.id },
+      agentId: revoked.agent_id,
+      metadata: { api_key_id: revoked.id },
     });
-    onRevoked?.(row.key_hash);
-    return toApiKeyView(row);
+    return revoked;
   });
+  onRevoked?.(row.key_hash);
+  return toApiKeyView(row);
 }
