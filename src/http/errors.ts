@@ -30,6 +30,19 @@ export const notFoundRoute: RequestHandler = (req, _res, next) => {
 
 type BodyParserError = Error & { type?: string; status?: number };
 
+/**
+ * The database is unreachable or restarting (connection refused or reset, admin shutdown, cannot
+ * connect now, pool timeout): the caller should retry, so it is a 503, not a bug.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | undefined;
+  if (!e) return false;
+  const code = e.code ?? '';
+  if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300'].includes(code)) return true;
+  if (code.startsWith('08')) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i.test(e.message ?? '');
+}
+
 /** Converts anything thrown into the envelope; never lets a stack trace or SQL text out. */
 export function errorHandler(log: (err: unknown, requestId: string) => void): ErrorRequestHandler {
   return (err, req, res, _next) => {
@@ -45,6 +58,9 @@ export function errorHandler(log: (err: unknown, requestId: string) => void): Er
     } else if (bp?.type === 'entity.parse.failed') {
       appError = new AppError('invalid_request', 'The request body is not valid JSON.', 'body');
       status = 400;
+    } else if (isDatabaseUnavailable(err)) {
+      appError = new AppError('service_unavailable', 'The database is unavailable; retry shortly.');
+      status = 503;
     } else if (bp?.type && typeof bp.status === 'number' && bp.status >= 400 && bp.status < 500) {
       // Other body-reader refusals (bad charset, aborted upload): the client's fault, described generically.
       appError = new AppError('invalid_request', 'The request body could not be read.', 'body');

@@ -1,0 +1,57 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { generatePrivateJwk } from '../../src/tokens/signing-keys.js';
+
+/** `spend-auth serve` as a real process, for tests that kill or starve it. */
+export interface ServeProcess {
+  child: ChildProcess;
+  base: string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+let signingKey: string | undefined;
+
+export async function startServe(databaseUrl: string, port: number): Promise<ServeProcess> {
+  // One key for every process a test starts, so tokens stay verifiable across restarts.
+  signingKey ??= JSON.stringify(await generatePrivateJwk());
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spend-auth-serve-'));
+  const child = spawn(process.execPath, ['bin/spend-auth.js', 'serve'], {
+    cwd: path.resolve(import.meta.dirname, '../..'),
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'error',
+      TOKEN_SIGNING_KEY: signingKey,
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`serve exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) break;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error('serve did not start');
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  return {
+    child,
+    base,
+    stop: (signal = 'SIGTERM') =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill(signal);
+      }),
+  };
+}
+
+export const freePort = () => 20_000 + Math.floor(Math.random() * 20_000);
