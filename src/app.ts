@@ -20,6 +20,7 @@ import { denyPendingHolds } from './approvals/resolution.service.js';
 import { approvalsRouter } from './http/routes/approvals.js';
 import { outboxLag } from './outbox/outbox.repository.js';
 import type { WorkflowGateway } from './temporal/gateway.js';
+import { rateLimiter, type RateLimitDeps } from './http/rate-limit.js';
 
 export interface AppDeps {
   db: Db;
@@ -32,6 +33,8 @@ export interface AppDeps {
   onKeyRevoked?: (keyHash: string) => void;
   agentHooks?: AgentHooks;
   logError?: (err: unknown, requestId: string) => void;
+  /** Rate limiting's clock (milliseconds since the epoch) and limit overrides: for tests only. */
+  rateLimit?: Pick<RateLimitDeps, 'now' | 'limits'>;
 }
 
 /** Stopping an agent denies its pending holds in the same transaction. */
@@ -69,8 +72,10 @@ export function createApp(deps: AppDeps): Express {
   const waiter = deps.waiter ?? new DecisionWaiter();
   const authz = { db: deps.db, signer: deps.signer, waiter };
   const v1 = express.Router();
+  const limits = rateLimiter({ db: deps.db, ...deps.rateLimit, logError: deps.logError });
+  v1.get('/.well-known/jwks.json', limits.perAddress);
   v1.use(jwksRouter(deps.signer));
-  v1.use(authMiddleware(deps.authenticate));
+  v1.use(authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount);
   v1.use(requireJsonBody, jsonBody);
   v1.use(idempotency(deps.db));
   v1.use('/authorize', authorizeRouter(authz));
