@@ -21,6 +21,7 @@ import { approvalsRouter } from './http/routes/approvals.js';
 import { outboxLag } from './outbox/outbox.repository.js';
 import type { WorkflowGateway } from './temporal/gateway.js';
 import { rateLimiter, type RateLimitDeps } from './http/rate-limit.js';
+import { usageRouter } from './http/routes/usage.js';
 
 export interface AppDeps {
   db: Db;
@@ -86,6 +87,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/agents', agentsRouter(deps.db, deps.agentHooks ?? defaultAgentHooks));
   v1.use('/policies', policiesRouter(deps.db));
   v1.use('/audit-logs', auditLogsRouter(deps.db));
+  v1.use('/usage', usageRouter(deps.db));
   app.use('/v1', v1);
 
   app.use(notFoundRoute);

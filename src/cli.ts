@@ -10,6 +10,7 @@ import { startHousekeeping } from './housekeeping.js';
 import { loadSigningKeys } from './tokens/signing-keys.js';
 import { DEFAULT_ISSUER } from './tokens/authorization-token.js';
 import { DecisionWaiter } from './authorization/decision-waiter.js';
+import { parseUsdRate } from './usage/pricing.js';
 
 
 const USAGE = `Usage: spend-auth <command>
@@ -20,8 +21,10 @@ Commands:
   dev                        migrate, then run the API and the worker in one process
                              (embedded database unless DATABASE_URL is set)
   migrate                    apply pending database migrations
-  accounts create --name N --plan sandbox|starter|growth|enterprise [--rate-limit N] [--json]
-                             create an account and print its first admin keys
+  accounts create --name N --plan sandbox|starter|growth|enterprise [--rate-limit N]
+                  [--included-checks N] [--overage-rate USD] [--json]
+                             create an account and print its first admin keys; the last
+                             three options are for enterprise accounts only
 `;
 
 class UsageError extends Error {}
@@ -117,6 +120,8 @@ async function accountsCommand(config: Config, args: string[]): Promise<void> {
       name: { type: 'string' },
       plan: { type: 'string' },
       'rate-limit': { type: 'string' },
+      'included-checks': { type: 'string' },
+      'overage-rate': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
     strict: true,
@@ -129,9 +134,19 @@ async function accountsCommand(config: Config, args: string[]): Promise<void> {
     rateLimit = Number(values['rate-limit']);
     if (!Number.isSafeInteger(rateLimit) || rateLimit < 1) throw new UsageError('--rate-limit must be a positive integer');
   }
+  let includedChecks: number | undefined;
+  if (values['included-checks'] !== undefined) {
+    includedChecks = /^\d+$/.test(values['included-checks']) ? Number(values['included-checks']) : NaN;
+    if (!Number.isSafeInteger(includedChecks)) throw new UsageError('--included-checks must be a non-negative integer');
+  }
+  let overageRateMicros: number | undefined;
+  if (values['overage-rate'] !== undefined) {
+    overageRateMicros = parseUsdRate(values['overage-rate']);
+    if (overageRateMicros === undefined) throw new UsageError('--overage-rate must be a USD amount per check with at most 4 decimal places, e.g. 0.0005');
+  }
   const created = await withDatabase(config, async ({ db }) => {
     await migrateToLatest(db);
-    return createAccount(db, { name: values.name!, plan, rateLimit });
+    return createAccount(db, { name: values.name!, plan, rateLimit, includedChecks, overageRateMicros });
   });
   if (values.json) {
     process.stdout.write(`${JSON.stringify(created)}\n`);

@@ -13,6 +13,8 @@ import type { AuthorizeInput } from './authorize.schemas.js';
 import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from './decision.view.js';
 import type { DecisionWaiter } from './decision-waiter.js';
 import { evaluate } from './evaluate.js';
+import { countCheck } from '../usage/usage.repository.js';
+import { monthOf } from '../usage/month.js';
 
 export interface AuthorizationDeps {
   db: Db;
@@ -105,6 +107,9 @@ export async function authorize(deps: AuthorizationDeps, caller: Caller, input: 
     if (held) await enqueueOutbox(trx, 'held_decision', id, {}, now);
 
     const view = toDecisionView(row);
+    // Billable (SPEC §8.3): this 200 in live mode, counted once with the decision. Replays never
+    // reach here; errors roll the count back with everything else.
+    if (caller.livemode) await countCheck(trx, caller.accountId, monthOf(now));
     await idem?.complete(trx, 200, JSON.stringify(view));
     return view;
   });

@@ -36,7 +36,7 @@ export interface TestContext {
   signer: TokenSigner;
   gateway: WorkflowGateway;
   /** A fresh account: tests stay isolated from each other even on one shared database. */
-  account(plan?: Plan, opts?: { rateLimit?: number }): Promise<TestAccount>;
+  account(plan?: Plan, opts?: { rateLimit?: number; includedChecks?: number; overageRateMicros?: number }): Promise<TestAccount>;
   client(key: string): Client;
   raw(path: string, init?: RequestInit): Promise<ApiResponse>;
   close(): Promise<void>;
@@ -108,7 +108,7 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
     raw,
     client,
     async account(plan = 'growth', opts = {}) {
-      const created = await createAccount(database.db, { name: `test-${plan}`, plan, rateLimit: opts.rateLimit });
+      const created = await createAccount(database.db, { name: `test-${plan}`, plan, ...opts });
       return {
         id: created.account.id,
         test: client(created.keys.test),
