@@ -11,6 +11,7 @@ import { loadSigningKeys } from './tokens/signing-keys.js';
 import { DEFAULT_ISSUER } from './tokens/authorization-token.js';
 import { DecisionWaiter } from './authorization/decision-waiter.js';
 import { parseUsdRate } from './usage/pricing.js';
+import { isMonth, monthEnd } from './usage/month.js';
 
 
 const USAGE = `Usage: spend-auth <command>
@@ -25,6 +26,10 @@ Commands:
                   [--included-checks N] [--overage-rate USD] [--json]
                              create an account and print its first admin keys; the last
                              three options are for enterprise accounts only
+  usage report --month YYYY-MM [--json]
+                             report each live account's checks of an ended month to the
+                             billing meter (what the monthly schedule runs); exit code 1
+                             when some account is left unreported
 `;
 
 class UsageError extends Error {}
@@ -91,7 +96,11 @@ async function runProcess(config: Config, mode: ProcessMode): Promise<void> {
   if (mode === 'worker' || mode === 'dev') {
     const relay = new OutboxRelay({ db: database.db, gateway, log });
     relay.start();
-    const worker = superviseWorker(settings, { db: database.db, signer, onResolved: (id) => waiter.notify(id) }, log);
+    const worker = superviseWorker(
+      settings,
+      { db: database.db, signer, onResolved: (id) => waiter.notify(id), billingMeter: config.billingMeter, log },
+      log,
+    );
     stops.unshift(() => relay.stop(), () => worker.stop());
   }
   if (mode === 'serve' || mode === 'dev') {
@@ -157,6 +166,33 @@ async function accountsCommand(config: Config, args: string[]): Promise<void> {
   }
 }
 
+async function usageCommand(config: Config, args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  if (sub !== 'report') throw new UsageError(`Unknown usage subcommand: ${sub ?? '(none)'}`);
+  const { values } = parseArgs({ args: rest, options: { month: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
+  const month = values.month;
+  if (!month || !isMonth(month)) throw new UsageError('--month must be a month as YYYY-MM');
+  if (new Date() < monthEnd(month)) throw new UsageError(`--month ${month} has not ended yet: only a whole month is reported`);
+  // Loaded here: the other commands should not pay for the Temporal SDK.
+  const { createUsageReportActivities } = await import('../activities/usage-report.js');
+  const { runUsageReport } = await import('./usage/usage-report.runner.js');
+  const log = createLogger(config.logLevel, 'spend-auth', 'stderr');
+  const summary = await withDatabase(config, async ({ db }) => {
+    const pending = await pendingMigrations(db);
+    if (pending.length) throw new UsageError(`The database has pending migrations (${pending.join(', ')}); run \`spend-auth migrate\` first.`);
+    return runUsageReport({ month, activities: createUsageReportActivities({ db, billingMeter: config.billingMeter, log }) });
+  });
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+  } else {
+    process.stdout.write(
+      `Usage report ${month}: ${summary.accounts} account(s) to report; ${summary.accepted} accepted, ${summary.skipped} skipped, ${summary.failed.length} failed.\n`,
+    );
+    for (const f of summary.failed) process.stdout.write(`  ${f.accountId}: ${f.error}${f.permanent ? ' (refused; recorded as failed)' : ' (still failing; run again later)'}\n`);
+  }
+  if (summary.failed.length > 0) process.exitCode = 1;
+}
+
 /** Entry point of the `spend-auth` bin. */
 export async function main(argv: string[]): Promise<void> {
   const [command, ...args] = argv;
@@ -179,6 +215,9 @@ export async function main(argv: string[]): Promise<void> {
       }
       case 'accounts':
         await accountsCommand(config, args);
+        return;
+      case 'usage':
+        await usageCommand(config, args);
         return;
       default:
         throw new UsageError(`Unknown command: ${command}`);

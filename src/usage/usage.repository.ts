@@ -26,17 +26,3 @@ export async function readChecks(db: DbOrTrx, accountId: string, month: Month): 
     .executeTakeFirst();
   return Number(row?.checks ?? 0);
 }
-
-/** Accounts with at least one billable check in a month, in id order, after `afterAccountId`. */
-export async function listAccountsWithUsage(db: DbOrTrx, month: Month, limit: number, afterAccountId?: string): Promise<string[]> {
-  let q = db
-    .selectFrom('usage_counters')
-    .select('account_id')
-    .where('month', '=', month)
-    .groupBy('account_id')
-    .having((eb) => eb.fn.sum('checks'), '>', 0)
-    .orderBy('account_id')
-    .limit(limit);
-  if (afterAccountId !== undefined) q = q.where('account_id', '>', afterAccountId);
-  return (await q.execute()).map((r) => r.account_id);
-}
