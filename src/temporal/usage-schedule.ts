@@ -11,10 +11,10 @@ export const USAGE_REPORT_WORKFLOW_ID = 'usage-report';
  * the engine was down is still taken within a day; a run due while the previous one is still
  * open is skipped (the previous one reports a month at a time, and the CLI catches up).
  */
-export function usageReportSchedule(taskQueue: string): ScheduleOptions {
+export function usageReportSchedule(taskQueue: string, scheduleId = USAGE_REPORT_SCHEDULE_ID): ScheduleOptions {
   const input: UsageReportInput = {};
   return {
-    scheduleId: USAGE_REPORT_SCHEDULE_ID,
+    scheduleId,
     spec: { calendars: [{ dayOfMonth: 1, hour: 0, minute: 5 }], timezone: 'UTC' },
     action: { type: 'startWorkflow', workflowType: 'usageReport', workflowId: USAGE_REPORT_WORKFLOW_ID, taskQueue, args: [input] },
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
@@ -23,8 +23,8 @@ export function usageReportSchedule(taskQueue: string): ScheduleOptions {
 }
 
 /** Creates the Schedule, or brings an existing one up to date: safe on every worker start. */
-export async function ensureUsageReportSchedule(client: Client, taskQueue: string): Promise<'created' | 'updated'> {
-  const options = usageReportSchedule(taskQueue);
+export async function ensureUsageReportSchedule(client: Client, taskQueue: string, scheduleId = USAGE_REPORT_SCHEDULE_ID): Promise<'created' | 'updated'> {
+  const options = usageReportSchedule(taskQueue, scheduleId);
   try {
     await client.schedule.create(options);
     return 'created';
