@@ -8,11 +8,15 @@
  * requests other test files make from 127.0.0.1.
  */
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { createLogger } from '../../src/logger.js';
 import { windowAt } from '../../src/ratelimit/limits.js';
 import { hitCounter, purgeCounters } from '../../src/ratelimit/ratelimit.repository.js';
+import { rateLimiter } from '../../src/http/rate-limit.js';
+import { errorHandler } from '../../src/http/errors.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { createTestContext, policyBody, type TestContext } from '../support/context.js';
 
@@ -306,5 +310,38 @@ describe('counters', () => {
     await purgeCounters(ctx.database.db, new Date(current.getTime() - 60_000));
     const rows = await ctx.database.db.selectFrom('rate_limit_counters').select(['window_start', 'count']).where('bucket', '=', bucket).execute();
     expect(rows).toEqual([{ window_start: current, count: 50 }]);
+  });
+});
+
+describe('when the counters cannot be reached', () => {
+  test('requests go on without the headers (fail open) and the error is logged once per request', async () => {
+    // A real database handle whose server refuses connections (nothing listens on port 1).
+    const unreachable = await connectDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', poolSize: 1 });
+    const logged: unknown[] = [];
+    const limits = rateLimiter({ db: unreachable.db, logError: (err) => logged.push(err) });
+    const app = express();
+    app.use((req, _res, next) => {
+      req.requestId = 'req_test';
+      if (req.get('authorization')) req.caller = { accountId: 'acct_x', livemode: false, keyId: 'key_x', role: 'admin', agentId: null, plan: 'growth', rateLimit: null };
+      next();
+    });
+    app.get('/public', limits.perAddress, (_req, res) => void res.json({ ok: true }));
+    app.get('/private', limits.perAccount, (_req, res) => void res.json({ ok: true }));
+    app.use(errorHandler(() => {}));
+    const server = await new Promise<http.Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const results = [await send(`${base}/public`), await send(`${base}/private`, { key: 'anything' })];
+      for (const res of results) {
+        expect(res.status).toBe(200);
+        expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+      }
+      expect(logged).toHaveLength(2);
+    } finally {
+      server.close();
+      await unreachable.close();
+    }
   });
 });
