@@ -1,9 +1,10 @@
 import { createHeldActivities, type HeldActivityDeps } from './held-authorization.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook-delivery.js';
+import { createUsageReportActivities, type UsageReportActivityDeps } from './usage-report.js';
 
-export type ActivityDeps = HeldActivityDeps & WebhookActivityDeps;
+export type ActivityDeps = HeldActivityDeps & WebhookActivityDeps & UsageReportActivityDeps;
 
 /** Every activity the worker registers. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createHeldActivities(deps), ...createWebhookActivities(deps) };
+  return { ...createHeldActivities(deps), ...createWebhookActivities(deps), ...createUsageReportActivities(deps) };
 }

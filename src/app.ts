@@ -21,6 +21,8 @@ import { approvalsRouter } from './http/routes/approvals.js';
 import { outboxLag } from './outbox/outbox.repository.js';
 import { eventsRouter, webhookEndpointsRouter } from './http/routes/webhooks.js';
 import type { WorkflowGateway } from './temporal/gateway.js';
+import { rateLimiter, type RateLimitDeps } from './http/rate-limit.js';
+import { usageRouter } from './http/routes/usage.js';
 
 export interface AppDeps {
   db: Db;
@@ -37,6 +39,8 @@ export interface AppDeps {
   onKeyRevoked?: (keyHash: string) => void;
   agentHooks?: AgentHooks;
   logError?: (err: unknown, requestId: string) => void;
+  /** Rate limiting's clock (milliseconds since the epoch) and limit overrides: for tests only. */
+  rateLimit?: Pick<RateLimitDeps, 'now' | 'limits'>;
 }
 
 /** Builds the HTTP app from its dependencies; listening is the caller's business. */
@@ -67,8 +71,10 @@ export function createApp(deps: AppDeps): Express {
   const waiter = deps.waiter ?? new DecisionWaiter();
   const authz = { db: deps.db, signer: deps.signer, waiter, ...(deps.now ? { now: deps.now } : {}) };
   const v1 = express.Router();
+  const limits = rateLimiter({ db: deps.db, ...deps.rateLimit, logError: deps.logError });
+  v1.get('/.well-known/jwks.json', limits.perAddress);
   v1.use(jwksRouter(deps.signer));
-  v1.use(authMiddleware(deps.authenticate));
+  v1.use(authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount);
   v1.use(requireJsonBody, jsonBody);
   v1.use(idempotency(deps.db));
   v1.use('/authorize', authorizeRouter(authz));
@@ -82,6 +88,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/agents', agentsRouter(deps.db, deps.agentHooks ?? agentStopHooks));
   v1.use('/policies', policiesRouter(deps.db));
   v1.use('/audit-logs', auditLogsRouter(deps.db));
+  v1.use('/usage', usageRouter(deps.db));
   app.use('/v1', v1);
 
   app.use(notFoundRoute);

@@ -11,6 +11,8 @@ import { startAuditSealer } from './audit/audit-sealer.js';
 import { loadSigningKeys } from './tokens/signing-keys.js';
 import { DEFAULT_ISSUER } from './tokens/authorization-token.js';
 import { DecisionWaiter } from './authorization/decision-waiter.js';
+import { parseUsdRate } from './usage/pricing.js';
+import { isMonth, monthEnd } from './usage/month.js';
 
 
 const USAGE = `Usage: spend-auth <command>
@@ -21,8 +23,14 @@ Commands:
   dev                        migrate, then run the API and the worker in one process
                              (embedded database unless DATABASE_URL is set)
   migrate                    apply pending database migrations
-  accounts create --name N --plan sandbox|starter|growth|enterprise [--rate-limit N] [--json]
-                             create an account and print its first admin keys
+  accounts create --name N --plan sandbox|starter|growth|enterprise [--rate-limit N]
+                  [--included-checks N] [--overage-rate USD] [--json]
+                             create an account and print its first admin keys; the last
+                             three options are for enterprise accounts only
+  usage report --month YYYY-MM [--json]
+                             report each live account's checks of an ended month to the
+                             billing meter (what the monthly schedule runs); exit code 1
+                             when some account is left unreported
 `;
 
 class UsageError extends Error {}
@@ -92,7 +100,11 @@ async function runProcess(config: Config, mode: ProcessMode): Promise<void> {
   if (mode === 'worker' || mode === 'dev') {
     const relay = new OutboxRelay({ db: database.db, gateway, log });
     relay.start();
-    const worker = superviseWorker(settings, { db: database.db, signer, allowPrivateUrls: config.webhookAllowPrivateUrls, onResolved: (id) => waiter.notify(id) }, log);
+    const worker = superviseWorker(
+      settings,
+      { db: database.db, signer, allowPrivateUrls: config.webhookAllowPrivateUrls, onResolved: (id) => waiter.notify(id), billingMeter: config.billingMeter, log },
+      log,
+    );
     stops.unshift(() => relay.stop(), () => worker.stop());
   }
   if (mode === 'serve' || mode === 'dev') {
@@ -121,6 +133,8 @@ async function accountsCommand(config: Config, args: string[]): Promise<void> {
       name: { type: 'string' },
       plan: { type: 'string' },
       'rate-limit': { type: 'string' },
+      'included-checks': { type: 'string' },
+      'overage-rate': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
     strict: true,
@@ -133,9 +147,19 @@ async function accountsCommand(config: Config, args: string[]): Promise<void> {
     rateLimit = Number(values['rate-limit']);
     if (!Number.isSafeInteger(rateLimit) || rateLimit < 1) throw new UsageError('--rate-limit must be a positive integer');
   }
+  let includedChecks: number | undefined;
+  if (values['included-checks'] !== undefined) {
+    includedChecks = /^\d+$/.test(values['included-checks']) ? Number(values['included-checks']) : NaN;
+    if (!Number.isSafeInteger(includedChecks)) throw new UsageError('--included-checks must be a non-negative integer');
+  }
+  let overageRateMicros: number | undefined;
+  if (values['overage-rate'] !== undefined) {
+    overageRateMicros = parseUsdRate(values['overage-rate']);
+    if (overageRateMicros === undefined) throw new UsageError('--overage-rate must be a USD amount per check with at most 4 decimal places, e.g. 0.0005');
+  }
   const created = await withDatabase(config, async ({ db }) => {
     await migrateToLatest(db);
-    return createAccount(db, { name: values.name!, plan, rateLimit });
+    return createAccount(db, { name: values.name!, plan, rateLimit, includedChecks, overageRateMicros });
   });
   if (values.json) {
     process.stdout.write(`${JSON.stringify(created)}\n`);
@@ -144,6 +168,33 @@ async function accountsCommand(config: Config, args: string[]): Promise<void> {
     process.stdout.write(`Admin test key: ${created.keys.test}\n`);
     if (created.keys.live) process.stdout.write(`Admin live key: ${created.keys.live}\n`);
   }
+}
+
+async function usageCommand(config: Config, args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  if (sub !== 'report') throw new UsageError(`Unknown usage subcommand: ${sub ?? '(none)'}`);
+  const { values } = parseArgs({ args: rest, options: { month: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
+  const month = values.month;
+  if (!month || !isMonth(month)) throw new UsageError('--month must be a month as YYYY-MM');
+  if (new Date() < monthEnd(month)) throw new UsageError(`--month ${month} has not ended yet: only a whole month is reported`);
+  // Loaded here: the other commands should not pay for the Temporal SDK.
+  const { createUsageReportActivities } = await import('../activities/usage-report.js');
+  const { runUsageReport } = await import('./usage/usage-report.runner.js');
+  const log = createLogger(config.logLevel, 'spend-auth', 'stderr');
+  const summary = await withDatabase(config, async ({ db }) => {
+    const pending = await pendingMigrations(db);
+    if (pending.length) throw new UsageError(`The database has pending migrations (${pending.join(', ')}); run \`spend-auth migrate\` first.`);
+    return runUsageReport({ month, activities: createUsageReportActivities({ db, billingMeter: config.billingMeter, log }) });
+  });
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+  } else {
+    process.stdout.write(
+      `Usage report ${month}: ${summary.accounts} account(s) to report; ${summary.accepted} accepted, ${summary.skipped} skipped, ${summary.failed.length} failed.\n`,
+    );
+    for (const f of summary.failed) process.stdout.write(`  ${f.accountId}: ${f.error}${f.permanent ? ' (refused; recorded as failed)' : ' (still failing; run again later)'}\n`);
+  }
+  if (summary.failed.length > 0) process.exitCode = 1;
 }
 
 /** Entry point of the `spend-auth` bin. */
@@ -168,6 +219,9 @@ export async function main(argv: string[]): Promise<void> {
       }
       case 'accounts':
         await accountsCommand(config, args);
+        return;
+      case 'usage':
+        await usageCommand(config, args);
         return;
       default:
         throw new UsageError(`Unknown command: ${command}`);

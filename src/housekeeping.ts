@@ -1,8 +1,12 @@
 import type { Db } from './db/database.js';
 import { purgeExpiredKeys } from './idempotency/idempotency.repository.js';
 import type { Logger } from './logger.js';
+import { RATE_LIMIT_WINDOW_MS, windowAt } from './ratelimit/limits.js';
+import { purgeCounters } from './ratelimit/ratelimit.repository.js';
 
 export const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
+/** Rate-limit counters of ended windows are useless: drop them often so the table stays small. */
+export const RATE_LIMIT_PURGE_INTERVAL_MS = 5 * 60 * 1000;
 
 /** Periodic clean-up that no request should wait for; returns a stop function. */
 export function startHousekeeping(db: Db, log: Logger): () => void {
@@ -14,7 +18,20 @@ export function startHousekeeping(db: Db, log: Logger): () => void {
       log.warn({ err }, 'housekeeping failed; will retry');
     }
   };
+  const purgeRateLimits = async () => {
+    try {
+      // Keep the previous window too: a process whose clock lags slightly may still count in it.
+      await purgeCounters(db, new Date(windowAt(Date.now()).start.getTime() - RATE_LIMIT_WINDOW_MS));
+    } catch (err) {
+      log.warn({ err }, 'rate-limit counter purge failed; will retry');
+    }
+  };
   const timer = setInterval(() => void run(), HOUSEKEEPING_INTERVAL_MS);
+  const rateLimitTimer = setInterval(() => void purgeRateLimits(), RATE_LIMIT_PURGE_INTERVAL_MS);
   timer.unref();
-  return () => clearInterval(timer);
+  rateLimitTimer.unref();
+  return () => {
+    clearInterval(timer);
+    clearInterval(rateLimitTimer);
+  };
 }

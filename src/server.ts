@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { createApp } from './app.js';
+import { createApp, type AppDeps } from './app.js';
 import type { Config } from './config.js';
 import type { Database } from './db/connect.js';
 import { authenticate } from './keys/keys.service.js';
@@ -22,7 +22,7 @@ export const SHUTDOWN_GRACE_MS = 10_000;
 export async function startHttpServer(
   database: Database,
   config: Pick<Config, 'port'>,
-  services: { signer: TokenSigner; gateway: WorkflowGateway; waiter?: DecisionWaiter; allowPrivateUrls?: boolean; now?: () => Date },
+  services: { signer: TokenSigner; gateway: WorkflowGateway; waiter?: DecisionWaiter; allowPrivateUrls?: boolean; now?: () => Date; rateLimit?: AppDeps['rateLimit'] },
   log: Logger,
   host?: string,
 ): Promise<RunningServer> {

@@ -1,2 +1,3 @@
 export { heldAuthorization, approvalDecisionSignal, resolveUpdate } from './held-authorization.js';
 export { webhookDelivery } from './webhook-delivery.js';
+export { usageReport } from './usage-report.js';

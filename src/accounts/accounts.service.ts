@@ -5,16 +5,31 @@ import { newId } from '../ids.js';
 import { generateApiKey } from '../keys/api-key.js';
 import { insertApiKey } from '../keys/keys.repository.js';
 import { toApiKeyView } from '../keys/keys.service.js';
+import { formatUsd, RATE_DECIMALS } from '../usage/pricing.js';
 
 export interface CreateAccountInput {
   name: string;
   plan: Plan;
   /** Requests per minute; only enterprise accounts carry their own number. */
   rateLimit?: number | undefined;
+  /** Enterprise only: checks included per month. */
+  includedChecks?: number | undefined;
+  /** Enterprise only: price per check beyond the included ones, in micro-dollars. */
+  overageRateMicros?: number | undefined;
 }
 
 export interface CreatedAccount {
-  account: { id: string; object: 'account'; name: string; plan: Plan; rate_limit: number | null; created_at: string };
+  account: {
+    id: string;
+    object: 'account';
+    name: string;
+    plan: Plan;
+    rate_limit: number | null;
+    /** Enterprise terms of its own, else null (the plan's apply). */
+    included_checks: number | null;
+    overage_rate: string | null;
+    created_at: string;
+  };
   keys: { test: string; live?: string };
 }
 
@@ -23,10 +38,24 @@ export async function createAccount(db: Db, input: CreateAccountInput): Promise<
   if (input.rateLimit !== undefined && input.plan !== 'enterprise') {
     throw invalid('Only enterprise accounts take their own rate limit.', 'rate-limit');
   }
+  if (input.includedChecks !== undefined && input.plan !== 'enterprise') {
+    throw invalid('Only enterprise accounts take their own included checks.', 'included-checks');
+  }
+  if (input.overageRateMicros !== undefined && input.plan !== 'enterprise') {
+    throw invalid('Only enterprise accounts take their own overage rate.', 'overage-rate');
+  }
   return db.transaction().execute(async (trx) => {
     const account = await trx
       .insertInto('accounts')
-      .values({ id: newId('acct'), name: input.name, plan: input.plan, rate_limit: input.rateLimit ?? null, created_at: new Date() })
+      .values({
+        id: newId('acct'),
+        name: input.name,
+        plan: input.plan,
+        rate_limit: input.rateLimit ?? null,
+        included_checks: input.includedChecks ?? null,
+        overage_rate_micros: input.overageRateMicros ?? null,
+        created_at: new Date(),
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     const modes = input.plan === 'sandbox' ? [false] : [false, true];
@@ -60,6 +89,8 @@ export async function createAccount(db: Db, input: CreateAccountInput): Promise<
         name: account.name,
         plan: account.plan,
         rate_limit: account.rate_limit,
+        included_checks: account.included_checks,
+        overage_rate: account.overage_rate_micros === null ? null : formatUsd(BigInt(account.overage_rate_micros), RATE_DECIMALS),
         created_at: account.created_at.toISOString(),
       },
       keys: keys as CreatedAccount['keys'],

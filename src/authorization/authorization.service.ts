@@ -16,6 +16,8 @@ import { autoFreezeTips, evaluate } from './evaluate.js';
 import { loadSafetyInputs } from './safety.js';
 import { transitionAgent } from '../agents/agents.service.js';
 import { agentStopHooks } from '../approvals/agent-hooks.js';
+import { countCheck } from '../usage/usage.repository.js';
+import { monthOf } from '../usage/month.js';
 
 export interface AuthorizationDeps {
   db: Db;
@@ -118,6 +120,9 @@ export async function authorize(deps: AuthorizationDeps, caller: Caller, input: 
     }
 
     const view = toDecisionView(row);
+    // Billable (SPEC §8.3): this 200 in live mode, counted once with the decision. Replays never
+    // reach here; errors roll the count back with everything else.
+    if (caller.livemode) await countCheck(trx, caller.accountId, monthOf(now));
     await idem?.complete(trx, 200, JSON.stringify(view));
     return view;
   });

@@ -13,6 +13,9 @@ export interface AccountsTable {
   name: string;
   plan: Plan;
   rate_limit: number | null;
+  /** Enterprise only: checks included per month, and the price of each further one in micro-dollars. */
+  included_checks: ColumnType<number | null, number | null | undefined, number | null>;
+  overage_rate_micros: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: Date;
 }
 
@@ -225,6 +228,36 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
+export interface RateLimitCountersTable {
+  bucket: string;
+  window_start: Date;
+  count: number;
+}
+
+export interface UsageCountersTable {
+  account_id: string;
+  /** 'YYYY-MM', UTC. */
+  month: string;
+  shard: number;
+  checks: number;
+}
+
+export type UsageReportStatus = 'pending' | 'accepted' | 'skipped' | 'failed';
+
+export interface UsageReportsTable {
+  account_id: string;
+  month: string;
+  quantity: number;
+  status: UsageReportStatus;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  idempotency_key: string;
+  created_at: Date;
+  updated_at: Date;
+  reported_at: Date | null;
+}
+
 export interface DB {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -240,6 +273,9 @@ export interface DB {
   policies: PoliciesTable;
   audit_records: AuditRecordsTable;
   audit_chains: AuditChainsTable;
+  rate_limit_counters: RateLimitCountersTable;
+  usage_counters: UsageCountersTable;
+  usage_reports: UsageReportsTable;
 }
 
 export type Db = Kysely<DB>;

@@ -2,6 +2,7 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './database.js';
 import * as m001 from './migrations/001_foundation.js';
 import * as m002 from './migrations/002_decisions.js';
+import * as m003 from './migrations/003_usage.js';
 import * as m005 from './migrations/005_webhooks.js';
 import * as m006 from './migrations/006_safety_rules.js';
 import * as m007 from './migrations/007_audit_sealing.js';
@@ -10,6 +11,7 @@ import * as m007 from './migrations/007_audit_sealing.js';
 const migrations: Record<string, Migration> = {
   '001_foundation': m001,
   '002_decisions': m002,
+  '003_usage': m003,
   '005_webhooks': m005,
   '006_safety_rules': m006,
   '007_audit_sealing': m007,

@@ -6,6 +6,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities/index.js';
 import type { Logger } from '../logger.js';
 import { ALL_SEARCH_ATTRIBUTE_KEYS } from './search-attributes.js';
+import { ensureUsageReportScheduleAt } from './usage-schedule.js';
 
 const WORKFLOWS_PATH = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
 /** Built ahead of time for production images (`npm run build:workflows`); bundled at start otherwise. */
@@ -57,6 +58,12 @@ export async function startWorker(settings: WorkerSettings, deps: ActivityDeps, 
   } catch (err) {
     // A namespace the worker may not administer still runs workflows; the UI just cannot filter.
     log.warn({ err: (err as Error).message }, 'could not register search attributes');
+  }
+  try {
+    await ensureUsageReportScheduleAt(settings, log);
+  } catch (err) {
+    // The worker still serves held requests; the next start tries again, and the CLI reports meanwhile.
+    log.warn({ err: (err as Error).message }, 'could not create or update the usage report schedule');
   }
   const worker = await Worker.create({
     connection: nativeConnection,

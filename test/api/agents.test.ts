@@ -6,7 +6,8 @@ let acct: TestAccount;
 let policyId: string;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
+  // This file makes more than 100 test-mode requests a minute with one account's keys.
+  ctx = await createTestContext({ testModeRateLimit: 10_000 });
   acct = await ctx.account('growth');
   policyId = await newPolicy(acct.test);
 });

@@ -5,7 +5,8 @@ let ctx: TestContext;
 let acct: TestAccount;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
+  // This file makes more than 100 test-mode requests a minute with one account's keys.
+  ctx = await createTestContext({ testModeRateLimit: 10_000 });
   acct = await ctx.account('growth');
 });
 afterAll(() => ctx?.close());

@@ -10,7 +10,8 @@ const advance = (seconds: number) => {
 let ctx: TestContext;
 
 beforeAll(async () => {
-  ctx = await createTestContext({ now: () => clock });
+  // Fixtures here make hundreds of test-mode requests a minute on one account; limits are tested in rate-limit.test.ts.
+  ctx = await createTestContext({ now: () => clock, testModeRateLimit: 100_000 });
 });
 afterAll(() => ctx?.close());
 

@@ -36,7 +36,7 @@ export interface TestContext {
   signer: TokenSigner;
   gateway: WorkflowGateway;
   /** A fresh account: tests stay isolated from each other even on one shared database. */
-  account(plan?: Plan, opts?: { rateLimit?: number }): Promise<TestAccount>;
+  account(plan?: Plan, opts?: { rateLimit?: number; includedChecks?: number; overageRateMicros?: number }): Promise<TestAccount>;
   client(key: string): Client;
   raw(path: string, init?: RequestInit): Promise<ApiResponse>;
   close(): Promise<void>;
@@ -55,9 +55,19 @@ async function toResponse(res: Response): Promise<ApiResponse> {
  */
 export const UNREACHABLE_ENGINE_PORT = 1;
 
-export async function createTestContext(
-  opts: { gateway?: (deps: { db: Database['db']; signer: TokenSigner }) => WorkflowGateway; allowPrivateUrls?: boolean; now?: () => Date } = {},
-): Promise<TestContext> {
+export interface TestContextOptions {
+  gateway?: (deps: { db: Database['db']; signer: TokenSigner }) => WorkflowGateway;
+  /**
+   * Replaces the test-mode limit of 100 requests per minute, for files whose fixtures make more
+   * requests than that with one account's test keys. The limits themselves are tested with the
+   * real numbers (test/api/rate-limit.test.ts).
+   */
+  testModeRateLimit?: number;
+  allowPrivateUrls?: boolean;
+  now?: () => Date;
+}
+
+export async function createTestContext(opts: TestContextOptions = {}): Promise<TestContext> {
   const url = process.env.DATABASE_URL;
   const database = await connectDatabase(url ? { databaseUrl: url, poolSize: 10 } : { dataDir: 'memory://' });
   // Global setup already migrated a shared server; the embedded database is new for this file.
@@ -66,7 +76,8 @@ export async function createTestContext(
   const signer = { issuer: 'spend-auth-test', keys };
   // No engine runs here: the gateway points at a port nothing listens on, so approvals answer 503.
   const gateway = opts.gateway?.({ db: database.db, signer }) ?? new TemporalGateway({ address: `127.0.0.1:${UNREACHABLE_ENGINE_PORT}`, namespace: 'default', taskQueue: 'spend-authorization' });
-  const server = await startHttpServer(database, { port: 0 }, { signer, gateway, allowPrivateUrls: opts.allowPrivateUrls ?? false, ...(opts.now ? { now: opts.now } : {}) }, createLogger('silent'), '127.0.0.1');
+  const rateLimit = opts.testModeRateLimit ? { limits: { testMode: opts.testModeRateLimit } } : undefined;
+  const server = await startHttpServer(database, { port: 0 }, { signer, gateway, rateLimit, allowPrivateUrls: opts.allowPrivateUrls ?? false, ...(opts.now ? { now: opts.now } : {}) }, createLogger('silent'), '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${server.port}`;
 
   const raw = async (path: string, init?: RequestInit) => toResponse(await fetch(baseUrl + path, init));
@@ -99,7 +110,7 @@ export async function createTestContext(
     raw,
     client,
     async account(plan = 'growth', opts = {}) {
-      const created = await createAccount(database.db, { name: `test-${plan}`, plan, rateLimit: opts.rateLimit });
+      const created = await createAccount(database.db, { name: `test-${plan}`, plan, ...opts });
       return {
         id: created.account.id,
         test: client(created.keys.test),

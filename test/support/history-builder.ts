@@ -334,6 +334,17 @@ export class HistoryBuilder {
     });
   }
 
+  /** An activity's last attempt failed with an ApplicationFailure (its retries are over, or it was not retryable). */
+  activityTaskFailed(a: { scheduledEventId: number; startedEventId: number; message: string; type: string; nonRetryable: boolean }): number {
+    return this.add('ACTIVITY_TASK_FAILED', 'activityTaskFailedEventAttributes', {
+      failure: { message: a.message, source: 'TypeScriptSDK', applicationFailureInfo: { type: a.type, nonRetryable: a.nonRetryable } },
+      scheduledEventId: String(a.scheduledEventId),
+      startedEventId: String(a.startedEventId),
+      identity: this.workerIdentity,
+      retryState: a.nonRetryable ? 'RETRY_STATE_NON_RETRYABLE_FAILURE' : 'RETRY_STATE_TIMEOUT',
+    });
+  }
+
   upsertWorkflowSearchAttributes(pairs: SearchAttributePair[]): number {
     return this.add('UPSERT_WORKFLOW_SEARCH_ATTRIBUTES', 'upsertWorkflowSearchAttributesEventAttributes', {
       workflowTaskCompletedEventId: String(this.lastWorkflowTaskCompleted),

@@ -18,4 +18,6 @@ test('workflows/index.ts bundles for the workflow sandbox', { timeout: 60_000 },
   // Activity implementations and the service code behind them stay out of the bundle.
   expect(code).not.toContain('resolution.service');
   expect(code).not.toContain('createHeldActivities');
+  expect(code).toContain('usageReport');
+  expect(code).not.toContain('createUsageReportActivities');
 });

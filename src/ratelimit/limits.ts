@@ -1,0 +1,64 @@
+import type { Plan } from '../db/database.js';
+
+/** Length of a rate-limit window: fixed, aligned to the UTC minute. */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+/** Requests per minute (SPEC §8.1, DECISIONS §10). */
+export const TEST_MODE_LIMIT_PER_MINUTE = 100;
+export const LIVE_LIMIT_PER_MINUTE: Record<Plan, number> = {
+  // A sandbox account has no live keys; the number is here for completeness.
+  sandbox: TEST_MODE_LIMIT_PER_MINUTE,
+  starter: 500,
+  growth: 2_000,
+  // Used when an enterprise account has no number of its own (`accounts create --rate-limit`).
+  enterprise: 2_000,
+};
+/** Requests per minute per client address for requests without a valid key (failed authentication, public endpoints). */
+export const UNAUTHENTICATED_LIMIT_PER_MINUTE = 100;
+
+export interface LimitSubject {
+  livemode: boolean;
+  plan: Plan;
+  rateLimit: number | null;
+}
+
+/** Replaces a limit of the table above; for tests whose fixtures exceed the real numbers, never configured in production. */
+export interface LimitOverrides {
+  testMode?: number;
+}
+
+/** The per-minute limit of an account in one mode: test mode is the Sandbox row, live mode the plan's. */
+export function limitFor(subject: LimitSubject, overrides: LimitOverrides = {}): number {
+  if (!subject.livemode) return overrides.testMode ?? TEST_MODE_LIMIT_PER_MINUTE;
+  if (subject.plan === 'enterprise' && subject.rateLimit !== null) return subject.rateLimit;
+  return LIVE_LIMIT_PER_MINUTE[subject.plan];
+}
+
+/** The counter a request of an authenticated caller adds to: one per account and mode. */
+export const accountBucket = (accountId: string, livemode: boolean) => `acct:${accountId}:${livemode ? 'live' : 'test'}`;
+/** The counter of requests without a valid key: one per client address. */
+export const addressBucket = (address: string) => `addr:${address}`;
+
+export interface Window {
+  start: Date;
+  /** Whole seconds until the window ends (1–60): the value of X-RateLimit-Reset and Retry-After. */
+  resetSeconds: number;
+}
+
+/** The fixed window `nowMs` falls in. */
+export function windowAt(nowMs: number, windowMs = RATE_LIMIT_WINDOW_MS): Window {
+  const start = nowMs - (((nowMs % windowMs) + windowMs) % windowMs);
+  return { start: new Date(start), resetSeconds: Math.max(1, Math.ceil((start + windowMs - nowMs) / 1000)) };
+}
+
+export interface RateLimitVerdict {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+  allowed: boolean;
+}
+
+/** The verdict for the `count`-th request of a window (the counter includes this request). */
+export function verdict(limit: number, count: number, resetSeconds: number): RateLimitVerdict {
+  return { limit, remaining: Math.max(0, limit - count), resetSeconds, allowed: count <= limit };
+}

@@ -1,0 +1,52 @@
+import { Client, Connection, ScheduleAlreadyRunning, ScheduleOverlapPolicy, type ScheduleOptions } from '@temporalio/client';
+import type { Logger } from '../logger.js';
+import type { UsageReportInput } from '../../workflows/usage-report.types.js';
+
+export const USAGE_REPORT_SCHEDULE_ID = 'usage-report-monthly';
+/** Runs are named `usage-report-<scheduled time>` by the server. */
+export const USAGE_REPORT_WORKFLOW_ID = 'usage-report';
+
+/**
+ * On the 1st of every month at 00:05 UTC, report the month that just ended. A run missed while
+ * the engine was down is still taken within a day; a run due while the previous one is still
+ * open is skipped (the previous one reports a month at a time, and the CLI catches up).
+ */
+export function usageReportSchedule(taskQueue: string, scheduleId = USAGE_REPORT_SCHEDULE_ID): ScheduleOptions {
+  const input: UsageReportInput = {};
+  return {
+    scheduleId,
+    spec: { calendars: [{ dayOfMonth: 1, hour: 0, minute: 5 }], timezone: 'UTC' },
+    action: { type: 'startWorkflow', workflowType: 'usageReport', workflowId: USAGE_REPORT_WORKFLOW_ID, taskQueue, args: [input] },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
+    memo: { description: 'Monthly usage report to the billing meter (see docs/api.md, Billing reports)' },
+  };
+}
+
+/** Creates the Schedule, or brings an existing one up to date: safe on every worker start. */
+export async function ensureUsageReportSchedule(client: Client, taskQueue: string, scheduleId = USAGE_REPORT_SCHEDULE_ID): Promise<'created' | 'updated'> {
+  const options = usageReportSchedule(taskQueue, scheduleId);
+  try {
+    await client.schedule.create(options);
+    return 'created';
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    await client.schedule.getHandle(options.scheduleId).update((previous) => ({
+      ...previous,
+      spec: options.spec,
+      action: options.action,
+      policies: { ...previous.policies, ...options.policies },
+    }));
+    return 'updated';
+  }
+}
+
+/** Connects as a client for the one call; used at worker start. */
+export async function ensureUsageReportScheduleAt(settings: { address: string; namespace: string; taskQueue: string }, log: Logger): Promise<void> {
+  const connection = await Connection.connect({ address: settings.address, connectTimeout: 5_000 });
+  try {
+    const outcome = await ensureUsageReportSchedule(new Client({ connection, namespace: settings.namespace }), settings.taskQueue);
+    log.info({ schedule_id: USAGE_REPORT_SCHEDULE_ID, outcome }, 'usage report schedule ready');
+  } finally {
+    await connection.close();
+  }
+}

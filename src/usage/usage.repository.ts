@@ -1,0 +1,28 @@
+import { sql } from 'kysely';
+import type { DbOrTrx } from '../db/database.js';
+import type { Month } from './month.js';
+
+/** Shard rows per account and month: concurrent checks of one account rarely share a row lock. */
+export const USAGE_COUNTER_SHARDS = 8;
+
+/**
+ * Counts one billable check. Called inside the decision's transaction, as its last write, so the
+ * count commits with the decision or not at all, and the row lock is held only until the commit.
+ */
+export async function countCheck(trx: DbOrTrx, accountId: string, month: Month, shard = Math.floor(Math.random() * USAGE_COUNTER_SHARDS)): Promise<void> {
+  await sql`
+    INSERT INTO usage_counters (account_id, month, shard, checks)
+    VALUES (${accountId}, ${month}, ${shard}, 1)
+    ON CONFLICT (account_id, month, shard) DO UPDATE SET checks = usage_counters.checks + 1`.execute(trx);
+}
+
+/** Billable checks of an account in a month. */
+export async function readChecks(db: DbOrTrx, accountId: string, month: Month): Promise<number> {
+  const row = await db
+    .selectFrom('usage_counters')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('checks'), sql<number>`0`).as('checks'))
+    .where('account_id', '=', accountId)
+    .where('month', '=', month)
+    .executeTakeFirst();
+  return Number(row?.checks ?? 0);
+}

@@ -1,0 +1,43 @@
+import { requireRole, STAFF, type Caller } from '../caller.js';
+import type { Db, Plan } from '../db/database.js';
+import { notFound } from '../errors.js';
+import { monthOf, type Month } from './month.js';
+import { overageOf, termsFor, TEST_MODE_TERMS } from './pricing.js';
+import { readChecks } from './usage.repository.js';
+
+export interface UsageView {
+  object: 'usage';
+  month: Month;
+  plan: Plan;
+  checks: number;
+  included: number | null;
+  overage_checks: number;
+  overage_amount: string;
+  livemode: boolean;
+}
+
+/**
+ * Billable checks of the caller's account in a month (default: the current UTC month) and what
+ * they cost beyond the plan's included ones. Test mode is free and never counted.
+ */
+export async function getUsage(db: Db, caller: Caller, month: Month | undefined, now = new Date()): Promise<UsageView> {
+  requireRole(caller, STAFF);
+  const m = month ?? monthOf(now);
+  const account = await db
+    .selectFrom('accounts')
+    .select(['plan', 'included_checks', 'overage_rate_micros'])
+    .where('id', '=', caller.accountId)
+    .executeTakeFirst();
+  if (!account) throw notFound('account');
+  const terms = caller.livemode ? termsFor(account) : TEST_MODE_TERMS;
+  const checks = caller.livemode ? await readChecks(db, caller.accountId, m) : 0;
+  return {
+    object: 'usage',
+    month: m,
+    plan: account.plan,
+    checks,
+    included: terms.included,
+    ...overageOf(checks, terms),
+    livemode: caller.livemode,
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * usageReport replayed against hand-built histories, with no server (see test/histories/README.md
+ * for what replay checks and what it does not). The histories are built here, in memory, from
+ * test/support/history-builder.ts: a scheduled run that lists two accounts and reports both (one
+ * accepted, one refused by the meter), and a run with nothing to report. Edited copies that the
+ * code would not produce must fail, which shows the histories constrain the workflow.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineSearchAttributeKey } from '@temporalio/common';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { DeterminismViolationError } from '@temporalio/workflow';
+import { beforeAll, describe, expect, test } from 'vitest';
+import type { ReportAccountResult, UsageReportResult } from '../../workflows/usage-report.types.js';
+import { assertWellFormed, HistoryBuilder, jsonPayload, payloads, type HistoryEventJson, type HistoryJson } from '../support/history-builder.js';
+
+const WORKFLOWS_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workflows/index.ts');
+const ScheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime', 'DATETIME');
+
+/** Mirrors `proxyActivities` in workflows/usage-report.ts. */
+const LIST_OPTIONS = {
+  startToCloseMs: 60_000,
+  retryPolicy: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, nonRetryableErrorTypes: ['MonthNotReportable'] },
+};
+const REPORT_OPTIONS = {
+  startToCloseMs: 30_000,
+  retryPolicy: { initialIntervalMs: 30_000, backoffCoefficient: 2, maximumIntervalMs: 3_600_000, nonRetryableErrorTypes: ['BillingMeterRejected', 'MonthNotReportable'] },
+};
+
+const SCHEDULED = new Date('2026-11-01T00:05:00.000Z');
+const MONTH = '2026-10';
+const A = 'acct_FxReplayA000000000000000';
+const B = 'acct_FxReplayB000000000000000';
+
+/** The history of a scheduled run whose listing returns `accounts`; the last account's report is refused when `refuseLast`. */
+function scheduledRun(accounts: string[], refuseLast: boolean): HistoryJson {
+  const b = new HistoryBuilder({
+    workflowId: `usage-report-${SCHEDULED.toISOString()}`,
+    runId: '0195a1b2-0100-7000-8000-000000000100',
+    startTime: new Date(SCHEDULED.getTime() + 120),
+    taskQueue: 'spend-authorization',
+  });
+  b.workflowExecutionStarted({ workflowType: 'usageReport', input: payloads({}), searchAttributes: [{ key: ScheduledStartTime, value: SCHEDULED }] });
+  b.workflowTask();
+
+  // `after` is undefined on the first page: a binary/null payload, which carries no data at all.
+  const listInput = payloads(MONTH, undefined);
+  delete (listInput.payloads[1] as { data?: string }).data;
+  const list = b.activityTaskScheduled({ activityId: '1', activityType: 'listAccountsToReport', input: listInput, ...LIST_OPTIONS });
+  const listStarted = b.activityTaskStarted({ scheduledEventId: list });
+  b.activityTaskCompleted({ scheduledEventId: list, startedEventId: listStarted, result: accounts });
+  b.workflowTask();
+
+  const totals: UsageReportResult = { month: MONTH, accounts: accounts.length, accepted: 0, skipped: 0, failed: 0, failedAccountIds: [] };
+  if (accounts.length > 0) {
+    // Both lanes schedule their first account in the same task.
+    const scheduled = accounts.map((accountId, i) =>
+      b.activityTaskScheduled({ activityId: String(i + 2), activityType: 'reportAccountUsage', input: payloads({ accountId, month: MONTH }), ...REPORT_OPTIONS }),
+    );
+    accounts.forEach((accountId, i) => {
+      b.advance(150);
+      const started = b.activityTaskStarted({ scheduledEventId: scheduled[i]! });
+      if (refuseLast && i === accounts.length - 1) {
+        b.activityTaskFailed({ scheduledEventId: scheduled[i]!, startedEventId: started, message: 'billing meter answered HTTP 400', type: 'BillingMeterRejected', nonRetryable: true });
+        totals.failed += 1;
+        totals.failedAccountIds.push(accountId);
+      } else {
+        const result: ReportAccountResult = { accountId, month: MONTH, quantity: 10, status: 'accepted', posted: true, idempotencyKey: `${accountId}:${MONTH}` };
+        b.activityTaskCompleted({ scheduledEventId: scheduled[i]!, startedEventId: started, result });
+        totals.accepted += 1;
+      }
+    });
+    b.workflowTask();
+  }
+  b.workflowExecutionCompleted({ result: totals });
+  return b.build();
+}
+
+let workflowBundle: WorkflowBundle;
+
+const replay = (history: HistoryJson) =>
+  Worker.runReplayHistory({ workflowBundle, replayName: 'usage-report-replay' }, history, `usage-report-${SCHEDULED.toISOString()}`);
+
+async function expectNondeterminism(history: HistoryJson, message: RegExp): Promise<void> {
+  const error: unknown = await replay(history).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(error, 'replay should have failed').toBeInstanceOf(DeterminismViolationError);
+  expect((error as Error).message).toMatch(message);
+}
+
+const isType = (type: string) => (e: HistoryEventJson) => e.eventType === `EVENT_TYPE_${type}`;
+const attributesOf = (e: HistoryEventJson) => e[Object.keys(e).find((k) => k.endsWith('EventAttributes')) as `${string}EventAttributes`] as Record<string, any>;
+
+beforeAll(async () => {
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+  } catch {
+    // A Runtime already exists in this process: keep it.
+  }
+  workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
+}, 60_000);
+
+describe('usageReport replays', () => {
+  test('the histories use only fields the Temporal protos know', () => {
+    assertWellFormed(scheduledRun([A, B], true));
+    assertWellFormed(scheduledRun([], false));
+  });
+
+  test('a scheduled run reports every listed account, a few at once, and completes although one was refused', async () => {
+    await replay(scheduledRun([A, B], true));
+  });
+
+  test('a scheduled run with nothing to report lists once and completes', async () => {
+    await replay(scheduledRun([], false));
+  });
+});
+
+describe('the histories constrain the workflow', () => {
+  test('a listed account without its report: the code reports every account it lists', async () => {
+    const history = scheduledRun([A, B], false);
+    const completed = history.events.find(isType('ACTIVITY_TASK_COMPLETED'))!;
+    attributesOf(completed).result.payloads[0] = jsonPayload([A, B, 'acct_FxReplayC000000000000000']);
+    await expectNondeterminism(history, /Nondeterminism|does not handle|No command scheduled/);
+  });
+
+  test('the report activity renamed: the code schedules reportAccountUsage', async () => {
+    const history = scheduledRun([A], false);
+    for (const e of history.events.filter(isType('ACTIVITY_TASK_SCHEDULED')).slice(1)) attributesOf(e).activityType.name = 'postUsage';
+    await expectNondeterminism(history, /Activity type of scheduled event 'postUsage' does not match.*'reportAccountUsage'/);
+  });
+});
