@@ -131,7 +131,7 @@ export async function denyPendingHolds(
     const row = (await lockDecision(trx, id))!;
     if (row.status !== 'pending') continue;
     await applyResolution(trx, undefined, row, { decisionId: id, outcome: 'denied', reasonCode, resolvedBy: actor.id ?? 'system', actor }, now);
-    await enqueueOutbox(trx, 'held_resolved', id, {}, now);
+    await enqueueOutbox(trx, 'held_resolved', id, row.account_id, now);
   }
   return ids;
 }

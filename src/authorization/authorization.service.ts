@@ -110,7 +110,7 @@ export async function authorize(deps: AuthorizationDeps, caller: Caller, input: 
       metadata: input.metadata ?? {},
     });
     await emitEvent(trx, { accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: decisionEventData(row), now });
-    if (held) await enqueueOutbox(trx, 'held_decision', id, {}, now);
+    if (held) await enqueueOutbox(trx, 'held_decision', id, caller.accountId, now);
     if (outcome.decision === 'denied' && policy?.auto_freeze) {
       // Runaway protection: this denial still gets its answer; the agent stops here.
       const denied = await deniedCount(trx, agent.id, policy.auto_freeze.window_seconds, now);

@@ -177,6 +177,7 @@ export interface EventsTable {
 
 export interface OutboxTable {
   id: Generated<number>;
+  account_id: string | null;
   topic: string;
   ref_id: string;
   payload: Json<Record<string, unknown>>;

@@ -6,6 +6,7 @@ import * as m003 from './migrations/003_usage.js';
 import * as m005 from './migrations/005_webhooks.js';
 import * as m006 from './migrations/006_safety_rules.js';
 import * as m007 from './migrations/007_audit_sealing.js';
+import * as m008 from './migrations/008_outbox_account.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
 const migrations: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '005_webhooks': m005,
   '006_safety_rules': m006,
   '007_audit_sealing': m007,
+  '008_outbox_account': m008,
 };
 
 class StaticProvider implements MigrationProvider {

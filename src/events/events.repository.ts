@@ -19,7 +19,7 @@ export async function emitEvent(
     .insertInto('events')
     .values({ id, account_id: e.accountId, livemode: e.livemode, type: e.type, data: JSON.stringify(e.data), created_at: now })
     .execute();
-  await enqueueOutbox(trx, 'event', id, {}, now);
+  await enqueueOutbox(trx, 'event', id, e.accountId, now);
   return id;
 }
 

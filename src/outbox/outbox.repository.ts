@@ -5,10 +5,10 @@ import type { DbOrTrx } from '../db/database.js';
 export type OutboxTopic = 'held_decision' | 'held_resolved' | 'event' | 'webhook_delivery';
 
 /** Written inside the caller's transaction, so the follow-up exists exactly when the change does. */
-export async function enqueueOutbox(trx: DbOrTrx, topic: OutboxTopic, refId: string, payload: Record<string, unknown> = {}, now = new Date()) {
+export async function enqueueOutbox(trx: DbOrTrx, topic: OutboxTopic, refId: string, accountId: string, now = new Date()) {
   await trx
     .insertInto('outbox')
-    .values({ topic, ref_id: refId, payload: JSON.stringify(payload), created_at: now, next_attempt_at: now, last_error: null, processed_at: null })
+    .values({ topic, ref_id: refId, account_id: accountId, payload: '{}', created_at: now, next_attempt_at: now, last_error: null, processed_at: null })
     .execute();
 }
 
@@ -28,12 +28,13 @@ export const OUTBOX_LEASE_MS = 60_000;
  * Claims due rows of the given topics with a lease (SKIP LOCKED, so several relays can run).
  * The claim commits at once; rows are marked done or rescheduled one by one afterwards.
  */
-export async function claimDueOutbox(db: DbOrTrx, topics: OutboxTopic[], limit: number, now: Date): Promise<OutboxRow[]> {
+export async function claimDueOutbox(db: DbOrTrx, topics: OutboxTopic[], limit: number, now: Date, accountId?: string): Promise<OutboxRow[]> {
   const res = await sql<OutboxRow>`
     UPDATE outbox SET next_attempt_at = ${new Date(now.getTime() + OUTBOX_LEASE_MS)}
     WHERE id IN (
       SELECT id FROM outbox
       WHERE processed_at IS NULL AND next_attempt_at <= ${now} AND topic IN (${sql.join(topics)})
+        ${accountId ? sql`AND account_id = ${accountId}` : sql``}
       ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
     RETURNING id, topic, ref_id, payload, attempts, created_at`.execute(db);
   return res.rows.map((r) => ({ ...r, id: Number(r.id), attempts: Number(r.attempts) })).sort((a, b) => a.id - b.id);
@@ -52,12 +53,13 @@ export async function rescheduleOutbox(db: DbOrTrx, id: number, attempts: number
 }
 
 /** Unprocessed rows and the age of the oldest: the relay's lag. */
-export async function outboxLag(db: DbOrTrx, now: Date, topics?: OutboxTopic[]): Promise<{ pending: number; oldest_age_seconds: number }> {
+export async function outboxLag(db: DbOrTrx, now: Date, topics?: OutboxTopic[], accountId?: string): Promise<{ pending: number; oldest_age_seconds: number }> {
   let q = db
     .selectFrom('outbox')
     .select((eb) => [eb.fn.countAll<number>().as('pending'), eb.fn.min('created_at').as('oldest')])
     .where('processed_at', 'is', null);
   if (topics) q = q.where('topic', 'in', topics);
+  if (accountId) q = q.where('account_id', '=', accountId);
   const row = await q.executeTakeFirstOrThrow();
   const oldest = row.oldest ? new Date(row.oldest as unknown as string) : undefined;
   return { pending: Number(row.pending), oldest_age_seconds: oldest ? Math.max(0, Math.round((now.getTime() - oldest.getTime()) / 1000)) : 0 };

@@ -28,12 +28,19 @@ export class OutboxRelay {
   private engineDownLogged = false;
 
   constructor(
-    private readonly deps: { db: Db; gateway: WorkflowGateway; log: Logger; pollIntervalMs?: number },
+    private readonly deps: {
+      db: Db;
+      gateway: WorkflowGateway;
+      log: Logger;
+      pollIntervalMs?: number;
+      /** Carry only this account's rows (tests sharing one database; an operator draining one account). */
+      accountId?: string;
+    },
   ) {}
 
   /** Processes one batch of due rows; returns how many were carried out. */
   async tick(now = new Date()): Promise<number> {
-    const rows = await claimDueOutbox(this.deps.db, RELAY_TOPICS, RELAY_BATCH_SIZE, now);
+    const rows = await claimDueOutbox(this.deps.db, RELAY_TOPICS, RELAY_BATCH_SIZE, now, this.deps.accountId);
     let done = 0;
     for (const [i, row] of rows.entries()) {
       try {
@@ -85,7 +92,7 @@ export class OutboxRelay {
   }
 
   lag(now = new Date()) {
-    return outboxLag(this.deps.db, now, RELAY_TOPICS);
+    return outboxLag(this.deps.db, now, RELAY_TOPICS, this.deps.accountId);
   }
 
   start(): void {

@@ -223,7 +223,7 @@ export async function fanOutEvent(db: Db, eventId: string): Promise<number> {
     for (const endpoint of endpoints) {
       const delivery = await insertDeliveryOnce(trx, newDelivery(event, endpoint.id, webhookWorkflowId(event.id, endpoint.id), now));
       if (!delivery) continue;
-      await enqueueOutbox(trx, 'webhook_delivery', delivery.id, {}, now);
+      await enqueueOutbox(trx, 'webhook_delivery', delivery.id, delivery.account_id, now);
       created += 1;
     }
     return created;
@@ -250,7 +250,7 @@ export async function redeliverEvent(deps: WebhookDeps, caller: Caller, eventId:
       const id = newId('del');
       const delivery = await insertDeliveryOnce(trx, { ...newDelivery(event, endpoint.id, `${webhookWorkflowId(event.id, endpoint.id)}-${id}`, now), id });
       if (!delivery) continue;
-      await enqueueOutbox(trx, 'webhook_delivery', delivery.id, {}, now);
+      await enqueueOutbox(trx, 'webhook_delivery', delivery.id, delivery.account_id, now);
       deliveries.push(delivery);
     }
     return { object: 'list' as const, data: deliveries.map((d) => toDeliveryView(d)), has_more: false, next_cursor: null };

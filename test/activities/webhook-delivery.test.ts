@@ -26,7 +26,7 @@ async function setup(url: string, events: string[] = ['*']) {
   const policy = (await a.test.post('/v1/policies', policyBody())).body;
   const agent = (await a.test.post('/v1/agents', { name: 'x', policy_id: policy.id })).body;
   const fake = new FakeInlineGateway({ db: ctx.database.db, signer: ctx.signer });
-  const relay = new OutboxRelay({ db: ctx.database.db, gateway: fake, log: createLogger('silent') });
+  const relay = new OutboxRelay({ accountId: a.id, db: ctx.database.db, gateway: fake, log: createLogger('silent') });
   return { a, endpoint, agent, fake, relay };
 }
 async function approvedEventDelivery(url: string, allowPrivateUrls = true, attemptTimeoutMs?: number) {

@@ -34,7 +34,7 @@ describe('outbox relay', () => {
 
   test('while the engine is unreachable it keeps the row, counts the attempt and reports lag; once back, the workflow starts exactly once', async () => {
     const decisionId = await holdOne();
-    const downRelay = new OutboxRelay({ db: ctx.database.db, gateway: new TemporalGateway({ address: `127.0.0.1:${UNREACHABLE_ENGINE_PORT}`, namespace: 'default', taskQueue: 'q' }), log });
+    const downRelay = new OutboxRelay({ accountId: acct.id, db: ctx.database.db, gateway: new TemporalGateway({ address: `127.0.0.1:${UNREACHABLE_ENGINE_PORT}`, namespace: 'default', taskQueue: 'q' }), log });
     // The decision's event fans out (database work only); the workflow start cannot happen.
     await downRelay.tick();
     const after = await rowOf(decisionId);
@@ -47,7 +47,7 @@ describe('outbox relay', () => {
 
     // The engine is back (a fake one recording starts); the row is due once its backoff has passed.
     const fake = new FakeInlineGateway({ db: ctx.database.db, signer: ctx.signer });
-    const upRelay = new OutboxRelay({ db: ctx.database.db, gateway: fake, log });
+    const upRelay = new OutboxRelay({ accountId: acct.id, db: ctx.database.db, gateway: fake, log });
     expect(await upRelay.tick(new Date(Date.now() + 120_000))).toBeGreaterThanOrEqual(1);
     expect(fake.started).toContain(decisionId);
     expect((await rowOf(decisionId)).processed_at).not.toBeNull();
@@ -61,7 +61,7 @@ describe('outbox relay', () => {
     const decision = await ctx.database.db.selectFrom('decisions').select('agent_id').where('id', '=', decisionId).executeTakeFirstOrThrow();
     await acct.test.post(`/v1/agents/${decision.agent_id}/freeze`);
     const fake = new FakeInlineGateway({ db: ctx.database.db, signer: ctx.signer });
-    await new OutboxRelay({ db: ctx.database.db, gateway: fake, log }).tick(new Date(Date.now() + 120_000));
+    await new OutboxRelay({ accountId: acct.id, db: ctx.database.db, gateway: fake, log }).tick(new Date(Date.now() + 120_000));
     expect(fake.started).not.toContain(decisionId);
     expect(fake.notified).toContain(decisionId);
   });

@@ -48,7 +48,7 @@ test('the documented verification recipe accepts a signed delivery and rejects a
   const policy = (await a.test.post('/v1/policies', policyBody())).body;
   const agent = (await a.test.post('/v1/agents', { name: 'x', policy_id: policy.id })).body;
   await a.test.post('/v1/authorize', { agent_id: agent.id, amount: 100, currency: 'USD', vendor: 'ok.example' });
-  const relay = new OutboxRelay({ db: ctx.database.db, gateway: new FakeInlineGateway({ db: ctx.database.db, signer: ctx.signer }), log: createLogger('silent') });
+  const relay = new OutboxRelay({ accountId: a.id, db: ctx.database.db, gateway: new FakeInlineGateway({ db: ctx.database.db, signer: ctx.signer }), log: createLogger('silent') });
   await relay.tick(new Date(Date.now() + 600_000));
   const delivery = await ctx.database.db.selectFrom('webhook_deliveries').selectAll().where('account_id', '=', a.id).executeTakeFirstOrThrow();
 
