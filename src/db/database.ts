@@ -166,6 +166,20 @@ export interface OutboxTable {
   processed_at: Date | null;
 }
 
+/** Quick-start vaults: the token is stored only as its SHA-256 hash plus a display prefix. */
+export interface VaultsTable {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  agent_id: string;
+  policy_id: string;
+  name: string;
+  token_hash: string;
+  token_prefix: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
 export interface DB {
   decisions: DecisionsTable;
   agent_spend: AgentSpendTable;
@@ -178,6 +192,7 @@ export interface DB {
   policies: PoliciesTable;
   audit_records: AuditRecordsTable;
   audit_chains: AuditChainsTable;
+  vaults: VaultsTable;
 }
 
 export type Db = Kysely<DB>;
