@@ -19,6 +19,7 @@ import type { TokenSigner } from './tokens/authorization-token.js';
 import { denyPendingHolds } from './approvals/resolution.service.js';
 import { approvalsRouter } from './http/routes/approvals.js';
 import { outboxLag } from './outbox/outbox.repository.js';
+import { QUICKSTART_PATHS, quickstartRouter } from './http/routes/quickstart.js';
 import type { WorkflowGateway } from './temporal/gateway.js';
 
 export interface AppDeps {
@@ -82,6 +83,13 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/policies', policiesRouter(deps.db));
   v1.use('/audit-logs', auditLogsRouter(deps.db));
   app.use('/v1', v1);
+
+  // Quick-start surface (SPEC §4.6): unprefixed, behind the same key, body and idempotency checks.
+  // Only its own paths pass through them, so every other unknown path still answers 404.
+  const quickstart = express.Router();
+  quickstart.use(QUICKSTART_PATHS, authMiddleware(deps.authenticate), requireJsonBody, jsonBody, idempotency(deps.db));
+  quickstart.use(quickstartRouter(authz));
+  app.use(quickstart);
 
   app.use(notFoundRoute);
   app.use(
