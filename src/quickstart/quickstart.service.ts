@@ -180,8 +180,13 @@ function messageFor(view: DecisionView, policy: PolicyRow | undefined, remaining
     return `Approved: you may charge ${usd(amount)} at ${view.vendor}. ${usd(remaining)} left today.`;
   }
   if (view.decision === 'held') {
+    const threshold = policy?.require_approval_above ?? null;
+    const why =
+      view.reason_code === 'approval_required' && threshold !== null && amount > threshold
+        ? `${usd(amount)} is above this vault's approval threshold of ${usd(threshold)}.`
+        : view.reason;
     return (
-      `Pending: ${view.reason} The request awaits human review; do not charge yet. ` +
+      `Pending: ${why} The request awaits human review; do not charge yet. ` +
       `Poll GET /v1/decisions/${view.decision_id}?wait=30 until its status is approved or denied.`
     );
   }

@@ -140,8 +140,10 @@ describe('the quick-start flow, end to end over HTTP', () => {
     const res = await pay(token, 60);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ authorized: false, status: 'pending', reason_code: 'approval_required', remaining_balance: 40 });
-    expect(res.body.message).toContain('awaits human review');
-    expect(res.body.message).toContain(`GET /v1/decisions/${res.body.transaction_id}?wait=30`);
+    expect(res.body.message).toBe(
+      "Pending: 60.00 USD is above this vault's approval threshold of 50.00 USD. The request awaits human review; do not charge yet. " +
+        `Poll GET /v1/decisions/${res.body.transaction_id}?wait=30 until its status is approved or denied.`,
+    );
     const decision = await acct.test.get(`/v1/decisions/${res.body.transaction_id}`);
     expect(decision.body).toMatchObject({ decision: 'held', status: 'pending', amount: 6_000, currency: 'USD' });
     expect((await pay(token, 40.01)).body).toMatchObject({ status: 'denied', reason_code: 'budget_exceeded', remaining_balance: 40 });
