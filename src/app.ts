@@ -20,6 +20,7 @@ import { agentStopHooks } from './approvals/agent-hooks.js';
 import { approvalsRouter } from './http/routes/approvals.js';
 import { outboxLag } from './outbox/outbox.repository.js';
 import { eventsRouter, webhookEndpointsRouter } from './http/routes/webhooks.js';
+import { QUICKSTART_PATHS, quickstartRouter } from './http/routes/quickstart.js';
 import type { WorkflowGateway } from './temporal/gateway.js';
 import { rateLimiter, type RateLimitDeps } from './http/rate-limit.js';
 import { usageRouter } from './http/routes/usage.js';
@@ -90,6 +91,13 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/audit-logs', auditLogsRouter(deps.db));
   v1.use('/usage', usageRouter(deps.db));
   app.use('/v1', v1);
+
+  // Quick-start surface (SPEC §4.6): unprefixed, behind the same key, rate limit, body and idempotency checks.
+  // Only its own paths pass through them, so every other unknown path still answers 404.
+  const quickstart = express.Router();
+  quickstart.use(QUICKSTART_PATHS, authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount, requireJsonBody, jsonBody, idempotency(deps.db));
+  quickstart.use(quickstartRouter(authz));
+  app.use(quickstart);
 
   app.use(notFoundRoute);
   app.use(

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createAccount, countAccounts } from './accounts/accounts.service.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, loadMcpConfig, type Config } from './config.js';
 import { connectDatabase, type Database } from './db/connect.js';
 import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { AppError } from './errors.js';
@@ -31,6 +31,8 @@ Commands:
                              report each live account's checks of an ended month to the
                              billing meter (what the monthly schedule runs); exit code 1
                              when some account is left unreported
+  mcp                        serve the MCP tools authorize_spend and get_decision on stdio
+                             (needs SPEND_AUTH_BASE_URL and SPEND_AUTH_API_KEY)
 `;
 
 class UsageError extends Error {}
@@ -197,12 +199,34 @@ async function usageCommand(config: Config, args: string[]): Promise<void> {
   if (summary.failed.length > 0) process.exitCode = 1;
 }
 
+/**
+ * The MCP tool server is a client of a running service: it needs only its two variables, not the
+ * service's configuration. stdout belongs to the protocol, so a bad setting is reported on stderr
+ * and exits with code 1 before anything is written there.
+ */
+async function mcpCommand(): Promise<void> {
+  let mcpConfig;
+  try {
+    mcpConfig = loadMcpConfig();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`spend-auth mcp: ${err.message}\n`);
+    process.exit(1);
+  }
+  const { runMcpServer } = await import('./mcp/server.js');
+  await runMcpServer(mcpConfig);
+}
+
 /** Entry point of the `spend-auth` bin. */
 export async function main(argv: string[]): Promise<void> {
   const [command, ...args] = argv;
   try {
     if (!command || command === 'help' || command === '--help') {
       process.stdout.write(USAGE);
+      return;
+    }
+    if (command === 'mcp') {
+      await mcpCommand();
       return;
     }
     const config = loadConfig();

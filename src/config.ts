@@ -75,3 +75,48 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeEnv: e.NODE_ENV,
   };
 }
+
+/** `spend-auth mcp` only: where the service is and which key the tool server calls it with. */
+export interface McpConfig {
+  /** The service's base address including `/v1`, without a trailing slash. */
+  baseUrl: string;
+  apiKey: string;
+}
+
+export const MCP_ENV_VARS = ['SPEND_AUTH_BASE_URL', 'SPEND_AUTH_API_KEY'] as const;
+const API_KEY_SHAPE = /^gc_(test|live)_[0-9A-Za-z]{32,128}$/;
+
+/**
+ * The base address as SPEC §1 defines it (with `/v1`); a value without `/v1` gets it appended
+ * (DECISIONS §12). `http://localhost:3000` → `http://localhost:3000/v1`.
+ */
+export function normalizeServiceBaseUrl(value: string): string {
+  const url = new URL(value);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('must be an http:// or https:// URL');
+  if (url.search || url.hash || url.username || url.password) throw new TypeError('must not carry credentials, a query or a fragment');
+  const path = url.pathname.replace(/\/+$/, '');
+  url.pathname = path.endsWith('/v1') ? path : `${path}/v1`;
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** Reads and checks the MCP command's two variables; the message names every one at fault. */
+export function loadMcpConfig(env: NodeJS.ProcessEnv = process.env): McpConfig {
+  const missing = MCP_ENV_VARS.filter((name) => !env[name]);
+  if (missing.length) {
+    throw new ConfigError(
+      `Missing ${missing.join(' and ')}. The mcp command needs SPEND_AUTH_BASE_URL (the service's base address, e.g. http://localhost:3000/v1) and SPEND_AUTH_API_KEY (a gc_test_… or gc_live_… key).`,
+    );
+  }
+  let baseUrl: string;
+  try {
+    baseUrl = normalizeServiceBaseUrl(env.SPEND_AUTH_BASE_URL!);
+  } catch (err) {
+    const why = err instanceof TypeError && !/Invalid URL/i.test(err.message) ? err.message : 'must be an http:// or https:// URL';
+    throw new ConfigError(`Invalid configuration: SPEND_AUTH_BASE_URL: ${why}`);
+  }
+  const apiKey = env.SPEND_AUTH_API_KEY!.trim();
+  if (!API_KEY_SHAPE.test(apiKey)) {
+    throw new ConfigError('Invalid configuration: SPEND_AUTH_API_KEY: must be an API key starting with gc_test_ or gc_live_');
+  }
+  return { baseUrl, apiKey };
+}

@@ -259,6 +259,20 @@ export interface UsageReportsTable {
   reported_at: Date | null;
 }
 
+/** Quick-start vaults: the token is stored only as its SHA-256 hash plus a display prefix. */
+export interface VaultsTable {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  agent_id: string;
+  policy_id: string;
+  name: string;
+  token_hash: string;
+  token_prefix: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
 export interface DB {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -277,6 +291,7 @@ export interface DB {
   rate_limit_counters: RateLimitCountersTable;
   usage_counters: UsageCountersTable;
   usage_reports: UsageReportsTable;
+  vaults: VaultsTable;
 }
 
 export type Db = Kysely<DB>;

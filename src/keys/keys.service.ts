@@ -110,6 +110,13 @@ export async function listApiKeys(db: Db, caller: Caller, limit: number, cursor?
   return toPage(rows, limit, toApiKeyView, (r) => r.id);
 }
 
+/** The calling key itself, for any role: a client (the MCP server) learns its mode, role and agent. */
+export async function getOwnApiKey(db: Db, caller: Caller): Promise<ApiKeyView> {
+  const row = await findKey(db, caller.accountId, caller.livemode, caller.keyId);
+  if (!row) throw new AppError('unauthorized', 'Invalid API key provided.');
+  return toApiKeyView(row);
+}
+
 /** Revoking is repeatable; only the first revocation is audited. Caches are told after commit. */
 export async function revokeApiKey(db: Db, caller: Caller, id: string, onRevoked?: (hash: string) => void) {
   requireRole(caller, ADMIN);

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { Db } from '../../db/database.js';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../keys/keys.service.js';
+import { createApiKey, getOwnApiKey, listApiKeys, revokeApiKey } from '../../keys/keys.service.js';
 import { callerOf } from '../context.js';
 import { bodyObject, parse } from '../validate.js';
 
@@ -20,6 +20,9 @@ export function apiKeysRouter(db: Db, onRevoked?: (hash: string) => void): Route
   const r = Router();
   r.post('/', async (req, res) => {
     res.status(201).json(await createApiKey(db, callerOf(req), parse(createSchema, bodyObject(req.body))));
+  });
+  r.get('/self', async (req, res) => {
+    res.json(await getOwnApiKey(db, callerOf(req)));
   });
   r.get('/', async (req, res) => {
     const q = parse(listQuery, req.query);
