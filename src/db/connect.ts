@@ -38,8 +38,10 @@ export async function connectDatabase(opts: ConnectOptions): Promise<Database> {
             : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
-    // An idle client that loses its server must not crash the process.
+    // A client that loses its server (idle in the pool, or checked out mid-transaction) must not
+    // crash the process: the query in flight fails, the pool replaces the client.
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }

@@ -30,6 +30,13 @@ export async function startServe(databaseUrl: string, port: number): Promise<Ser
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr = (stderr + c.toString()).slice(-4_000);
+  });
+  child.once('exit', (code, signal) => {
+    if (code && code !== 0) console.error(`[serve] exited with ${code} (${signal ?? ''}):\n${stderr}`);
+  });
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
