@@ -21,6 +21,7 @@ import { approvalsRouter } from './http/routes/approvals.js';
 import { outboxLag } from './outbox/outbox.repository.js';
 import { eventsRouter, webhookEndpointsRouter } from './http/routes/webhooks.js';
 import type { WorkflowGateway } from './temporal/gateway.js';
+import { docsRouter } from './http/routes/docs.js';
 
 export interface AppDeps {
   db: Db;
@@ -51,6 +52,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestId);
+  app.use(docsRouter());
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
