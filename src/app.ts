@@ -21,7 +21,10 @@ import { approvalsRouter } from './http/routes/approvals.js';
 import { outboxLag } from './outbox/outbox.repository.js';
 import { eventsRouter, webhookEndpointsRouter } from './http/routes/webhooks.js';
 import type { WorkflowGateway } from './temporal/gateway.js';
+import type { Logger } from './logger.js';
+import { observeRequests } from './http/observe.js';
 import { docsRouter } from './http/routes/docs.js';
+import { attachMetrics, createMetrics, metricsHandler, type Metrics } from './observability/metrics.js';
 
 export interface AppDeps {
   db: Db;
@@ -36,6 +39,10 @@ export interface AppDeps {
   onKeyRevoked?: (keyHash: string) => void;
   agentHooks?: AgentHooks;
   logError?: (err: unknown, requestId: string) => void;
+  /** One line per request (request id, account, route, status, latency); none when absent. */
+  log?: Logger;
+  /** Shared with the worker in `dev`; otherwise the app gets a registry of its own. */
+  metrics?: Metrics;
 }
 
 /** Stopping an agent denies its pending holds in the same transaction. */
@@ -52,6 +59,10 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestId);
+  const metrics = deps.metrics ?? createMetrics({ db: deps.db });
+  attachMetrics(app.locals, metrics);
+  app.use(observeRequests({ metrics, log: deps.log }));
+  app.get('/metrics', metricsHandler(metrics));
   app.use(docsRouter());
 
   app.get('/healthz', (_req, res) => {
@@ -72,7 +83,7 @@ export function createApp(deps: AppDeps): Express {
   });
 
   const waiter = deps.waiter ?? new DecisionWaiter();
-  const authz = { db: deps.db, signer: deps.signer, waiter };
+  const authz = { db: deps.db, signer: deps.signer, waiter, onDecision: metrics.recordDecision };
   const v1 = express.Router();
   v1.use(jwksRouter(deps.signer));
   v1.use(authMiddleware(deps.authenticate));

@@ -7,6 +7,7 @@ import type { Logger } from './logger.js';
 import type { DecisionWaiter } from './authorization/decision-waiter.js';
 import type { TokenSigner } from './tokens/authorization-token.js';
 import type { WorkflowGateway } from './temporal/gateway.js';
+import type { Metrics } from './observability/metrics.js';
 
 export interface RunningServer {
   server: Server;
@@ -21,7 +22,7 @@ export const SHUTDOWN_GRACE_MS = 10_000;
 export async function startHttpServer(
   database: Database,
   config: Pick<Config, 'port'>,
-  services: { signer: TokenSigner; gateway: WorkflowGateway; waiter?: DecisionWaiter; allowPrivateUrls?: boolean },
+  services: { signer: TokenSigner; gateway: WorkflowGateway; waiter?: DecisionWaiter; allowPrivateUrls?: boolean; metrics?: Metrics },
   log: Logger,
   host?: string,
 ): Promise<RunningServer> {
@@ -31,6 +32,7 @@ export async function startHttpServer(
     ...services,
     authenticate: (raw) => authenticate(db, raw),
     logError: (err, requestId) => log.error({ err, request_id: requestId }, 'unhandled error'),
+    log,
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, host ?? '0.0.0.0', () => resolve(s));

@@ -50,6 +50,14 @@ const operational: RouteDoc[] = [
     summary: 'Readiness: the database answers; reports the workflow engine and the outbox lag',
     response: { status: 200, description: '`{status, database, workflow_engine, outbox: {pending, oldest_age_seconds}}`; 503 when the database is down' },
   },
+  {
+    method: 'get',
+    path: '/metrics',
+    tag: 'Operations',
+    roles: 'public',
+    summary: 'Prometheus metrics (text exposition format); no per-account data',
+    response: { status: 200, description: 'Prometheus text format 0.0.4', contentType: 'text/plain' },
+  },
   { method: 'get', path: '/docs', tag: 'Operations', roles: 'public', summary: 'This API reference as an HTML page', response: { status: 200, description: 'HTML', contentType: 'text/html' } },
   { method: 'get', path: '/v1/openapi.json', tag: 'Operations', roles: 'public', summary: 'This OpenAPI 3.1 document', response: { status: 200, description: 'The document' } },
 ];

@@ -2,7 +2,7 @@ import { createAccount } from '../../src/accounts/accounts.service.js';
 import type { Plan } from '../../src/db/database.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
 import type { TokenSigner } from '../../src/tokens/authorization-token.js';
@@ -56,7 +56,7 @@ async function toResponse(res: Response): Promise<ApiResponse> {
 export const UNREACHABLE_ENGINE_PORT = 1;
 
 export async function createTestContext(
-  opts: { gateway?: (deps: { db: Database['db']; signer: TokenSigner }) => WorkflowGateway; allowPrivateUrls?: boolean } = {},
+  opts: { gateway?: (deps: { db: Database['db']; signer: TokenSigner }) => WorkflowGateway; allowPrivateUrls?: boolean; log?: Logger } = {},
 ): Promise<TestContext> {
   const url = process.env.DATABASE_URL;
   const database = await connectDatabase(url ? { databaseUrl: url, poolSize: 10 } : { dataDir: 'memory://' });
@@ -66,7 +66,7 @@ export async function createTestContext(
   const signer = { issuer: 'spend-auth-test', keys };
   // No engine runs here: the gateway points at a port nothing listens on, so approvals answer 503.
   const gateway = opts.gateway?.({ db: database.db, signer }) ?? new TemporalGateway({ address: `127.0.0.1:${UNREACHABLE_ENGINE_PORT}`, namespace: 'default', taskQueue: 'spend-authorization' });
-  const server = await startHttpServer(database, { port: 0 }, { signer, gateway, allowPrivateUrls: opts.allowPrivateUrls ?? false }, createLogger('silent'), '127.0.0.1');
+  const server = await startHttpServer(database, { port: 0 }, { signer, gateway, allowPrivateUrls: opts.allowPrivateUrls ?? false }, opts.log ?? createLogger('silent'), '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${server.port}`;
 
   const raw = async (path: string, init?: RequestInit) => toResponse(await fetch(baseUrl + path, init));
