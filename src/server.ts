@@ -17,6 +17,7 @@ export interface RunningServer {
 }
 
 export const SHUTDOWN_GRACE_MS = 10_000;
+const DRAIN_SWEEP_INTERVAL_MS = 100;
 
 /** Composes the app from a connected database and listens. */
 export async function startHttpServer(
@@ -47,8 +48,13 @@ export async function startHttpServer(
       new Promise<void>((resolve) => {
         const force = setTimeout(() => server.closeAllConnections(), graceMs);
         force.unref();
+        // A kept-alive connection turns idle once its in-flight answer is sent: close it then, not
+        // after the keep-alive timeout, so the drain ends as soon as the last request does.
+        const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_INTERVAL_MS);
+        sweep.unref();
         server.close(() => {
           clearTimeout(force);
+          clearInterval(sweep);
           resolve();
         });
         server.closeIdleConnections();

@@ -10,6 +10,8 @@ import { ALL_SEARCH_ATTRIBUTE_KEYS } from './search-attributes.js';
 const WORKFLOWS_PATH = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
 /** Built ahead of time for production images (`npm run build:workflows`); bundled at start otherwise. */
 export const WORKFLOW_BUNDLE_PATH = fileURLToPath(new URL('../../dist/workflow-bundle.js', import.meta.url));
+/** On shutdown, running activities (a webhook attempt takes ≤ 10 s) get this long to finish. */
+export const WORKER_SHUTDOWN_GRACE_MS = 10_000;
 
 const { IndexedValueType } = proto.temporal.api.enums.v1;
 const INDEXED_TYPE = {
@@ -64,6 +66,7 @@ export async function startWorker(settings: WorkerSettings, deps: ActivityDeps, 
     taskQueue: settings.taskQueue,
     ...(fs.existsSync(WORKFLOW_BUNDLE_PATH) ? { workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } } : { workflowsPath: WORKFLOWS_PATH }),
     activities: createActivities(deps),
+    shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS,
   });
   const done = worker.run().finally(async () => {
     if (!connection) await nativeConnection.close();
