@@ -16,7 +16,7 @@ const later = () => new Date(Date.now() + 600_000);
 
 beforeAll(async () => {
   // Receivers listen on 127.0.0.1, which only the private-URL allowance lets through.
-  ctx = await createTestContext({ allowPrivateUrls: true });
+  ctx = await createTestContext({ allowPrivateUrls: true, ownDatabase: true });
 });
 afterAll(() => ctx?.close());
 

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { createAccount } from '../../src/accounts/accounts.service.js';
 import type { Plan } from '../../src/db/database.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
@@ -56,12 +57,24 @@ async function toResponse(res: Response): Promise<ApiResponse> {
 export const UNREACHABLE_ENGINE_PORT = 1;
 
 export async function createTestContext(
-  opts: { gateway?: (deps: { db: Database['db']; signer: TokenSigner }) => WorkflowGateway; allowPrivateUrls?: boolean; log?: Logger } = {},
+  opts: {
+    gateway?: (deps: { db: Database['db']; signer: TokenSigner }) => WorkflowGateway;
+    allowPrivateUrls?: boolean;
+    log?: Logger;
+    /**
+     * On PostgreSQL, a database of this file's own instead of the shared one. For files that run
+     * an outbox relay: a relay claims due rows of every account, so on a shared database it would
+     * carry (or be crowded out by) rows other files are testing at the same time.
+     */
+    ownDatabase?: boolean;
+  } = {},
 ): Promise<TestContext> {
-  const url = process.env.DATABASE_URL;
+  const sharedUrl = process.env.DATABASE_URL;
+  const own = sharedUrl && opts.ownDatabase ? await createScratchDatabase(sharedUrl) : undefined;
+  const url = own?.url ?? sharedUrl;
   const database = await connectDatabase(url ? { databaseUrl: url, poolSize: 10 } : { dataDir: 'memory://' });
-  // Global setup already migrated a shared server; the embedded database is new for this file.
-  if (!url) await migrateToLatest(database.db);
+  // Global setup already migrated the shared server database; an embedded or own one is new.
+  if (!sharedUrl || own) await migrateToLatest(database.db);
   const keys = await keysFromJwks([await generatePrivateJwk()]);
   const signer = { issuer: 'spend-auth-test', keys };
   // No engine runs here: the gateway points at a port nothing listens on, so approvals answer 503.
@@ -110,7 +123,30 @@ export async function createTestContext(
       await server.close(100);
       await gateway.close();
       await database.close();
+      await own?.drop();
     },
+  };
+}
+
+/** A fresh database on the server of `sharedUrl`, dropped again by `drop`. */
+async function createScratchDatabase(sharedUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = new URL(sharedUrl);
+  const name = `${base.pathname.slice(1) || 'spend_auth'}`.slice(0, 30).replace(/[^a-z0-9_]/gi, '_') + `_f${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: sharedUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(sharedUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => admin(`DROP DATABASE IF EXISTS "${name}"`)),
   };
 }
 
