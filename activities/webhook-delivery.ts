@@ -15,6 +15,8 @@ export interface WebhookActivityDeps {
   db: Db;
   allowPrivateUrls: boolean;
   attemptTimeoutMs?: number;
+  /** Told of every recorded attempt (the worker's `webhook_attempts_total`). */
+  onAttempt?: (result: 'delivered' | 'retry' | 'failed') => void;
 }
 
 export interface DeliveryInput {
@@ -67,6 +69,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         if (!(err instanceof UnsafeUrlError)) throw err;
         const message = `URL refused: ${err.message}`;
         await recordAttempt(deps.db, deliveryId, { attemptedAt, durationMs: elapsed(), statusCode: null, error: message, outcome: 'failed' });
+        deps.onAttempt?.('failed');
         throw ApplicationFailure.nonRetryable(message, 'WebhookUrlRefused');
       }
 
@@ -83,6 +86,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       } catch (err) {
         const message = (err as Error).message || 'connection failed';
         await recordAttempt(deps.db, deliveryId, { attemptedAt, durationMs: elapsed(), statusCode: null, error: message, outcome: 'retry' });
+        deps.onAttempt?.('retry');
         throw ApplicationFailure.retryable(message, 'WebhookNetworkError');
       }
 
@@ -95,6 +99,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         error,
         outcome: verdict === 'retry' ? 'retry' : verdict === 'permanent' ? 'failed' : 'delivered',
       });
+      deps.onAttempt?.(verdict === 'retry' ? 'retry' : verdict === 'permanent' ? 'failed' : 'delivered');
       if (verdict === 'delivered') return { status: 'delivered', statusCode: result.status };
       if (verdict === 'permanent') throw ApplicationFailure.nonRetryable(`receiver answered ${result.status}`, 'WebhookPermanentFailure');
       if ((result.status === 429 || result.status === 503) && result.retryAfterMs !== undefined) {

@@ -24,6 +24,10 @@ import { QUICKSTART_PATHS, quickstartRouter } from './http/routes/quickstart.js'
 import type { WorkflowGateway } from './temporal/gateway.js';
 import { rateLimiter, type RateLimitDeps } from './http/rate-limit.js';
 import { usageRouter } from './http/routes/usage.js';
+import type { Logger } from './logger.js';
+import { observeRequests } from './http/observe.js';
+import { docsRouter } from './http/routes/docs.js';
+import { attachMetrics, createMetrics, metricsHandler, type Metrics } from './observability/metrics.js';
 
 export interface AppDeps {
   db: Db;
@@ -42,6 +46,10 @@ export interface AppDeps {
   logError?: (err: unknown, requestId: string) => void;
   /** Rate limiting's clock (milliseconds since the epoch) and limit overrides: for tests only. */
   rateLimit?: Pick<RateLimitDeps, 'now' | 'limits'>;
+  /** One line per request (request id, account, route, status, latency); none when absent. */
+  log?: Logger;
+  /** Shared with the worker in `dev`; otherwise the app gets a registry of its own. */
+  metrics?: Metrics;
 }
 
 /** Builds the HTTP app from its dependencies; listening is the caller's business. */
@@ -51,6 +59,11 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestId);
+  const metrics = deps.metrics ?? createMetrics({ db: deps.db });
+  attachMetrics(app.locals, metrics);
+  app.use(observeRequests({ metrics, log: deps.log }));
+  app.get('/metrics', metricsHandler(metrics));
+  app.use(docsRouter());
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -70,7 +83,7 @@ export function createApp(deps: AppDeps): Express {
   });
 
   const waiter = deps.waiter ?? new DecisionWaiter();
-  const authz = { db: deps.db, signer: deps.signer, waiter, ...(deps.now ? { now: deps.now } : {}) };
+  const authz = { db: deps.db, signer: deps.signer, waiter, onDecision: metrics.recordDecision, ...(deps.now ? { now: deps.now } : {}) };
   const v1 = express.Router();
   const limits = rateLimiter({ db: deps.db, ...deps.rateLimit, logError: deps.logError });
   v1.get('/.well-known/jwks.json', limits.perAddress);

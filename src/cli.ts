@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { parseArgs } from 'node:util';
 import { createAccount, countAccounts } from './accounts/accounts.service.js';
 import { ConfigError, loadConfig, loadMcpConfig, type Config } from './config.js';
@@ -5,7 +6,9 @@ import { connectDatabase, type Database } from './db/connect.js';
 import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { AppError } from './errors.js';
 import { createLogger } from './logger.js';
-import { startHttpServer } from './server.js';
+import { SHUTDOWN_GRACE_MS, startHttpServer } from './server.js';
+import { createMetrics } from './observability/metrics.js';
+import { startMetricsServer } from './observability/metrics-server.js';
 import { startHousekeeping } from './housekeeping.js';
 import { startAuditSealer } from './audit/audit-sealer.js';
 import { loadSigningKeys } from './tokens/signing-keys.js';
@@ -50,6 +53,9 @@ async function withDatabase<T>(config: Config, fn: (d: Database) => Promise<T>):
 
 type ProcessMode = 'serve' | 'worker' | 'dev';
 
+/** HTTP drain (≤ 10 s) and worker drain (≤ 10 s) run side by side; past this the process exits 1. */
+export const SHUTDOWN_HARD_LIMIT_MS = 25_000;
+
 /**
  * `serve`: the API. `worker`: the Temporal worker and the outbox relay. `dev`: both, after
  * migrating, on the embedded database by default. Each keeps running while the engine is down.
@@ -82,48 +88,75 @@ async function runProcess(config: Config, mode: ProcessMode): Promise<void> {
   const keys = await loadSigningKeys(config);
   const signer = { issuer: config.publicBaseUrl ?? DEFAULT_ISSUER, keys };
   const waiter = new DecisionWaiter();
-  const stops: Array<() => Promise<void>> = [];
+  // One registry per process: in `dev` the API's /metrics also shows the worker's webhook attempts.
+  const metrics = createMetrics({ db: database.db, processMetrics: true });
+  // On shutdown these drain together (each may still need the database and the engine client)…
+  const drains: Array<() => Promise<void>> = [];
+  // …and these close afterwards, in order.
+  const closes: Array<() => Promise<void>> = [];
 
   let address = config.temporal.address;
+  let teardownLocal: (() => Promise<void>) | undefined;
   if (mode === 'dev' && !config.temporal.addressGiven) {
     const local = await tryLocalDevServer(config.temporal.namespace, log);
     if (local) {
       address = local.address;
-      stops.push(() => local.teardown());
+      teardownLocal = () => local.teardown();
     }
   }
   const settings = { address, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue };
   const gateway = new TemporalGateway(settings);
-  stops.push(() => gateway.close());
+  closes.push(() => gateway.close());
+  if (teardownLocal) closes.push(teardownLocal);
 
   const stopSealer = startAuditSealer(database.db, log);
-  stops.push(stopSealer);
+  // Closed after the drains, so what the last requests wrote is sealed before the database closes.
+  closes.push(stopSealer);
 
   if (mode === 'worker' || mode === 'dev') {
     const relay = new OutboxRelay({ db: database.db, gateway, log });
     relay.start();
     const worker = superviseWorker(
       settings,
-      { db: database.db, signer, allowPrivateUrls: config.webhookAllowPrivateUrls, onResolved: (id) => waiter.notify(id), billingMeter: config.billingMeter, log },
+      { db: database.db, signer, allowPrivateUrls: config.webhookAllowPrivateUrls, onResolved: (id) => waiter.notify(id), onAttempt: metrics.recordWebhookAttempt, billingMeter: config.billingMeter, log },
       log,
     );
-    stops.unshift(() => relay.stop(), () => worker.stop());
+    drains.push(() => relay.stop(), () => worker.stop());
+  }
+  if (mode === 'worker') {
+    const metricsServer = await startMetricsServer(metrics, config.metricsPort, log);
+    closes.push(() => metricsServer.close());
   }
   if (mode === 'serve' || mode === 'dev') {
-    const running = await startHttpServer(database, config, { signer, gateway, waiter, allowPrivateUrls: config.webhookAllowPrivateUrls }, log);
+    const running = await startHttpServer(database, config, { signer, gateway, waiter, allowPrivateUrls: config.webhookAllowPrivateUrls, metrics }, log);
     log.info({ port: running.port, database: database.kind }, 'API listening');
     const stopHousekeeping = startHousekeeping(database.db, log);
-    stops.unshift(async () => stopHousekeeping(), () => running.close());
+    drains.push(async () => stopHousekeeping(), () => running.close());
   }
 
+  let stopping = false;
   const stop = async (signal: string) => {
-    log.info({ signal }, 'shutting down');
-    for (const fn of stops) await fn().catch((err: unknown) => log.warn({ err }, 'error while shutting down'));
+    if (stopping) {
+      log.warn({ signal }, 'second signal while shutting down: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    log.info({ signal, grace_ms: SHUTDOWN_GRACE_MS }, 'shutting down: no new connections; finishing in-flight requests and tasks');
+    const hardStop = setTimeout(() => {
+      log.error({ limit_ms: SHUTDOWN_HARD_LIMIT_MS }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, SHUTDOWN_HARD_LIMIT_MS);
+    hardStop.unref();
+    const warn = (err: unknown) => log.warn({ err }, 'error while shutting down');
+    // Called synchronously, so the worker supervisor knows at once not to restart a worker the SDK drains.
+    await Promise.all(drains.map((fn) => fn().catch(warn)));
+    for (const fn of closes) await fn().catch(warn);
     await database.close();
+    log.info('shut down');
     process.exit(0);
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
 }
 
 async function accountsCommand(config: Config, args: string[]): Promise<void> {
@@ -182,7 +215,7 @@ async function usageCommand(config: Config, args: string[]): Promise<void> {
   // Loaded here: the other commands should not pay for the Temporal SDK.
   const { createUsageReportActivities } = await import('../activities/usage-report.js');
   const { runUsageReport } = await import('./usage/usage-report.runner.js');
-  const log = createLogger(config.logLevel, 'spend-auth', 'stderr');
+  const log = createLogger(config.logLevel, 'spend-auth', pino.destination({ fd: 2, sync: true }));
   const summary = await withDatabase(config, async ({ db }) => {
     const pending = await pendingMigrations(db);
     if (pending.length) throw new UsageError(`The database has pending migrations (${pending.join(', ')}); run \`spend-auth migrate\` first.`);

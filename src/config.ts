@@ -24,7 +24,11 @@ const envSchema = z.object({
   BILLING_METER_API_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
 });
+
+/** Every environment variable the service reads; nothing else in the environment affects it. */
+export const CONFIG_VARIABLES = Object.keys(envSchema.shape) as ReadonlyArray<keyof typeof envSchema.shape>;
 
 export interface Config {
   port: number;
@@ -37,6 +41,8 @@ export interface Config {
   billingMeter: { url: string | undefined; apiKey: string | undefined };
   logLevel: string;
   nodeEnv: 'development' | 'production' | 'test';
+  /** `spend-auth worker` serves /metrics and /healthz on this port (the API serves them on PORT). */
+  metricsPort: number;
 }
 
 /** Raised when the environment holds a bad value; the message names the variable. */
@@ -47,7 +53,7 @@ export class ConfigError extends Error {
 /** The only place that reads process.env. Empty strings count as unset. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const raw: Record<string, string> = {};
-  for (const key of Object.keys(envSchema.shape)) {
+  for (const key of CONFIG_VARIABLES) {
     const value = env[key];
     if (value !== undefined && value !== '') raw[key] = value;
   }
@@ -73,6 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     billingMeter: { url: e.BILLING_METER_URL, apiKey: e.BILLING_METER_API_KEY },
     logLevel: e.LOG_LEVEL,
     nodeEnv: e.NODE_ENV,
+    metricsPort: e.METRICS_PORT,
   };
 }
 

@@ -8,6 +8,7 @@ import type { Logger } from './logger.js';
 import type { DecisionWaiter } from './authorization/decision-waiter.js';
 import type { TokenSigner } from './tokens/authorization-token.js';
 import type { WorkflowGateway } from './temporal/gateway.js';
+import type { Metrics } from './observability/metrics.js';
 
 export interface RunningServer {
   server: Server;
@@ -17,12 +18,13 @@ export interface RunningServer {
 }
 
 export const SHUTDOWN_GRACE_MS = 10_000;
+const DRAIN_SWEEP_INTERVAL_MS = 100;
 
 /** Composes the app from a connected database and listens. */
 export async function startHttpServer(
   database: Database,
   config: Pick<Config, 'port'>,
-  services: { signer: TokenSigner; gateway: WorkflowGateway; waiter?: DecisionWaiter; allowPrivateUrls?: boolean; now?: () => Date; rateLimit?: AppDeps['rateLimit'] },
+  services: { signer: TokenSigner; gateway: WorkflowGateway; waiter?: DecisionWaiter; allowPrivateUrls?: boolean; now?: () => Date; rateLimit?: AppDeps['rateLimit']; metrics?: Metrics },
   log: Logger,
   host?: string,
 ): Promise<RunningServer> {
@@ -34,6 +36,7 @@ export async function startHttpServer(
     authenticate: (raw) => keys.authenticate(raw),
     onKeyRevoked: (hash) => keys.revoke(hash),
     logError: (err, requestId) => log.error({ err, request_id: requestId }, 'unhandled error'),
+    log,
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, host ?? '0.0.0.0', () => resolve(s));
@@ -48,8 +51,13 @@ export async function startHttpServer(
       new Promise<void>((resolve) => {
         const force = setTimeout(() => server.closeAllConnections(), graceMs);
         force.unref();
+        // A kept-alive connection turns idle once its in-flight answer is sent: close it then, not
+        // after the keep-alive timeout, so the drain ends as soon as the last request does.
+        const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_INTERVAL_MS);
+        sweep.unref();
         server.close(() => {
           clearTimeout(force);
+          clearInterval(sweep);
           resolve();
         });
         server.closeIdleConnections();

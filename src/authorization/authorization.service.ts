@@ -24,6 +24,8 @@ export interface AuthorizationDeps {
   signer: TokenSigner;
   waiter: DecisionWaiter;
   now?: () => Date;
+  /** Told of each decision once committed (metrics); never of an idempotent replay. */
+  onDecision?: (outcome: DecisionView['decision']) => void;
 }
 
 const EVENT_OF = { approved: 'authorize.approved', denied: 'authorize.denied', held: 'authorize.held' } as const;
@@ -37,7 +39,7 @@ export async function authorize(deps: AuthorizationDeps, caller: Caller, input: 
   if (caller.role === 'reviewer') throw forbidden('Reviewer keys cannot request spend authorizations.');
   if (caller.role === 'agent' && caller.agentId !== input.agent_id) throw notFound('agent', 'agent_id');
 
-  return deps.db.transaction().execute(async (trx) => {
+  const decided = await deps.db.transaction().execute(async (trx) => {
     const agent = await findAgentInScope(trx, caller.accountId, caller.livemode, input.agent_id, true);
     if (!agent) throw notFound('agent', 'agent_id');
     if (agent.status === 'frozen') throw new AppError('agent_frozen', 'The agent is frozen and cannot transact.', 'agent_id');
@@ -126,6 +128,8 @@ export async function authorize(deps: AuthorizationDeps, caller: Caller, input: 
     await idem?.complete(trx, 200, JSON.stringify(view));
     return view;
   });
+  deps.onDecision?.(decided.decision);
+  return decided;
 }
 
 /** The current state of a decision; with `waitSeconds`, long-polls while it is pending. */

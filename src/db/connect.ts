@@ -19,6 +19,8 @@ export interface ConnectOptions {
   /** Directory for the embedded database; `memory://` keeps it in memory (tests). */
   dataDir?: string;
   poolSize?: number;
+  /** How long a query waits for a pooled connection before failing (503 to the client). */
+  connectTimeoutMs?: number;
 }
 
 /**
@@ -30,7 +32,7 @@ export async function connectDatabase(opts: ConnectOptions): Promise<Database> {
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 20,
-      connectionTimeoutMillis: 5_000,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? 5_000,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === INT8_OID || oid === NUMERIC_OID

@@ -1,3 +1,4 @@
+import { recordRateLimitRejection } from '../observability/metrics.js';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Db } from '../db/database.js';
 import { AppError } from '../errors.js';
@@ -38,6 +39,7 @@ function setHeaders(res: Response, v: RateLimitVerdict): void {
 }
 
 function tooMany(res: Response, v: RateLimitVerdict, who: string): AppError {
+  recordRateLimitRejection(res.req);
   res.setHeader('Retry-After', String(v.resetSeconds));
   return new AppError('rate_limited', `Too many requests: ${who} may make ${v.limit} requests per minute. Retry in ${v.resetSeconds} s.`);
 }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
@@ -8,9 +9,15 @@ import type { Logger } from '../logger.js';
 import { ALL_SEARCH_ATTRIBUTE_KEYS } from './search-attributes.js';
 import { ensureUsageReportScheduleAt } from './usage-schedule.js';
 
-const WORKFLOWS_PATH = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+/** This module runs as src/temporal/worker.ts from a checkout, or as dist/src/temporal/worker.js once compiled. */
+const COMPILED = path.basename(path.resolve(HERE, '../..')) === 'dist' && path.extname(fileURLToPath(import.meta.url)) === '.js';
+const PACKAGE_ROOT = path.resolve(HERE, COMPILED ? '../../..' : '../..');
+const WORKFLOWS_PATH = COMPILED ? path.join(PACKAGE_ROOT, 'dist/workflows/index.js') : path.join(PACKAGE_ROOT, 'workflows/index.ts');
 /** Built ahead of time for production images (`npm run build:workflows`); bundled at start otherwise. */
-export const WORKFLOW_BUNDLE_PATH = fileURLToPath(new URL('../../dist/workflow-bundle.js', import.meta.url));
+export const WORKFLOW_BUNDLE_PATH = path.join(PACKAGE_ROOT, 'dist/workflow-bundle.js');
+/** On shutdown, running activities (a webhook attempt takes ≤ 10 s) get this long to finish. */
+export const WORKER_SHUTDOWN_GRACE_MS = 10_000;
 
 const { IndexedValueType } = proto.temporal.api.enums.v1;
 const INDEXED_TYPE = {
@@ -71,6 +78,7 @@ export async function startWorker(settings: WorkerSettings, deps: ActivityDeps, 
     taskQueue: settings.taskQueue,
     ...(fs.existsSync(WORKFLOW_BUNDLE_PATH) ? { workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } } : { workflowsPath: WORKFLOWS_PATH }),
     activities: createActivities(deps),
+    shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS,
   });
   const done = worker.run().finally(async () => {
     if (!connection) await nativeConnection.close();

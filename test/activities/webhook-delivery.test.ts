@@ -3,6 +3,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createWebhookActivities } from '../../activities/webhook-delivery.js';
 import { createLogger } from '../../src/logger.js';
+import { createMetrics } from '../../src/observability/metrics.js';
 import { OutboxRelay } from '../../src/temporal/outbox-relay.js';
 import { verifyWebhookSignature } from '../../src/index.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
@@ -15,7 +16,7 @@ const later = () => new Date(Date.now() + 600_000);
 
 beforeAll(async () => {
   // Receivers listen on 127.0.0.1, which only the private-URL allowance lets through.
-  ctx = await createTestContext({ allowPrivateUrls: true });
+  ctx = await createTestContext({ allowPrivateUrls: true, ownDatabase: true });
 });
 afterAll(() => ctx?.close());
 
@@ -151,6 +152,28 @@ describe('deliverWebhook activity against a real receiver', () => {
     await d.a.test.delete(`/v1/webhook-endpoints/${d.endpoint.id}`);
     await expect(d.deliver()).rejects.toSatisfy((e: unknown) => e instanceof ApplicationFailure && e.type === 'WebhookEndpointGone');
     expect(receiver.received).toHaveLength(0);
+    await receiver.close();
+  });
+});
+
+describe('webhook_attempts_total', () => {
+  test('every recorded attempt is counted once, by result: retry, delivered, failed', async () => {
+    const metrics = createMetrics();
+    const counted = (allowPrivateUrls: boolean) => createWebhookActivities({ db: ctx.database.db, allowPrivateUrls, onAttempt: metrics.recordWebhookAttempt });
+    const receiver = await startReceiver((_r, n) => ({ status: n === 1 ? 503 : n === 2 ? 200 : 410 }));
+    const retried = await approvedEventDelivery(receiver.url);
+    await expect(env.run(counted(true).deliverWebhook, { deliveryId: retried.delivery.id })).rejects.toBeInstanceOf(ApplicationFailure);
+    await env.run(counted(true).deliverWebhook, { deliveryId: retried.delivery.id });
+    // Already delivered: no attempt, nothing counted.
+    await env.run(counted(true).deliverWebhook, { deliveryId: retried.delivery.id });
+    const gone = await approvedEventDelivery(receiver.url);
+    await expect(env.run(counted(true).deliverWebhook, { deliveryId: gone.delivery.id })).rejects.toBeInstanceOf(ApplicationFailure);
+    const refused = await approvedEventDelivery(receiver.url);
+    await expect(env.run(counted(false).deliverWebhook, { deliveryId: refused.delivery.id })).rejects.toBeInstanceOf(ApplicationFailure);
+    const values = Object.fromEntries((await metrics.webhookAttempts.get()).values.map((v) => [v.labels.result, v.value]));
+    expect(values).toEqual({ retry: 1, delivered: 1, failed: 2 });
+    const recorded = await ctx.database.db.selectFrom('webhook_attempts').select('id').where('delivery_id', 'in', [retried.delivery.id, gone.delivery.id, refused.delivery.id]).execute();
+    expect(recorded).toHaveLength(4);
     await receiver.close();
   });
 });

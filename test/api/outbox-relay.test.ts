@@ -10,7 +10,7 @@ let acct: TestAccount;
 const log = createLogger('silent');
 
 beforeAll(async () => {
-  ctx = await createTestContext();
+  ctx = await createTestContext({ ownDatabase: true });
   acct = await ctx.account('growth');
 });
 afterAll(() => ctx?.close());

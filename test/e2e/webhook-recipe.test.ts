@@ -15,7 +15,7 @@ let child: ChildProcess | undefined;
 const recipeFile = path.resolve('test/e2e/.recipe-receiver.mjs');
 
 beforeAll(async () => {
-  ctx = await createTestContext({ allowPrivateUrls: true });
+  ctx = await createTestContext({ allowPrivateUrls: true, ownDatabase: true });
 });
 afterAll(async () => {
   child?.kill();

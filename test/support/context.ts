@@ -1,8 +1,9 @@
+import pg from 'pg';
 import { createAccount } from '../../src/accounts/accounts.service.js';
 import type { Plan } from '../../src/db/database.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
 import type { TokenSigner } from '../../src/tokens/authorization-token.js';
@@ -65,19 +66,34 @@ export interface TestContextOptions {
   testModeRateLimit?: number;
   allowPrivateUrls?: boolean;
   now?: () => Date;
+  log?: Logger;
+  /**
+   * On PostgreSQL, a database of this file's own instead of the shared one (for files that must
+   * see every row of a table, not only their accounts').
+   */
+  ownDatabase?: boolean;
 }
 
 export async function createTestContext(opts: TestContextOptions = {}): Promise<TestContext> {
-  const url = process.env.DATABASE_URL;
-  const database = await connectDatabase(url ? { databaseUrl: url, poolSize: 10 } : { dataDir: 'memory://' });
-  // Global setup already migrated a shared server; the embedded database is new for this file.
-  if (!url) await migrateToLatest(database.db);
+  const sharedUrl = process.env.DATABASE_URL;
+  const own = sharedUrl && opts.ownDatabase ? await createScratchDatabase(sharedUrl) : undefined;
+  const url = own?.url ?? sharedUrl;
+  // A generous pool wait: the 200-way concurrency tests queue on one agent's lock on a loaded machine.
+  const database = await connectDatabase(url ? { databaseUrl: url, poolSize: 10, connectTimeoutMs: 30_000 } : { dataDir: 'memory://' });
+  // Global setup already migrated the shared server database; an embedded or own one is new.
+  if (!sharedUrl || own) await migrateToLatest(database.db);
   const keys = await keysFromJwks([await generatePrivateJwk()]);
   const signer = { issuer: 'spend-auth-test', keys };
   // No engine runs here: the gateway points at a port nothing listens on, so approvals answer 503.
   const gateway = opts.gateway?.({ db: database.db, signer }) ?? new TemporalGateway({ address: `127.0.0.1:${UNREACHABLE_ENGINE_PORT}`, namespace: 'default', taskQueue: 'spend-authorization' });
   const rateLimit = opts.testModeRateLimit ? { limits: { testMode: opts.testModeRateLimit } } : undefined;
-  const server = await startHttpServer(database, { port: 0 }, { signer, gateway, rateLimit, allowPrivateUrls: opts.allowPrivateUrls ?? false, ...(opts.now ? { now: opts.now } : {}) }, createLogger('silent'), '127.0.0.1');
+  const server = await startHttpServer(
+    database,
+    { port: 0 },
+    { signer, gateway, rateLimit, allowPrivateUrls: opts.allowPrivateUrls ?? false, ...(opts.now ? { now: opts.now } : {}) },
+    opts.log ?? createLogger('silent'),
+    '127.0.0.1',
+  );
   const baseUrl = `http://127.0.0.1:${server.port}`;
 
   const raw = async (path: string, init?: RequestInit) => toResponse(await fetch(baseUrl + path, init));
@@ -121,7 +137,30 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
       await server.close(100);
       await gateway.close();
       await database.close();
+      await own?.drop();
     },
+  };
+}
+
+/** A fresh database on the server of `sharedUrl`, dropped again by `drop`. */
+async function createScratchDatabase(sharedUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = new URL(sharedUrl);
+  const name = `${base.pathname.slice(1) || 'spend_auth'}`.slice(0, 30).replace(/[^a-z0-9_]/gi, '_') + `_f${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: sharedUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(sharedUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => admin(`DROP DATABASE IF EXISTS "${name}"`)),
   };
 }
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it, test } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../src/config.js';
 
 /** Throws unless loadConfig rejects env with a ConfigError; returns that error. */
 function configError(env: NodeJS.ProcessEnv): ConfigError {
@@ -32,6 +32,7 @@ describe('loadConfig defaults', () => {
     expect(config.billingMeter).toEqual({ url: undefined, apiKey: undefined });
     expect(config.logLevel).toBe('info');
     expect(config.nodeEnv).toBe('development');
+    expect(config.metricsPort).toBe(9464);
   });
 
   it('does not read process.env when an environment is given', () => {
@@ -61,6 +62,7 @@ describe('loadConfig defaults', () => {
         'BILLING_METER_API_KEY',
         'LOG_LEVEL',
         'NODE_ENV',
+        'METRICS_PORT',
       ].map((k) => [k, '']),
     );
     expect(loadConfig(empty)).toEqual(loadConfig({}));
@@ -87,6 +89,7 @@ describe('loadConfig with values', () => {
       BILLING_METER_API_KEY: 'mk_123',
       LOG_LEVEL: 'debug',
       NODE_ENV: 'production',
+      METRICS_PORT: '9100',
     });
     expect(config).toEqual({
       port: 8080,
@@ -99,6 +102,7 @@ describe('loadConfig with values', () => {
       billingMeter: { url: 'https://meter.example.com/events', apiKey: 'mk_123' },
       logLevel: 'debug',
       nodeEnv: 'production',
+      metricsPort: 9100,
     });
   });
 
@@ -142,6 +146,8 @@ describe('loadConfig rejects bad values with a ConfigError naming the variable',
     ['NODE_ENV', 'staging'],
     ['PUBLIC_BASE_URL', 'not a url'],
     ['BILLING_METER_URL', 'x'],
+    ['METRICS_PORT', 'nine'],
+    ['METRICS_PORT', '65536'],
   ])('%s=%s', (name, value) => {
     const err = configError({ [name]: value });
     expect(err.name).toBe('ConfigError');
@@ -159,5 +165,29 @@ describe('loadConfig rejects bad values with a ConfigError naming the variable',
     const err = configError({ PORT: 'abc', TOKEN_SIGNING_KEY: 'secret-material' });
     expect(err.message).not.toContain('secret-material');
     expect(err.message).not.toContain('TOKEN_SIGNING_KEY');
+  });
+});
+
+describe('CONFIG_VARIABLES', () => {
+  /** A valid value for each variable, unlike its default; typed so a new variable must be added here. */
+  const SAMPLE: Record<(typeof CONFIG_VARIABLES)[number], string> = {
+    PORT: '8080',
+    DATABASE_URL: 'postgres://db/x',
+    DATA_DIR: '/srv/data',
+    TEMPORAL_ADDRESS: 'temporal:7233',
+    TEMPORAL_NAMESPACE: 'payments',
+    TEMPORAL_TASK_QUEUE: 'q1',
+    TOKEN_SIGNING_KEY: '{}',
+    PUBLIC_BASE_URL: 'https://api.example.com',
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    BILLING_METER_URL: 'https://meter.example.com',
+    BILLING_METER_API_KEY: 'mk',
+    LOG_LEVEL: 'debug',
+    NODE_ENV: 'test',
+    METRICS_PORT: '9100',
+  };
+
+  test.each([...CONFIG_VARIABLES])('%s is read: setting it changes the configuration', (name) => {
+    expect(loadConfig({ [name]: SAMPLE[name] })).not.toEqual(loadConfig({}));
   });
 });

@@ -33,3 +33,6 @@ export function apiKeysRouter(db: Db, onRevoked?: (hash: string) => void): Route
   });
   return r;
 }
+
+/** For the OpenAPI document. */
+export { createSchema as createApiKeySchema, listQuery as listApiKeysQuery };

@@ -1,0 +1,201 @@
+import type { z } from 'zod';
+import { createAgentSchema, listAgentsQuery, updateAgentSchema } from '../agents/agents.schemas.js';
+import { listApprovalsQuery, resolveApprovalSchema } from '../approvals/approvals.schemas.js';
+import { listAuditQuery } from '../audit/audit.schemas.js';
+import { authorizeSchema, getDecisionQuery, verifyTokenSchema } from '../authorization/authorize.schemas.js';
+import type { Role } from '../db/database.js';
+import { createPolicySchema, listPoliciesQuery, updatePolicySchema } from '../policies/policies.schemas.js';
+import { createEndpointSchema, listEventsQuery, listQuery, redeliverSchema, updateEndpointSchema } from '../webhooks/webhooks.schemas.js';
+import { createApiKeySchema, listApiKeysQuery } from './routes/api-keys.js';
+import { simulateSchema } from '../policies/simulate.schemas.js';
+import { usageQuery } from '../usage/usage.schemas.js';
+import { quickstartAgentSchema, quickstartAuthorizeSchema, vaultSchema } from '../quickstart/quickstart.schemas.js';
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+
+/**
+ * One served route, as the OpenAPI document and the route label of metrics and logs know it.
+ * `path` is written the Express way (`/v1/agents/:id`); the document turns `:id` into `{id}`.
+ */
+export interface RouteDoc {
+  method: HttpMethod;
+  path: string;
+  summary: string;
+  /** Groups operations in the document and on /docs. */
+  tag: string;
+  description?: string;
+  /** Roles whose keys may call it; `public` needs no key at all. */
+  roles: readonly Role[] | 'public';
+  /** A zod schema the handler parses the JSON body with. */
+  body?: z.ZodType;
+  /** A zod object schema the handler parses the query string with. */
+  query?: z.ZodObject;
+  /** Path parameter descriptions, by name. */
+  params?: Record<string, string>;
+  /** Status and meaning of a successful answer. */
+  response: { status: number; description: string; contentType?: string; /** A `{object: "list", …}` page. */ list?: boolean };
+}
+
+const ADMIN = ['admin'] as const;
+const STAFF = ['admin', 'reviewer'] as const;
+const ANY = ['admin', 'reviewer', 'agent'] as const;
+
+const LIST_PAGE = 'A list: `{object: "list", data, has_more, next_cursor}`, newest first.';
+const LIST = { status: 200, description: LIST_PAGE, list: true };
+
+const operational: RouteDoc[] = [
+  { method: 'get', path: '/healthz', tag: 'Operations', roles: 'public', summary: 'Liveness: the process is up', response: { status: 200, description: '`{status: "ok"}`' } },
+  {
+    method: 'get',
+    path: '/readyz',
+    tag: 'Operations',
+    roles: 'public',
+    summary: 'Readiness: the database answers; reports the workflow engine and the outbox lag',
+    response: { status: 200, description: '`{status, database, workflow_engine, outbox: {pending, oldest_age_seconds}}`; 503 when the database is down' },
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    tag: 'Operations',
+    roles: 'public',
+    summary: 'Prometheus metrics (text exposition format); no per-account data',
+    response: { status: 200, description: 'Prometheus text format 0.0.4', contentType: 'text/plain' },
+  },
+  { method: 'get', path: '/docs', tag: 'Operations', roles: 'public', summary: 'This API reference as an HTML page', response: { status: 200, description: 'HTML', contentType: 'text/html' } },
+  { method: 'get', path: '/v1/openapi.json', tag: 'Operations', roles: 'public', summary: 'This OpenAPI 3.1 document', response: { status: 200, description: 'The document' } },
+];
+
+const authorization: RouteDoc[] = [
+  {
+    method: 'post',
+    path: '/v1/authorize',
+    tag: 'Authorization',
+    roles: ['admin', 'agent'],
+    summary: 'Request a spend decision: approved (with a gca_ token), denied or held',
+    description: 'Every completed check answers 200, including denied and held. Agent keys authorize only their own agent.',
+    body: authorizeSchema,
+    response: { status: 200, description: 'The decision object' },
+  },
+  {
+    method: 'get',
+    path: '/v1/decisions/:id',
+    tag: 'Authorization',
+    roles: ANY,
+    summary: 'The current state of a decision; `wait` long-polls while it is pending',
+    params: { id: 'Decision id (`dec_…`)' },
+    query: getDecisionQuery,
+    response: { status: 200, description: 'The decision object' },
+  },
+  {
+    method: 'post',
+    path: '/v1/authorization-tokens/verify',
+    tag: 'Authorization',
+    roles: ANY,
+    summary: 'Verify a gca_ authorization token by a call',
+    body: verifyTokenSchema,
+    response: { status: 200, description: '`{valid, claims, error}`' },
+  },
+  {
+    method: 'get',
+    path: '/v1/.well-known/jwks.json',
+    tag: 'Authorization',
+    roles: 'public',
+    summary: 'Public keys (JWKS) that verify gca_ tokens offline',
+    response: { status: 200, description: 'A JSON Web Key Set' },
+  },
+];
+
+const approvals: RouteDoc[] = [
+  { method: 'get', path: '/v1/approvals', tag: 'Approvals', roles: STAFF, summary: 'List held requests', query: listApprovalsQuery, response: LIST },
+  ...(['approve', 'deny'] as const).map(
+    (action): RouteDoc => ({
+      method: 'post',
+      path: `/v1/approvals/:decision_id/${action}`,
+      tag: 'Approvals',
+      roles: STAFF,
+      summary: `${action === 'approve' ? 'Approve' : 'Deny'} a held request (waits ≤ 10 s for the workflow; 409 if resolved, 503 if the engine is down)`,
+      params: { decision_id: 'Id of the held decision (`dec_…`)' },
+      body: resolveApprovalSchema,
+      response: { status: 200, description: 'The resolved decision object' },
+    }),
+  ),
+];
+
+const agents: RouteDoc[] = [
+  { method: 'post', path: '/v1/agents', tag: 'Agents', roles: ADMIN, summary: 'Register an agent', body: createAgentSchema, response: { status: 201, description: 'The agent object' } },
+  { method: 'get', path: '/v1/agents', tag: 'Agents', roles: STAFF, summary: 'List agents', query: listAgentsQuery, response: LIST },
+  { method: 'get', path: '/v1/agents/:id', tag: 'Agents', roles: ANY, summary: 'Retrieve an agent (agent keys: their own only)', params: { id: 'Agent id (`agt_…`)' }, response: { status: 200, description: 'The agent object' } },
+  { method: 'patch', path: '/v1/agents/:id', tag: 'Agents', roles: ADMIN, summary: 'Update an agent (metadata is merged; null removes a key)', params: { id: 'Agent id' }, body: updateAgentSchema, response: { status: 200, description: 'The agent object' } },
+  { method: 'delete', path: '/v1/agents/:id', tag: 'Agents', roles: ADMIN, summary: 'Deactivate an agent (terminal; denies its pending holds)', params: { id: 'Agent id' }, response: { status: 200, description: 'The agent object' } },
+  { method: 'post', path: '/v1/agents/:id/freeze', tag: 'Agents', roles: STAFF, summary: 'Freeze an agent (denies its pending holds)', params: { id: 'Agent id' }, response: { status: 200, description: 'The agent object' } },
+  { method: 'post', path: '/v1/agents/:id/unfreeze', tag: 'Agents', roles: STAFF, summary: 'Unfreeze an agent', params: { id: 'Agent id' }, response: { status: 200, description: 'The agent object' } },
+];
+
+const policies: RouteDoc[] = [
+  { method: 'post', path: '/v1/policies', tag: 'Policies', roles: ADMIN, summary: 'Create a policy', body: createPolicySchema, response: { status: 201, description: 'The policy object' } },
+  { method: 'post', path: '/v1/policies/simulate', tag: 'Policies', roles: STAFF, summary: 'Evaluate a draft or saved policy against given or recorded requests, without side effects', body: simulateSchema, response: { status: 200, description: '`{object: "policy_simulation", policy_id, summary, results}`' } },
+  { method: 'get', path: '/v1/policies', tag: 'Policies', roles: STAFF, summary: 'List policies', query: listPoliciesQuery, response: LIST },
+  { method: 'get', path: '/v1/policies/:id', tag: 'Policies', roles: STAFF, summary: 'Retrieve a policy', params: { id: 'Policy id (`pol_…`)' }, response: { status: 200, description: 'The policy object' } },
+  { method: 'patch', path: '/v1/policies/:id', tag: 'Policies', roles: ADMIN, summary: 'Update a policy', params: { id: 'Policy id' }, body: updatePolicySchema, response: { status: 200, description: 'The policy object' } },
+  { method: 'delete', path: '/v1/policies/:id', tag: 'Policies', roles: ADMIN, summary: 'Delete a policy (409 while an agent is bound)', params: { id: 'Policy id' }, response: { status: 200, description: '`{id, object: "policy", deleted: true}`' } },
+];
+
+const audit: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/v1/audit-logs',
+    tag: 'Audit log',
+    roles: STAFF,
+    summary: 'List audit records (JSON, or CSV with Accept: text/csv)',
+    query: listAuditQuery,
+    response: { status: 200, list: true, description: `${LIST_PAGE} With \`Accept: text/csv\`: RFC 4180 CSV, next cursor in \`X-Next-Cursor\`.` },
+  },
+  { method: 'get', path: '/v1/audit-logs/verify', tag: 'Audit log', roles: STAFF, summary: 'Recompute the hash chain', response: { status: 200, description: '`{object: "audit_verification", valid, records, head_hash, first_invalid_sequence}`' } },
+];
+
+const apiKeys: RouteDoc[] = [
+  { method: 'post', path: '/v1/api-keys', tag: 'API keys', roles: ADMIN, summary: 'Create an API key (the raw key is returned once)', body: createApiKeySchema, response: { status: 201, description: 'The key object with `key`' } },
+  { method: 'get', path: '/v1/api-keys', tag: 'API keys', roles: ADMIN, summary: 'List API keys (never the key itself)', query: listApiKeysQuery, response: LIST },
+  { method: 'get', path: '/v1/api-keys/self', tag: 'API keys', roles: ANY, summary: 'The calling key itself (mode, role, agent)', response: { status: 200, description: 'The key object' } },
+  { method: 'delete', path: '/v1/api-keys/:id', tag: 'API keys', roles: ADMIN, summary: 'Revoke an API key', params: { id: 'Key id' }, response: { status: 200, description: 'The key object, revoked' } },
+];
+
+const webhooks: RouteDoc[] = [
+  { method: 'post', path: '/v1/webhook-endpoints', tag: 'Webhooks', roles: ADMIN, summary: 'Create a webhook endpoint (the whsec_ secret is returned once)', body: createEndpointSchema, response: { status: 201, description: 'The endpoint object with `secret`' } },
+  { method: 'get', path: '/v1/webhook-endpoints', tag: 'Webhooks', roles: STAFF, summary: 'List webhook endpoints', query: listQuery, response: LIST },
+  { method: 'get', path: '/v1/webhook-endpoints/:id', tag: 'Webhooks', roles: STAFF, summary: 'Retrieve a webhook endpoint', params: { id: 'Endpoint id' }, response: { status: 200, description: 'The endpoint object' } },
+  { method: 'patch', path: '/v1/webhook-endpoints/:id', tag: 'Webhooks', roles: ADMIN, summary: 'Update a webhook endpoint', params: { id: 'Endpoint id' }, body: updateEndpointSchema, response: { status: 200, description: 'The endpoint object' } },
+  { method: 'delete', path: '/v1/webhook-endpoints/:id', tag: 'Webhooks', roles: ADMIN, summary: 'Delete a webhook endpoint', params: { id: 'Endpoint id' }, response: { status: 200, description: '`{id, object: "webhook_endpoint", deleted: true}`' } },
+  { method: 'post', path: '/v1/webhook-endpoints/:id/rotate-secret', tag: 'Webhooks', roles: ADMIN, summary: 'Rotate the signing secret (returned once)', params: { id: 'Endpoint id' }, response: { status: 200, description: 'The endpoint object with the new `secret`' } },
+  { method: 'get', path: '/v1/webhook-endpoints/:id/deliveries', tag: 'Webhooks', roles: STAFF, summary: "List an endpoint's deliveries and their attempts", params: { id: 'Endpoint id' }, query: listQuery, response: LIST },
+  { method: 'get', path: '/v1/events', tag: 'Webhooks', roles: STAFF, summary: 'List events', query: listEventsQuery, response: LIST },
+  { method: 'get', path: '/v1/events/:id', tag: 'Webhooks', roles: STAFF, summary: 'Retrieve an event', params: { id: 'Event id (`evt_…`)' }, response: { status: 200, description: 'The event object' } },
+  { method: 'post', path: '/v1/events/:id/redeliver', tag: 'Webhooks', roles: ADMIN, summary: 'Deliver an event again (to one endpoint or every subscribed one)', params: { id: 'Event id' }, body: redeliverSchema, response: { status: 200, list: true, description: 'A list of the deliveries created' } },
+];
+
+const usage: RouteDoc[] = [
+  { method: 'get', path: '/v1/usage', tag: 'Usage', roles: STAFF, summary: "A month's billable checks and overage", query: usageQuery, response: { status: 200, description: '`{object: "usage", month, plan, checks, included, overage_checks, overage_amount, livemode}`' } },
+];
+
+const quickstart: RouteDoc[] = [
+  { method: 'post', path: '/agents', tag: 'Quick start', roles: ADMIN, summary: 'Register an agent (quick-start surface)', body: quickstartAgentSchema, response: { status: 201, description: 'The agent object' } },
+  { method: 'post', path: '/vaults', tag: 'Quick start', roles: ADMIN, summary: 'Create a vault: a daily-budget policy bound to the agent, with a dlt_ token (returned once)', body: vaultSchema, response: { status: 201, description: 'The vault record with `token`' } },
+  { method: 'post', path: '/authorize', tag: 'Quick start', roles: ADMIN, summary: 'Authorize a spend with a dlt_ vault token; decimal amounts', body: quickstartAuthorizeSchema, response: { status: 200, description: '`{authorized, status, transaction_id, remaining_balance, message, …}`' } },
+];
+
+/**
+ * Every route the app serves. A new route adds its entry here (a test walks the Express router
+ * and fails on any route missing from this list, and on any entry the app does not serve).
+ */
+export const ROUTE_DOCS: readonly RouteDoc[] = [
+  ...operational,
+  ...authorization,
+  ...approvals,
+  ...agents,
+  ...policies,
+  ...audit,
+  ...apiKeys,
+  ...webhooks,
+  ...usage,
+  ...quickstart,
+];

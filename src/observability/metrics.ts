@@ -1,0 +1,132 @@
+import type { Request, RequestHandler } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Db } from '../db/database.js';
+import { outboxLag } from '../outbox/outbox.repository.js';
+
+/** Long polls last up to 30 s, so the buckets reach that far. */
+export const HTTP_DURATION_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** One database read serves every outbox gauge of a scrape. */
+const OUTBOX_LAG_REUSE_MS = 1_000;
+
+export type DecisionOutcome = 'approved' | 'denied' | 'held';
+export type WebhookAttemptResult = 'delivered' | 'retry' | 'failed';
+
+/**
+ * The service's Prometheus metrics, in a registry of their own (tests build several apps in one
+ * process). Labels never carry account, agent or key ids: the endpoint is unauthenticated.
+ */
+export interface Metrics {
+  registry: Registry;
+  httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
+  decisions: Counter<'outcome'>;
+  webhookAttempts: Counter<'result'>;
+  rateLimitRejections: Counter;
+  recordDecision(outcome: DecisionOutcome): void;
+  recordWebhookAttempt(result: WebhookAttemptResult): void;
+  recordRateLimitRejection(): void;
+}
+
+export interface MetricsOptions {
+  /** Read on scrape for the outbox gauges; without it they are absent. */
+  db?: Db;
+  /** Node.js process metrics (CPU, memory, event loop): once per process, not per test app. */
+  processMetrics?: boolean;
+}
+
+export function createMetrics(opts: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  const httpRequestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: HTTP_DURATION_BUCKETS_SECONDS,
+    registers: [registry],
+  });
+  const decisions = new Counter({
+    name: 'decisions_total',
+    help: 'Authorization decisions made (POST /v1/authorize; replays excluded), by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const webhookAttempts = new Counter({
+    name: 'webhook_attempts_total',
+    help: 'Webhook delivery attempts made by this process (the worker), by result',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  const rateLimitRejections = new Counter({
+    name: 'rate_limit_rejections_total',
+    help: 'Requests refused with 429 rate_limited',
+    registers: [registry],
+  });
+  // Zero-valued series from the start, so rates and alerts work before the first event.
+  for (const outcome of ['approved', 'denied', 'held'] as const) decisions.inc({ outcome }, 0);
+  for (const result of ['delivered', 'retry', 'failed'] as const) webhookAttempts.inc({ result }, 0);
+
+  if (opts.db) {
+    const db = opts.db;
+    let last: { at: number; lag: Promise<{ pending: number; oldest_age_seconds: number } | undefined> } | undefined;
+    const lag = () => {
+      if (!last || Date.now() - last.at > OUTBOX_LAG_REUSE_MS) {
+        // A database that does not answer leaves the gauges out of this scrape rather than failing it.
+        last = { at: Date.now(), lag: outboxLag(db, new Date()).catch(() => undefined) };
+      }
+      return last.lag;
+    };
+    new Gauge({
+      name: 'outbox_pending',
+      help: 'Outbox rows not yet carried to the workflow engine',
+      registers: [registry],
+      async collect() {
+        const l = await lag();
+        if (l) this.set(l.pending);
+      },
+    });
+    new Gauge({
+      name: 'outbox_oldest_age_seconds',
+      help: 'Age of the oldest outbox row not yet carried (0 when none): the relay lag',
+      registers: [registry],
+      async collect() {
+        const l = await lag();
+        if (l) this.set(l.oldest_age_seconds);
+      },
+    });
+  }
+  if (opts.processMetrics) collectDefaultMetrics({ register: registry });
+
+  return {
+    registry,
+    httpRequestDuration,
+    decisions,
+    webhookAttempts,
+    rateLimitRejections,
+    recordDecision: (outcome) => decisions.inc({ outcome }),
+    recordWebhookAttempt: (result) => webhookAttempts.inc({ result }),
+    recordRateLimitRejection: () => rateLimitRejections.inc(),
+  };
+}
+
+const APP_METRICS = 'metrics';
+
+/** The metrics of the app serving this request (set by createApp). */
+export function metricsOf(req: Request): Metrics | undefined {
+  return req.app.locals[APP_METRICS] as Metrics | undefined;
+}
+
+/** For the rate limiter: counts one 429, in the registry of the app that refused the request. */
+export function recordRateLimitRejection(req: Request): void {
+  metricsOf(req)?.recordRateLimitRejection();
+}
+
+export function attachMetrics(locals: Record<string, unknown>, metrics: Metrics): void {
+  locals[APP_METRICS] = metrics;
+}
+
+/** `GET /metrics`: Prometheus text format. */
+export function metricsHandler(metrics: Metrics): RequestHandler {
+  return async (_req, res) => {
+    const body = await metrics.registry.metrics();
+    res.setHeader('Cache-Control', 'no-store');
+    res.type(metrics.registry.contentType).send(body);
+  };
+}
