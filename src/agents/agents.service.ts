@@ -39,33 +39,41 @@ async function requirePolicy(trx: DbOrTrx, caller: Caller, policyId: string) {
   return policy;
 }
 
+/** Inserts a new active agent and its `agent.created` record in the caller's transaction (both surfaces use it). */
+export async function registerAgent(
+  trx: DbOrTrx,
+  caller: Caller,
+  fields: { name: string; agent_type: string | null; policy_id: string | null; metadata: Record<string, unknown> },
+  auditMetadata: Record<string, unknown> = {},
+): Promise<AgentRow> {
+  const now = new Date();
+  const row = await insertAgent(trx, {
+    id: newId('agt'),
+    account_id: caller.accountId,
+    livemode: caller.livemode,
+    ...fields,
+    status: 'active',
+    kyc_status: 'pending',
+    created_at: now,
+    updated_at: now,
+  });
+  await appendAudit(trx, {
+    accountId: caller.accountId,
+    livemode: caller.livemode,
+    type: 'agent.created',
+    actor: actorOf(caller),
+    agentId: row.id,
+    policyId: row.policy_id,
+    metadata: { name: row.name, ...auditMetadata },
+  });
+  return row;
+}
+
 export async function createAgent(db: Db, caller: Caller, input: CreateAgentInput): Promise<AgentView> {
   requireRole(caller, ADMIN);
   return db.transaction().execute(async (trx) => {
     await requirePolicy(trx, caller, input.policy_id);
-    const now = new Date();
-    const row = await insertAgent(trx, {
-      id: newId('agt'),
-      account_id: caller.accountId,
-      livemode: caller.livemode,
-      name: input.name,
-      agent_type: null,
-      policy_id: input.policy_id,
-      status: 'active',
-      kyc_status: 'pending',
-      metadata: input.metadata ?? {},
-      created_at: now,
-      updated_at: now,
-    });
-    await appendAudit(trx, {
-      accountId: caller.accountId,
-      livemode: caller.livemode,
-      type: 'agent.created',
-      actor: actorOf(caller),
-      agentId: row.id,
-      policyId: row.policy_id,
-      metadata: { name: row.name },
-    });
+    const row = await registerAgent(trx, caller, { name: input.name, agent_type: null, policy_id: input.policy_id, metadata: input.metadata ?? {} });
     return toAgentView(row);
   });
 }

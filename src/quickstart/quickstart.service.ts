@@ -1,8 +1,8 @@
 import { actorOf, ADMIN, requireRole, type Caller } from '../caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
 import { appendAudit } from '../audit/audit.repository.js';
-import { insertAgent, findAgentInScope, updateAgent as updateAgentRow } from '../agents/agents.repository.js';
-import { toAgentView, type AgentView } from '../agents/agents.service.js';
+import { findAgentInScope, updateAgent as updateAgentRow } from '../agents/agents.repository.js';
+import { registerAgent, toAgentView, type AgentView } from '../agents/agents.service.js';
 import { authorize, type AuthorizationDeps } from '../authorization/authorization.service.js';
 import { periodsOf, readSpend } from '../authorization/authorization.repository.js';
 import type { AuthorizeInput } from '../authorization/authorize.schemas.js';
@@ -30,29 +30,12 @@ export const VAULT_MONTHLY_BUDGET_DAYS = 31;
 export async function createQuickstartAgent(db: Db, caller: Caller, input: QuickstartAgentInput): Promise<AgentView> {
   requireRole(caller, ADMIN);
   return db.transaction().execute(async (trx) => {
-    const now = new Date();
-    const row = await insertAgent(trx, {
-      id: newId('agt'),
-      account_id: caller.accountId,
-      livemode: caller.livemode,
-      name: input.name,
-      agent_type: input.agent_type ?? null,
-      policy_id: null,
-      status: 'active',
-      kyc_status: 'pending',
-      metadata: {},
-      created_at: now,
-      updated_at: now,
-    });
-    await appendAudit(trx, {
-      accountId: caller.accountId,
-      livemode: caller.livemode,
-      type: 'agent.created',
-      actor: actorOf(caller),
-      agentId: row.id,
-      policyId: null,
-      metadata: { name: row.name, agent_type: row.agent_type, surface: 'quickstart' },
-    });
+    const row = await registerAgent(
+      trx,
+      caller,
+      { name: input.name, agent_type: input.agent_type ?? null, policy_id: null, metadata: {} },
+      { agent_type: input.agent_type ?? null, surface: 'quickstart' },
+    );
     return toAgentView(row);
   });
 }
