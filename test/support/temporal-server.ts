@@ -1,6 +1,5 @@
 /**
- * Which Temporal server a server test may use, never downloading one (see
- * test/workflows/held-authorization.server.test.ts, whose rules this repeats):
+ * Which Temporal server a server test may use, never downloading one:
  *   TEMPORAL_ADDRESS=localhost:7233         an existing server
  *   TEMPORAL_CLI_PATH=/path/to/temporal     the CLI's dev server, started by the test
  *   TEMPORAL_TEST_SERVER_PATH=/path/to/temporal-test-server   the time-skipping test server

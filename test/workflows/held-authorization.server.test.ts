@@ -7,7 +7,6 @@
  *   TEMPORAL_TEST_SERVER_PATH=/path/to/temporal-test-server   the time-skipping test server
  * The expiry scenario needs time skipping, so it runs only with TEMPORAL_TEST_SERVER_PATH.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
@@ -17,56 +16,16 @@ import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { HeldActivities } from '../../activities/held-authorization.js';
 import { ALL_SEARCH_ATTRIBUTE_KEYS, ApprovalStatusKey } from '../../src/temporal/search-attributes.js';
+import { createServerEnvironment, pickServerMode } from '../support/temporal-server.js';
 import type { heldAuthorization } from '../../workflows/held-authorization.js';
 import type { HeldAuthorizationInput, ResolutionSummary, ResolveActivityInput, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
 import { approvalDecisionSignal, resolveUpdate } from '../../workflows/index.js';
 
 const WORKFLOWS_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workflows/index.ts');
 
-const isExecutableFile = (p: string | undefined): p is string => {
-  if (!p) return false;
-  try {
-    fs.accessSync(p, fs.constants.X_OK);
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
-};
-
-type Mode = { kind: 'existing'; address: string } | { kind: 'dev-server'; path: string } | { kind: 'time-skipping'; path: string };
-
-function pickMode(): Mode | { skip: string } {
-  const address = process.env.TEMPORAL_ADDRESS?.trim();
-  if (address) return { kind: 'existing', address };
-  const cli = process.env.TEMPORAL_CLI_PATH?.trim();
-  if (isExecutableFile(cli)) return { kind: 'dev-server', path: cli };
-  const testServer = process.env.TEMPORAL_TEST_SERVER_PATH?.trim();
-  if (isExecutableFile(testServer)) return { kind: 'time-skipping', path: testServer };
-  const named = cli ? `TEMPORAL_CLI_PATH=${cli}` : testServer ? `TEMPORAL_TEST_SERVER_PATH=${testServer}` : undefined;
-  return {
-    skip: named
-      ? `${named} is not an executable file`
-      : 'no Temporal server (set TEMPORAL_ADDRESS, TEMPORAL_CLI_PATH or TEMPORAL_TEST_SERVER_PATH)',
-  };
-}
-
-const picked = pickMode();
+const picked = pickServerMode();
 const mode = 'skip' in picked ? undefined : picked;
 if ('skip' in picked) console.log(`[workflows] skipped: ${picked.skip}`);
-
-/** Never bare createLocal/createTimeSkipping: without an explicit executable they download one. */
-async function createEnvironment(m: Mode): Promise<TestWorkflowEnvironment> {
-  switch (m.kind) {
-    case 'existing':
-      return TestWorkflowEnvironment.createFromExistingServer({ address: m.address, namespace: process.env.TEMPORAL_NAMESPACE || 'default' });
-    case 'dev-server':
-      return TestWorkflowEnvironment.createLocal({
-        server: { executable: { type: 'existing-path', path: m.path }, searchAttributes: ALL_SEARCH_ATTRIBUTE_KEYS },
-      });
-    case 'time-skipping':
-      return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: m.path } } });
-  }
-}
 
 const INDEXED_VALUE_TYPE: Record<string, temporal.api.enums.v1.IndexedValueType> = {
   KEYWORD: 2 as temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
@@ -136,7 +95,7 @@ describe.skipIf(!mode)(`heldAuthorization on a Temporal server (${mode?.kind ?? 
   let seq = 0;
 
   beforeAll(async () => {
-    env = await createEnvironment(mode!);
+    env = await createServerEnvironment(mode!);
     namespace = env.namespace ?? 'default';
     if (mode!.kind !== 'dev-server') await ensureSearchAttributes(env, namespace);
     workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
