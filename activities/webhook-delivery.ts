@@ -8,8 +8,6 @@ import { resolveSafeTarget, UnsafeUrlError } from '../src/webhooks/ssrf.js';
 import { findDelivery, markDeliveryFailed, recordAttempt } from '../src/webhooks/webhooks.repository.js';
 
 export const WEBHOOK_ATTEMPT_TIMEOUT_MS = 10_000;
-/** Failure types the workflow must not retry. */
-export const PERMANENT_WEBHOOK_FAILURES = ['WebhookPermanentFailure', 'WebhookUrlRefused', 'WebhookEndpointGone', 'DeliveryNotFound'];
 
 export interface WebhookActivityDeps {
   db: Db;

@@ -1,14 +1,13 @@
 import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhook-delivery.js';
+import { PERMANENT_WEBHOOK_FAILURES } from './webhook-delivery.types.js';
 
-// Kept in step with PERMANENT_WEBHOOK_FAILURES in activities/webhook-delivery.ts (workflows cannot import it).
-const NON_RETRYABLE = ['WebhookPermanentFailure', 'WebhookUrlRefused', 'WebhookEndpointGone', 'DeliveryNotFound'];
 
 const { deliverWebhook } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '30 seconds',
   // Exponential backoff from 30 s to hourly, for up to three days in all.
   scheduleToCloseTimeout: '3 days',
-  retry: { initialInterval: '30 seconds', backoffCoefficient: 2, maximumInterval: '1 hour', nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: { initialInterval: '30 seconds', backoffCoefficient: 2, maximumInterval: '1 hour', nonRetryableErrorTypes: PERMANENT_WEBHOOK_FAILURES },
 });
 const { markWebhookFailed } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '30 seconds',
