@@ -12,6 +12,8 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '20' },
     connections: { type: 'string', default: '16,64,256' },
     soak: { type: 'string' },
+    // Writes a V8 CPU profile of the API process to bench/profiles/ (steady state dominates it).
+    profile: { type: 'boolean', default: false },
     'admin-url': { type: 'string', default: process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
@@ -71,6 +73,15 @@ const rssMb = (pid: number) => {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024);
 };
+
+/** Stops the API and waits for it to exit (a CPU profile is written on exit). */
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
 
 async function seed(base: string, key: string) {
   const h = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
@@ -166,7 +177,8 @@ async function main() {
   const key: string = created.keys.live;
 
   const port = 3900 + Math.floor(Math.random() * 90);
-  const server = spawn(process.execPath, ['bin/spend-auth.js', 'serve'], { cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const nodeArgs = args.profile ? ['--cpu-prof', '--cpu-prof-dir', path.join(ROOT, 'bench/profiles')] : [];
+  const server = spawn(process.execPath, [...nodeArgs, 'bin/spend-auth.js', 'serve'], { cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   const base = `http://127.0.0.1:${port}`;
   await waitForHealth(base, server);
   const agents = await seed(base, key);
@@ -186,7 +198,7 @@ async function main() {
       const row = await authorize(64, step);
       console.log(`${String(t).padStart(9)}  ${String(row.rps).padStart(5)}  ${String(row.p99).padStart(6)}  ${String(rssMb(server.pid!)).padStart(6)}`);
     }
-    server.kill('SIGTERM');
+    await stop(server);
     return;
   }
 
@@ -196,7 +208,7 @@ async function main() {
     rows.push(await authorize(c, DURATION_S));
   }
   const rssAfter = rssMb(server.pid!);
-  server.kill('SIGTERM');
+  await stop(server);
 
   console.log(`pgbench -N at 64 clients for ${DURATION_S} s`);
   const pgbench = pgbenchTps(64, DURATION_S);

@@ -27,7 +27,14 @@ export interface AuditInput {
  * describes, and takes no lock. `sealChain` later gives it its sequence and hash.
  */
 export async function appendAudit(trx: DbOrTrx, input: AuditInput): Promise<AuditRow> {
-  const row: AuditRow = {
+  const row = auditRecord(input);
+  await auditInsert(trx, row).execute();
+  return row;
+}
+
+/** The unsealed record `appendAudit` writes, for callers that write it together with other rows. */
+export function auditRecord(input: AuditInput): AuditRow {
+  return {
     id: newId('aud'),
     account_id: input.accountId,
     livemode: input.livemode,
@@ -49,8 +56,10 @@ export async function appendAudit(trx: DbOrTrx, input: AuditInput): Promise<Audi
     prev_hash: null,
     hash: null,
   };
-  await trx.insertInto('audit_records').values({ ...row, metadata: JSON.stringify(row.metadata) }).execute();
-  return row;
+}
+
+export function auditInsert(db: DbOrTrx, row: AuditRow) {
+  return db.insertInto('audit_records').values({ ...row, metadata: JSON.stringify(row.metadata) });
 }
 
 export const SEAL_BATCH = 1_000;

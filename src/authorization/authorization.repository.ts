@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { AgentSpendTable, DbOrTrx, DecisionsTable, Selectable } from '../db/database.js';
+import type { AgentSpendTable, DbOrTrx, DecisionsTable, PoliciesTable, Selectable } from '../db/database.js';
 import type { SpendState } from './evaluate.js';
 import type { DecisionRow } from './decision.view.js';
 
@@ -7,6 +7,30 @@ import type { DecisionRow } from './decision.view.js';
 export function periodsOf(at: Date): { month: string; day: string } {
   const iso = at.toISOString();
   return { month: `M:${iso.slice(0, 7)}`, day: `D:${iso.slice(0, 10)}` };
+}
+
+/** A policy as read alongside its agent: its rules; the timestamps are left out. */
+export type BoundPolicy = Omit<Selectable<PoliciesTable>, 'created_at' | 'updated_at' | 'deleted_at'>;
+
+/**
+ * Locks the agent's row (every spend change of one agent takes this lock first) and reads its bound,
+ * not deleted policy in the same round trip. Anything that changes under the lock, like spend, must
+ * be read by a later statement: this one's snapshot is taken before the lock is granted.
+ */
+export async function lockAgentWithPolicy(trx: DbOrTrx, accountId: string, livemode: boolean, agentId: string) {
+  const row = await trx
+    .selectFrom('agents as a')
+    .leftJoin('policies as p', (j) => j.onRef('p.id', '=', 'a.policy_id').on('p.deleted_at', 'is', null))
+    .selectAll('a')
+    .select(sql<BoundPolicy | null>`CASE WHEN p.id IS NULL THEN NULL ELSE to_jsonb(p) - ARRAY['created_at', 'updated_at', 'deleted_at'] END`.as('bound_policy'))
+    .where('a.id', '=', agentId)
+    .where('a.account_id', '=', accountId)
+    .where('a.livemode', '=', livemode)
+    .forUpdate('a')
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { bound_policy: policy, ...agent } = row;
+  return { agent, policy: policy ?? undefined };
 }
 
 export async function readSpend(db: DbOrTrx, agentId: string, periods: { month: string; day: string }): Promise<SpendState> {
@@ -42,20 +66,28 @@ export async function changeSpend(
       WHERE agent_id = ${agentId} AND period IN (${periods.month}, ${periods.day})`.execute(db);
     return;
   }
-  await sql`
-    INSERT INTO agent_spend (agent_id, period, approved, reserved)
-    VALUES (${agentId}, ${periods.month}, ${delta.approved}, ${delta.reserved}),
-           (${agentId}, ${periods.day}, ${delta.approved}, ${delta.reserved})
-    ON CONFLICT (agent_id, period) DO UPDATE
-      SET approved = agent_spend.approved + excluded.approved,
-          reserved = agent_spend.reserved + excluded.reserved`.execute(db);
+  await spendIncrease(db, agentId, periods, delta).execute();
+}
+
+/** Adds non-negative amounts to the month and day counters, creating them at zero first. */
+export function spendIncrease(db: DbOrTrx, agentId: string, periods: { month: string; day: string }, delta: { approved: number; reserved: number }) {
+  return db
+    .insertInto('agent_spend')
+    .values([periods.month, periods.day].map((period) => ({ agent_id: agentId, period, approved: delta.approved, reserved: delta.reserved })))
+    .onConflict((oc) =>
+      oc.columns(['agent_id', 'period']).doUpdateSet((eb) => ({
+        approved: eb('agent_spend.approved', '+', eb.ref('excluded.approved')),
+        reserved: eb('agent_spend.reserved', '+', eb.ref('excluded.reserved')),
+      })),
+    );
 }
 
 export async function insertDecision(db: DbOrTrx, row: DecisionRow): Promise<void> {
-  await db
-    .insertInto('decisions')
-    .values({ ...row, metadata: JSON.stringify(row.metadata) })
-    .execute();
+  await decisionInsert(db, row).execute();
+}
+
+export function decisionInsert(db: DbOrTrx, row: DecisionRow) {
+  return db.insertInto('decisions').values({ ...row, metadata: JSON.stringify(row.metadata) });
 }
 
 export async function findDecisionInScope(db: DbOrTrx, accountId: string, livemode: boolean, id: string): Promise<DecisionRow | undefined> {

@@ -1,14 +1,14 @@
 import { actorOf, requireRole, ANY_ROLE, type Caller } from '../caller.js';
 import type { Db } from '../db/database.js';
-import { appendAudit } from '../audit/audit.repository.js';
-import { findAgentInScope } from '../agents/agents.repository.js';
+import { auditInsert, auditRecord } from '../audit/audit.repository.js';
 import { AppError, forbidden, notFound } from '../errors.js';
-import { emitEvent } from '../events/events.repository.js';
+import { eventInsert, eventRecord } from '../events/events.repository.js';
 import type { IdempotencyHandle } from '../http/idempotency.js';
 import { newId } from '../ids.js';
-import { enqueueOutbox } from '../outbox/outbox.repository.js';
+import { outboxInsert } from '../outbox/outbox.repository.js';
+import { executeTogether } from '../db/statements.js';
 import { signAuthorizationToken, verifyAuthorizationToken, type TokenSigner, type VerifyResult } from '../tokens/authorization-token.js';
-import { changeSpend, deniedCount, findDecisionInScope, insertDecision, periodsOf, readSpend } from './authorization.repository.js';
+import { decisionInsert, deniedCount, findDecisionInScope, lockAgentWithPolicy, periodsOf, readSpend, spendIncrease } from './authorization.repository.js';
 import type { AuthorizeInput } from './authorize.schemas.js';
 import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from './decision.view.js';
 import type { DecisionWaiter } from './decision-waiter.js';
@@ -16,7 +16,7 @@ import { autoFreezeTips, evaluate } from './evaluate.js';
 import { loadSafetyInputs } from './safety.js';
 import { transitionAgent } from '../agents/agents.service.js';
 import { agentStopHooks } from '../approvals/agent-hooks.js';
-import { countCheck } from '../usage/usage.repository.js';
+import { countCheckStatement } from '../usage/usage.repository.js';
 import { monthOf } from '../usage/month.js';
 
 export interface AuthorizationDeps {
@@ -40,14 +40,12 @@ export async function authorize(deps: AuthorizationDeps, caller: Caller, input: 
   if (caller.role === 'agent' && caller.agentId !== input.agent_id) throw notFound('agent', 'agent_id');
 
   const decided = await deps.db.transaction().execute(async (trx) => {
-    const agent = await findAgentInScope(trx, caller.accountId, caller.livemode, input.agent_id, true);
-    if (!agent) throw notFound('agent', 'agent_id');
+    const locked = await lockAgentWithPolicy(trx, caller.accountId, caller.livemode, input.agent_id);
+    if (!locked) throw notFound('agent', 'agent_id');
+    const { agent, policy } = locked;
     if (agent.status === 'frozen') throw new AppError('agent_frozen', 'The agent is frozen and cannot transact.', 'agent_id');
     if (agent.status === 'deactivated') throw new AppError('agent_deactivated', 'The agent is deactivated and cannot transact.', 'agent_id');
 
-    const policy = agent.policy_id
-      ? await trx.selectFrom('policies').selectAll().where('id', '=', agent.policy_id).where('deleted_at', 'is', null).executeTakeFirst()
-      : undefined;
     const now = deps.now?.() ?? new Date();
     const periods = periodsOf(now);
     const spend = await readSpend(trx, agent.id, periods);
@@ -91,28 +89,41 @@ export async function authorize(deps: AuthorizationDeps, caller: Caller, input: 
       created_at: now,
       updated_at: now,
     };
-    await insertDecision(trx, row);
-    if (outcome.decision === 'approved') await changeSpend(trx, agent.id, periods, { approved: input.amount, reserved: 0 });
-    if (held) await changeSpend(trx, agent.id, periods, { approved: 0, reserved: input.amount });
+    const view = toDecisionView(row);
+    const event = eventRecord({ accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: decisionEventData(row), now });
+    // Everything the decision changes, as one statement: one round trip inside the agent's lock.
+    await executeTogether(trx, [
+      decisionInsert(trx, row),
+      outcome.decision === 'approved' && spendIncrease(trx, agent.id, periods, { approved: input.amount, reserved: 0 }),
+      held && spendIncrease(trx, agent.id, periods, { approved: 0, reserved: input.amount }),
+      auditInsert(
+        trx,
+        auditRecord({
+          accountId: caller.accountId,
+          livemode: caller.livemode,
+          type: 'authorization.decision',
+          actor: actorOf(caller),
+          agentId: agent.id,
+          decisionId: id,
+          decision: outcome.decision,
+          amount: input.amount,
+          currency: input.currency,
+          vendor: input.vendor,
+          category: request.category,
+          policyId: outcome.policy_applied,
+          reason: outcome.reason_code,
+          metadata: input.metadata ?? {},
+        }),
+      ),
+      eventInsert(trx, event),
+      outboxInsert(trx, held ? [{ topic: 'event', refId: event.id }, { topic: 'held_decision', refId: id }] : [{ topic: 'event', refId: event.id }], caller.accountId, now),
+      // Billable (SPEC §8.3): this 200 in live mode, counted once with the decision. Replays never
+      // reach here; errors roll the count back with everything else.
+      caller.livemode && countCheckStatement(trx, caller.accountId, monthOf(now)),
+      idem?.completion?.(trx, 200, JSON.stringify(view)),
+    ]);
+    if (idem && !idem.completion) await idem.complete(trx, 200, JSON.stringify(view));
 
-    await appendAudit(trx, {
-      accountId: caller.accountId,
-      livemode: caller.livemode,
-      type: 'authorization.decision',
-      actor: actorOf(caller),
-      agentId: agent.id,
-      decisionId: id,
-      decision: outcome.decision,
-      amount: input.amount,
-      currency: input.currency,
-      vendor: input.vendor,
-      category: request.category,
-      policyId: outcome.policy_applied,
-      reason: outcome.reason_code,
-      metadata: input.metadata ?? {},
-    });
-    await emitEvent(trx, { accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: decisionEventData(row), now });
-    if (held) await enqueueOutbox(trx, 'held_decision', id, caller.accountId, now);
     if (outcome.decision === 'denied' && policy?.auto_freeze) {
       // Runaway protection: this denial still gets its answer; the agent stops here.
       const denied = await deniedCount(trx, agent.id, policy.auto_freeze.window_seconds, now);
@@ -120,12 +131,6 @@ export async function authorize(deps: AuthorizationDeps, caller: Caller, input: 
         await transitionAgent(trx, agent, 'frozen', { type: 'system', id: null }, agentStopHooks, 'runaway protection');
       }
     }
-
-    const view = toDecisionView(row);
-    // Billable (SPEC §8.3): this 200 in live mode, counted once with the decision. Replays never
-    // reach here; errors roll the count back with everything else.
-    if (caller.livemode) await countCheck(trx, caller.accountId, monthOf(now));
-    await idem?.complete(trx, 200, JSON.stringify(view));
     return view;
   });
   deps.onDecision?.(decided.decision);

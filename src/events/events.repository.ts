@@ -13,14 +13,19 @@ export async function emitEvent(
   trx: DbOrTrx,
   e: { accountId: string; livemode: boolean; type: EventType; data: Record<string, unknown>; now?: Date },
 ): Promise<string> {
-  const id = newId('evt');
-  const now = e.now ?? new Date();
-  await trx
-    .insertInto('events')
-    .values({ id, account_id: e.accountId, livemode: e.livemode, type: e.type, data: JSON.stringify(e.data), created_at: now })
-    .execute();
-  await enqueueOutbox(trx, 'event', id, e.accountId, now);
-  return id;
+  const event = eventRecord(e);
+  await eventInsert(trx, event).execute();
+  await enqueueOutbox(trx, 'event', event.id, e.accountId, event.created_at);
+  return event.id;
+}
+
+/** The event row `emitEvent` writes; its caller must also queue an `event` outbox row for it. */
+export function eventRecord(e: { accountId: string; livemode: boolean; type: EventType; data: Record<string, unknown>; now?: Date }) {
+  return { id: newId('evt'), account_id: e.accountId, livemode: e.livemode, type: e.type, data: JSON.stringify(e.data), created_at: e.now ?? new Date() };
+}
+
+export function eventInsert(db: DbOrTrx, event: ReturnType<typeof eventRecord>) {
+  return db.insertInto('events').values(event);
 }
 
 export const EVENT_TYPES: readonly EventType[] = ['authorize.approved', 'authorize.denied', 'authorize.held', 'agent.frozen', 'approval.completed'];

@@ -1,9 +1,10 @@
 import type { RequestHandler } from 'express';
+import type { Compilable } from 'kysely';
 import { canonicalJson } from '../audit/audit-chain.js';
 import type { Db, DbOrTrx } from '../db/database.js';
 import { AppError, conflict } from '../errors.js';
 import { sha256Hex } from '../ids.js';
-import { claimKey, completeKey, releaseKey } from '../idempotency/idempotency.repository.js';
+import { claimKey, completeKey, completeKeyStatement, releaseKey } from '../idempotency/idempotency.repository.js';
 import { callerOf } from './context.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -14,6 +15,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export interface IdempotencyHandle {
   key: string;
   complete(trx: DbOrTrx, status: number, body: string): Promise<void>;
+  /** The same store as a statement, so a service can write it together with its own rows. */
+  completion?(trx: DbOrTrx, status: number, body: string): Compilable;
 }
 
 declare global {
@@ -54,7 +57,11 @@ export function idempotency(db: Db): RequestHandler {
       return;
     }
 
-    req.idempotency = { key, complete: (trx, status, body) => completeKey(trx, scope, status, JSON_TYPE, body) };
+    req.idempotency = {
+      key,
+      complete: (trx, status, body) => completeKey(trx, scope, status, JSON_TYPE, body),
+      completion: (trx, status, body) => completeKeyStatement(trx, scope, status, JSON_TYPE, body),
+    };
     // Store (or release) before the response leaves, so an immediate retry already finds it.
     const send = res.send.bind(res);
     res.send = ((body?: unknown) => {

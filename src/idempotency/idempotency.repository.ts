@@ -41,14 +41,18 @@ export async function claimKey(db: DbOrTrx, s: Scope, requestHash: string, now: 
 
 /** Stores the response; inside a service's transaction it commits with the change it describes. */
 export async function completeKey(db: DbOrTrx, s: Scope, status: number, type: string, body: string): Promise<void> {
-  await db
+  await completeKeyStatement(db, s, status, type, body).execute();
+}
+
+/** The update `completeKey` runs, for callers that write it together with other rows. */
+export function completeKeyStatement(db: DbOrTrx, s: Scope, status: number, type: string, body: string) {
+  return db
     .updateTable('idempotency_keys')
     .set({ status: 'completed', response_status: status, response_type: type, response_body: body })
     .where('account_id', '=', s.accountId)
     .where('livemode', '=', s.livemode)
     .where('key', '=', s.key)
-    .where('status', '=', 'in_progress')
-    .execute();
+    .where('status', '=', 'in_progress');
 }
 
 /** Frees the key after a failure that changed nothing (a 5xx), so the client may retry it. */

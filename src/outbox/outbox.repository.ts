@@ -6,10 +6,14 @@ export type OutboxTopic = 'held_decision' | 'held_resolved' | 'event' | 'webhook
 
 /** Written inside the caller's transaction, so the follow-up exists exactly when the change does. */
 export async function enqueueOutbox(trx: DbOrTrx, topic: OutboxTopic, refId: string, accountId: string, now = new Date()) {
-  await trx
+  await outboxInsert(trx, [{ topic, refId }], accountId, now).execute();
+}
+
+/** The insert `enqueueOutbox` runs, for one or more rows, for callers that write it together with other rows. */
+export function outboxInsert(db: DbOrTrx, items: readonly { topic: OutboxTopic; refId: string }[], accountId: string, now: Date) {
+  return db
     .insertInto('outbox')
-    .values({ topic, ref_id: refId, account_id: accountId, payload: '{}', created_at: now, next_attempt_at: now, last_error: null, processed_at: null })
-    .execute();
+    .values(items.map(({ topic, refId }) => ({ topic, ref_id: refId, account_id: accountId, payload: '{}', created_at: now, next_attempt_at: now, last_error: null, processed_at: null })));
 }
 
 export interface OutboxRow {

@@ -9,11 +9,16 @@ export const USAGE_COUNTER_SHARDS = 8;
  * Counts one billable check. Called inside the decision's transaction, as its last write, so the
  * count commits with the decision or not at all, and the row lock is held only until the commit.
  */
-export async function countCheck(trx: DbOrTrx, accountId: string, month: Month, shard = Math.floor(Math.random() * USAGE_COUNTER_SHARDS)): Promise<void> {
-  await sql`
-    INSERT INTO usage_counters (account_id, month, shard, checks)
-    VALUES (${accountId}, ${month}, ${shard}, 1)
-    ON CONFLICT (account_id, month, shard) DO UPDATE SET checks = usage_counters.checks + 1`.execute(trx);
+export async function countCheck(trx: DbOrTrx, accountId: string, month: Month, shard?: number): Promise<void> {
+  await countCheckStatement(trx, accountId, month, shard).execute();
+}
+
+/** The upsert `countCheck` runs, for callers that write it together with other rows. */
+export function countCheckStatement(db: DbOrTrx, accountId: string, month: Month, shard = Math.floor(Math.random() * USAGE_COUNTER_SHARDS)) {
+  return db
+    .insertInto('usage_counters')
+    .values({ account_id: accountId, month, shard, checks: 1 })
+    .onConflict((oc) => oc.columns(['account_id', 'month', 'shard']).doUpdateSet((eb) => ({ checks: eb('usage_counters.checks', '+', 1) })));
 }
 
 /** Billable checks of an account in a month. */
