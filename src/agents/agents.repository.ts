@@ -3,7 +3,7 @@ import { afterRow } from '../db/pagination.js';
 
 export type AgentRow = Selectable<AgentsTable>;
 
-export async function insertAgent(db: DbOrTrx, row: AgentRow) {
+export async function insertAgent(db: DbOrTrx, row: Omit<AgentRow, 'decision_seq'>) {
   return db
     .insertInto('agents')
     .values({ ...row, metadata: JSON.stringify(row.metadata) })

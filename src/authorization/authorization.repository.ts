@@ -33,6 +33,59 @@ export async function lockAgentWithPolicy(trx: DbOrTrx, accountId: string, livem
   return { agent, policy: policy ?? undefined };
 }
 
+/**
+ * The agent, its bound policy and its spend in `periods`, as of one snapshot and without a lock:
+ * for a decision whose write is conditional on `agentUnchanged`.
+ */
+export async function readAgentState(db: DbOrTrx, accountId: string, livemode: boolean, agentId: string, periods: { month: string; day: string }) {
+  const row = await db
+    .selectFrom('agents as a')
+    .leftJoin('policies as p', (j) => j.onRef('p.id', '=', 'a.policy_id').on('p.deleted_at', 'is', null))
+    .selectAll('a')
+    .select(sql<BoundPolicy | null>`CASE WHEN p.id IS NULL THEN NULL ELSE to_jsonb(p) - ARRAY['created_at', 'updated_at', 'deleted_at'] END`.as('bound_policy'))
+    .select((eb) =>
+      eb
+        .selectFrom('agent_spend as s')
+        .select(sql<Record<string, [number, number]> | null>`jsonb_object_agg(s.period, jsonb_build_array(s.approved, s.reserved))`.as('spend'))
+        .whereRef('s.agent_id', '=', 'a.id')
+        .where('s.period', 'in', [periods.month, periods.day])
+        .as('spend'),
+    )
+    .where('a.id', '=', agentId)
+    .where('a.account_id', '=', accountId)
+    .where('a.livemode', '=', livemode)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { bound_policy: policy, spend: byPeriod, ...agent } = row;
+  const pick = (p: string) => ({ approved: Number(byPeriod?.[p]?.[0] ?? 0), reserved: Number(byPeriod?.[p]?.[1] ?? 0) });
+  const spend: SpendState = { month: pick(periods.month), day: pick(periods.day) };
+  return { agent, policy: policy ?? undefined, spend };
+}
+
+/**
+ * Counts a decision of the agent, on the condition that nothing a decision depends on changed since
+ * `seen` was read: no other decision, no status change, no other policy. Returns the agent's id when
+ * it held (a precondition for `executeTogether`).
+ */
+export function agentUnchanged(db: DbOrTrx, seen: { id: string; decision_seq: number; policy_id: string | null }) {
+  return db
+    .updateTable('agents')
+    .set((eb) => ({ decision_seq: eb('decision_seq', '+', 1) }))
+    .where('id', '=', seen.id)
+    .where('decision_seq', '=', seen.decision_seq)
+    .where('status', '=', 'active')
+    .where((eb) => (seen.policy_id === null ? eb('policy_id', 'is', null) : eb('policy_id', '=', seen.policy_id)))
+    .returning('id');
+}
+
+/** Counts a decision of an agent whose row lock the caller holds. */
+export function countDecision(db: DbOrTrx, agentId: string) {
+  return db
+    .updateTable('agents')
+    .set((eb) => ({ decision_seq: eb('decision_seq', '+', 1) }))
+    .where('id', '=', agentId);
+}
+
 export async function readSpend(db: DbOrTrx, agentId: string, periods: { month: string; day: string }): Promise<SpendState> {
   const rows: Selectable<AgentSpendTable>[] = await db
     .selectFrom('agent_spend')

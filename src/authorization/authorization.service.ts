@@ -1,14 +1,25 @@
 import { actorOf, requireRole, ANY_ROLE, type Caller } from '../caller.js';
-import type { Db } from '../db/database.js';
+import type { Db, DbOrTrx } from '../db/database.js';
 import { auditInsert, auditRecord } from '../audit/audit.repository.js';
 import { AppError, forbidden, notFound } from '../errors.js';
 import { eventInsert, eventRecord } from '../events/events.repository.js';
 import type { IdempotencyHandle } from '../http/idempotency.js';
 import { newId } from '../ids.js';
 import { outboxInsert } from '../outbox/outbox.repository.js';
-import { executeTogether } from '../db/statements.js';
+import { executeTogether, PreconditionFailed } from '../db/statements.js';
 import { signAuthorizationToken, verifyAuthorizationToken, type TokenSigner, type VerifyResult } from '../tokens/authorization-token.js';
-import { decisionInsert, deniedCount, findDecisionInScope, lockAgentWithPolicy, periodsOf, readSpend, spendIncrease } from './authorization.repository.js';
+import {
+  agentUnchanged,
+  countDecision,
+  decisionInsert,
+  deniedCount,
+  findDecisionInScope,
+  lockAgentWithPolicy,
+  periodsOf,
+  readAgentState,
+  readSpend,
+  spendIncrease,
+} from './authorization.repository.js';
 import type { AuthorizeInput } from './authorize.schemas.js';
 import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from './decision.view.js';
 import type { DecisionWaiter } from './decision-waiter.js';
@@ -30,111 +41,157 @@ export interface AuthorizationDeps {
 
 const EVENT_OF = { approved: 'authorize.approved', denied: 'authorize.denied', held: 'authorize.held' } as const;
 
+type AgentState = NonNullable<Awaited<ReturnType<typeof readAgentState>>>;
+
 /**
  * Decides one spend request. Everything it changes (decision, spend counters, audit record, event,
- * workflow outbox row, stored idempotent response) commits in one transaction or not at all. The
- * agent's row lock serializes concurrent requests of one agent, so budgets can never be overrun.
+ * workflow outbox row, usage count, stored idempotent response) is written by one statement, so it
+ * commits completely or not at all, and every decision of an agent is evaluated against the state
+ * the previous one left: budgets can never be overrun.
+ *
+ * First without a lock: one read, then one write that applies only if the agent's decision counter,
+ * status and policy are unchanged. When another decision got there first (or the outcome must do
+ * more than write, like tipping auto-freeze), it is decided again in a transaction holding the
+ * agent's row lock, which queues concurrent requests of one agent instead of retrying them.
  */
 export async function authorize(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem?: IdempotencyHandle): Promise<DecisionView> {
   if (caller.role === 'reviewer') throw forbidden('Reviewer keys cannot request spend authorizations.');
   if (caller.role === 'agent' && caller.agentId !== input.agent_id) throw notFound('agent', 'agent_id');
 
-  const decided = await deps.db.transaction().execute(async (trx) => {
-    const locked = await lockAgentWithPolicy(trx, caller.accountId, caller.livemode, input.agent_id);
-    if (!locked) throw notFound('agent', 'agent_id');
-    const { agent, policy } = locked;
-    if (agent.status === 'frozen') throw new AppError('agent_frozen', 'The agent is frozen and cannot transact.', 'agent_id');
-    if (agent.status === 'deactivated') throw new AppError('agent_deactivated', 'The agent is deactivated and cannot transact.', 'agent_id');
-
-    const now = deps.now?.() ?? new Date();
-    const periods = periodsOf(now);
-    const spend = await readSpend(trx, agent.id, periods);
-    const request = { amount: input.amount, currency: input.currency, vendor: input.vendor, category: input.category ?? null };
-    const safety = await loadSafetyInputs(trx, agent.id, policy, request, idem !== undefined, now);
-    const outcome = evaluate({ agent, policy: policy ?? null, request, spend, ...safety });
-
-    const id = newId('dec');
-    let token: { token: string; expiresAt: Date } | undefined;
-    if (outcome.decision === 'approved') {
-      token = await signAuthorizationToken(
-        deps.signer,
-        { sub: agent.id, jti: id, amount: input.amount, currency: input.currency, vendor: input.vendor, category: request.category, policy: outcome.policy_applied, livemode: caller.livemode },
-        now,
-      );
-    }
-    const held = outcome.decision === 'held';
-    const row: DecisionRow = {
-      id,
-      account_id: caller.accountId,
-      livemode: caller.livemode,
-      agent_id: agent.id,
-      policy_id: outcome.policy_applied,
-      ...request,
-      metadata: input.metadata ?? {},
-      decision: outcome.decision,
-      original_decision: outcome.decision,
-      original_reason_code: outcome.reason_code,
-      status: held ? 'pending' : outcome.decision,
-      reason_code: outcome.reason_code,
-      reason: outcome.reason,
-      authorization_token: token?.token ?? null,
-      token_expires_at: token?.expiresAt ?? null,
-      spend_month: periods.month,
-      spend_day: periods.day,
-      idempotency_key: idem?.key ?? null,
-      expires_at: held && policy ? new Date(now.getTime() + policy.approval_timeout_seconds * 1000) : null,
-      resolved_at: held ? null : now,
-      resolved_by: null,
-      resolution_note: null,
-      created_at: now,
-      updated_at: now,
-    };
-    const view = toDecisionView(row);
-    const event = eventRecord({ accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: decisionEventData(row), now });
-    // Everything the decision changes, as one statement: one round trip inside the agent's lock.
-    await executeTogether(trx, [
-      decisionInsert(trx, row),
-      outcome.decision === 'approved' && spendIncrease(trx, agent.id, periods, { approved: input.amount, reserved: 0 }),
-      held && spendIncrease(trx, agent.id, periods, { approved: 0, reserved: input.amount }),
-      auditInsert(
-        trx,
-        auditRecord({
-          accountId: caller.accountId,
-          livemode: caller.livemode,
-          type: 'authorization.decision',
-          actor: actorOf(caller),
-          agentId: agent.id,
-          decisionId: id,
-          decision: outcome.decision,
-          amount: input.amount,
-          currency: input.currency,
-          vendor: input.vendor,
-          category: request.category,
-          policyId: outcome.policy_applied,
-          reason: outcome.reason_code,
-          metadata: input.metadata ?? {},
-        }),
-      ),
-      eventInsert(trx, event),
-      outboxInsert(trx, held ? [{ topic: 'event', refId: event.id }, { topic: 'held_decision', refId: id }] : [{ topic: 'event', refId: event.id }], caller.accountId, now),
-      // Billable (SPEC §8.3): this 200 in live mode, counted once with the decision. Replays never
-      // reach here; errors roll the count back with everything else.
-      caller.livemode && countCheckStatement(trx, caller.accountId, monthOf(now)),
-      idem?.completion?.(trx, 200, JSON.stringify(view)),
-    ]);
-    if (idem && !idem.completion) await idem.complete(trx, 200, JSON.stringify(view));
-
-    if (outcome.decision === 'denied' && policy?.auto_freeze) {
-      // Runaway protection: this denial still gets its answer; the agent stops here.
-      const denied = await deniedCount(trx, agent.id, policy.auto_freeze.window_seconds, now);
-      if (autoFreezeTips(policy.auto_freeze, denied)) {
-        await transitionAgent(trx, agent, 'frozen', { type: 'system', id: null }, agentStopHooks, 'runaway protection');
-      }
-    }
-    return view;
-  });
+  const decided = (await decideWithoutLock(deps, caller, input, idem)) ?? (await decideUnderLock(deps, caller, input, idem));
   deps.onDecision?.(decided.decision);
   return decided;
+}
+
+async function decideWithoutLock(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem?: IdempotencyHandle): Promise<DecisionView | undefined> {
+  // A stored response that must be written by its own query needs the transaction.
+  if (idem && !idem.completion) return undefined;
+  const now = deps.now?.() ?? new Date();
+  const state = await readAgentState(deps.db, caller.accountId, caller.livemode, input.agent_id, periodsOf(now));
+  const decision = await prepareDecision(deps, deps.db, caller, input, idem, state, now);
+  if (decision.needsLock) return undefined;
+  try {
+    await executeTogether(deps.db, decision.writes, { precondition: agentUnchanged(deps.db, decision.agent) });
+  } catch (err) {
+    if (err instanceof PreconditionFailed) return undefined;
+    throw err;
+  }
+  return decision.view;
+}
+
+async function decideUnderLock(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem?: IdempotencyHandle): Promise<DecisionView> {
+  return deps.db.transaction().execute(async (trx) => {
+    const locked = await lockAgentWithPolicy(trx, caller.accountId, caller.livemode, input.agent_id);
+    const now = deps.now?.() ?? new Date();
+    // Spend is read after the lock is granted, by its own statement, so it is the latest committed.
+    const state = locked && { ...locked, spend: await readSpend(trx, locked.agent.id, periodsOf(now)) };
+    const decision = await prepareDecision(deps, trx, caller, input, idem, state, now);
+    await executeTogether(trx, [countDecision(trx, decision.agent.id), ...decision.writes]);
+    if (idem && !idem.completion) await idem.complete(trx, 200, JSON.stringify(decision.view));
+    if (decision.tipsAutoFreeze) {
+      // Runaway protection: this denial still gets its answer; the agent stops here.
+      const denied = await deniedCount(trx, decision.agent.id, decision.tipsAutoFreeze.window_seconds, now);
+      if (autoFreezeTips(decision.tipsAutoFreeze, denied)) {
+        await transitionAgent(trx, decision.agent, 'frozen', { type: 'system', id: null }, agentStopHooks, 'runaway protection');
+      }
+    }
+    return decision.view;
+  });
+}
+
+/**
+ * Evaluates the request against `state` and returns the answer with the statements that record it.
+ * Errors (unknown, frozen or deactivated agent) are thrown here, before anything is written.
+ */
+async function prepareDecision(
+  deps: AuthorizationDeps,
+  db: DbOrTrx,
+  caller: Caller,
+  input: AuthorizeInput,
+  idem: IdempotencyHandle | undefined,
+  state: AgentState | undefined,
+  now: Date,
+) {
+  if (!state) throw notFound('agent', 'agent_id');
+  const { agent, policy, spend } = state;
+  if (agent.status === 'frozen') throw new AppError('agent_frozen', 'The agent is frozen and cannot transact.', 'agent_id');
+  if (agent.status === 'deactivated') throw new AppError('agent_deactivated', 'The agent is deactivated and cannot transact.', 'agent_id');
+
+  const periods = periodsOf(now);
+  const request = { amount: input.amount, currency: input.currency, vendor: input.vendor, category: input.category ?? null };
+  const safety = await loadSafetyInputs(db, agent.id, policy, request, idem !== undefined, now);
+  const outcome = evaluate({ agent, policy: policy ?? null, request, spend, ...safety });
+
+  const id = newId('dec');
+  let token: { token: string; expiresAt: Date } | undefined;
+  if (outcome.decision === 'approved') {
+    token = await signAuthorizationToken(
+      deps.signer,
+      { sub: agent.id, jti: id, amount: input.amount, currency: input.currency, vendor: input.vendor, category: request.category, policy: outcome.policy_applied, livemode: caller.livemode },
+      now,
+    );
+  }
+  const held = outcome.decision === 'held';
+  const row: DecisionRow = {
+    id,
+    account_id: caller.accountId,
+    livemode: caller.livemode,
+    agent_id: agent.id,
+    policy_id: outcome.policy_applied,
+    ...request,
+    metadata: input.metadata ?? {},
+    decision: outcome.decision,
+    original_decision: outcome.decision,
+    original_reason_code: outcome.reason_code,
+    status: held ? 'pending' : outcome.decision,
+    reason_code: outcome.reason_code,
+    reason: outcome.reason,
+    authorization_token: token?.token ?? null,
+    token_expires_at: token?.expiresAt ?? null,
+    spend_month: periods.month,
+    spend_day: periods.day,
+    idempotency_key: idem?.key ?? null,
+    expires_at: held && policy ? new Date(now.getTime() + policy.approval_timeout_seconds * 1000) : null,
+    resolved_at: held ? null : now,
+    resolved_by: null,
+    resolution_note: null,
+    created_at: now,
+    updated_at: now,
+  };
+  const view = toDecisionView(row);
+  const event = eventRecord({ accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: decisionEventData(row), now });
+  const writes = [
+    decisionInsert(db, row),
+    outcome.decision === 'approved' && spendIncrease(db, agent.id, periods, { approved: input.amount, reserved: 0 }),
+    held && spendIncrease(db, agent.id, periods, { approved: 0, reserved: input.amount }),
+    auditInsert(
+      db,
+      auditRecord({
+        accountId: caller.accountId,
+        livemode: caller.livemode,
+        type: 'authorization.decision',
+        actor: actorOf(caller),
+        agentId: agent.id,
+        decisionId: id,
+        decision: outcome.decision,
+        amount: input.amount,
+        currency: input.currency,
+        vendor: input.vendor,
+        category: request.category,
+        policyId: outcome.policy_applied,
+        reason: outcome.reason_code,
+        metadata: input.metadata ?? {},
+      }),
+    ),
+    eventInsert(db, event),
+    outboxInsert(db, held ? [{ topic: 'event', refId: event.id }, { topic: 'held_decision', refId: id }] : [{ topic: 'event', refId: event.id }], caller.accountId, now),
+    // Billable (SPEC §8.3): this 200 in live mode, counted once with the decision. Replays never
+    // reach here; errors roll the count back with everything else.
+    caller.livemode && countCheckStatement(db, caller.accountId, monthOf(now)),
+    idem?.completion?.(db, 200, JSON.stringify(view)),
+  ];
+  const tipsAutoFreeze = outcome.decision === 'denied' && policy?.auto_freeze ? policy.auto_freeze : null;
+  return { agent, view, writes, tipsAutoFreeze, needsLock: tipsAutoFreeze !== null };
 }
 
 /** The current state of a decision; with `waitSeconds`, long-polls while it is pending. */

@@ -45,6 +45,8 @@ export interface AgentsTable {
   metadata: Json<Record<string, unknown>>;
   created_at: Date;
   updated_at: Date;
+  /** Goes up with every decision of the agent (see migration 009). */
+  decision_seq: Generated<number>;
 }
 
 export interface PoliciesTable {

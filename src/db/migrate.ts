@@ -7,6 +7,7 @@ import * as m005 from './migrations/005_webhooks.js';
 import * as m006 from './migrations/006_safety_rules.js';
 import * as m007 from './migrations/007_audit_sealing.js';
 import * as m008 from './migrations/008_outbox_account.js';
+import * as m009 from './migrations/009_authorize_fast_path.js';
 import * as m004 from './migrations/004_quickstart.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '006_safety_rules': m006,
   '007_audit_sealing': m007,
   '008_outbox_account': m008,
+  '009_authorize_fast_path': m009,
   '004_quickstart': m004,
 };
 
