@@ -174,7 +174,7 @@ const webhooks: RouteDoc[] = [
 ];
 
 const usage: RouteDoc[] = [
-  { method: 'get', path: '/v1/usage', tag: 'Usage', roles: STAFF, summary: "A month's billable checks and overage", query: usageQuery, response: { status: 200, description: '`{object: "usage", month, plan, checks, included, overage_checks, overage_amount, livemode}`' } },
+  { method: 'get', path: '/v1/usage', tag: 'Usage', roles: STAFF, summary: "A month's billable checks and overage", query: usageQuery, response: { status: 200, description: '`{object: "usage", month, plan, checks, included, overage_checks, overage_amount, livemode, daily: [{date, checks}]}`' } },
 ];
 
 const quickstart: RouteDoc[] = [
