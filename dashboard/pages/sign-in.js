@@ -22,7 +22,8 @@ export function render(view) {
       await view.signInWith(input.value.trim());
       input.value = '';
       view.notify('Signed in.');
-      view.go('#/approvals');
+      // On to the page that was asked for (a bookmarked #/agents), else the queue.
+      view.go(/^#\/[a-z]/.test(location.hash) ? location.hash : '#/approvals');
     } catch (err) {
       view.showError(err);
       input.focus();
