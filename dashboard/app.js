@@ -41,8 +41,13 @@ export function showError(err) {
   if (err.requestId) alert.append(h('p', { class: 'hint' }, `Request id: ${err.requestId}`));
 }
 
+// A notice stays long enough to be read, then goes, so it never describes an earlier page.
+const NOTICE_MS = 10_000;
+let noticeTimer;
 export function notify(text) {
   $('notice').textContent = text || '';
+  clearTimeout(noticeTimer);
+  if (text) noticeTimer = setTimeout(() => ($('notice').textContent = ''), NOTICE_MS);
 }
 
 function applySession() {

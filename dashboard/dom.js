@@ -16,6 +16,19 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/** Replaces an element's content; null, undefined and false children are left out. */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+/** Appends children; null, undefined and false are left out (Element.append would print them). */
+export function add(el, ...children) {
+  append(el, children);
+  return el;
+}
+
 function append(el, children) {
   for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;

@@ -1,6 +1,6 @@
 // Agents: status, policy, freeze / unfreeze, and registering a new one.
 import { api } from '../api.js';
-import { busy, field, h, pageHeading, table, when } from '../dom.js';
+import { busy, field, fill, h, pageHeading, table, when } from '../dom.js';
 
 export async function render(view) {
   const filter = h('form', { class: 'filters', 'aria-label': 'Filter agents' }, field({ label: 'Status', name: 'status', options: [['', 'Any'], ['active', 'Active'], ['frozen', 'Frozen'], ['deactivated', 'Deactivated']] }), h('button', { type: 'submit' }, 'Apply filter'));
@@ -18,14 +18,14 @@ export async function render(view) {
     const status = filter.elements.status.value;
     const page = await api('GET', '/agents', { query: { limit: 20, cursor, status } });
     if (!view.alive()) return;
-    listArea.replaceChildren(
+    fill(listArea,
       table(
         'Agents',
         ['Name', 'Id', 'Status', 'Policy', 'KYC', 'Created', 'Actions'],
         page.data.map((a) => row(a)),
       ),
     );
-    pager.replaceChildren(
+    fill(pager,
       cursors.length > 1 ? h('button', { type: 'button', class: 'secondary', onclick: () => { cursors.pop(); load(cursors.at(-1)).catch(view.showError); } }, 'Previous page') : null,
       page.has_more ? h('button', { type: 'button', class: 'secondary', onclick: () => { cursors.push(page.next_cursor); load(page.next_cursor).catch(view.showError); } }, 'Next page') : null,
     );

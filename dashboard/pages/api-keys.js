@@ -1,6 +1,6 @@
 // API keys of this mode: create (the raw key is shown once, held only on this page) and revoke.
 import { api } from '../api.js';
-import { busy, field, h, pageHeading, table, when } from '../dom.js';
+import { busy, field, fill, h, pageHeading, table, when } from '../dom.js';
 import { secretOnce } from './secret-once.js';
 
 export async function render(view) {
@@ -16,7 +16,7 @@ export async function render(view) {
   async function load() {
     const page = await api('GET', '/api-keys', { query: { limit: 100 } });
     if (!view.alive()) return;
-    listArea.replaceChildren(
+    fill(listArea,
       table(
         'API keys',
         ['Name', 'Prefix', 'Role', 'Agent', 'Created', 'Last used', 'Revoked', 'Actions'],
@@ -75,7 +75,7 @@ export async function render(view) {
         const body = { name: form.elements.name.value.trim(), role, ...(role === 'agent' ? { agent_id: form.elements.agent_id.value } : {}) };
         const key = await api('POST', '/api-keys', { body });
         form.reset();
-        created.replaceChildren(secretOnce(`Key created: ${key.name}`, 'API key', key.key, 'Copy the key now: it is shown only this once and cannot be recovered.'));
+        fill(created, secretOnce(`Key created: ${key.name}`, 'API key', key.key, 'Copy the key now: it is shown only this once and cannot be recovered.'));
         created.querySelector('h2')?.focus();
         await load();
       } catch (err) {

@@ -1,7 +1,6 @@
 // Approve / deny with an optional note, for one held decision (the queue and the detail page).
 import { api } from '../api.js';
-import { busy, h } from '../dom.js';
-import { money } from '../dom.js';
+import { busy, h, money } from '../dom.js';
 
 /** `onResolved(decision)` runs after a 200; errors (409, 503 with no workflow engine, …) go to the alert. */
 export function approvalActions(d, view, onResolved) {

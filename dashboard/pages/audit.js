@@ -1,7 +1,7 @@
 // The audit log with the filters of SPEC §4.4, pages, CSV download of the page shown, and the
 // hash chain's verification status.
 import { api } from '../api.js';
-import { busy, field, h, money, pageHeading, table, when } from '../dom.js';
+import { busy, field, fill, h, money, pageHeading, table, when } from '../dom.js';
 
 const TYPES = [
   'authorization.decision', 'approval.completed', 'agent.created', 'agent.updated', 'agent.frozen', 'agent.unfrozen',
@@ -39,7 +39,7 @@ export async function render(view) {
   async function load(cursor) {
     const page = await api('GET', '/audit-logs', { query: query(cursor) });
     if (!view.alive()) return;
-    listArea.replaceChildren(
+    fill(listArea,
       table(
         `Audit records, page ${cursors.length}`,
         ['Time', 'Type', 'Actor', 'Agent', 'Decision', 'Amount', 'Vendor', 'Reason', 'Sequence'],
@@ -56,7 +56,7 @@ export async function render(view) {
         ]),
       ),
     );
-    pager.replaceChildren(
+    fill(pager,
       cursors.length > 1 ? h('button', { type: 'button', class: 'secondary', onclick: () => { cursors.pop(); load(cursors.at(-1)).catch(view.showError); } }, 'Previous page') : null,
       page.has_more ? h('button', { type: 'button', class: 'secondary', onclick: () => { cursors.push(page.next_cursor); load(page.next_cursor).catch(view.showError); } }, 'Next page') : null,
     );

@@ -1,6 +1,6 @@
 // One decision in full; a pending one can be approved or denied from here.
 import { api } from '../api.js';
-import { details, h, money, pageHeading, timeLeft, when } from '../dom.js';
+import { details, fill, h, money, pageHeading, timeLeft, when } from '../dom.js';
 import { approvalActions } from './approval-actions.js';
 
 export async function render(view) {
@@ -12,7 +12,7 @@ export async function render(view) {
   show(d);
 
   function show(d) {
-    body.replaceChildren(
+    fill(body,
       h('p', { class: `status status-${d.status}` }, `Status: ${d.status}`),
       details([
         ['Decision', d.decision],

@@ -1,11 +1,12 @@
 // The account's policies; each links to its page (view, edit, simulate).
 import { api } from '../api.js';
-import { h, money, pageHeading, table } from '../dom.js';
+import { add, h, money, pageHeading, table } from '../dom.js';
 
 export async function render(view) {
   const page = await api('GET', '/policies', { query: { limit: 100 } });
   if (!view.alive()) return;
-  view.main.append(
+  add(
+    view.main,
     pageHeading('Policies'),
     table(
       'Policies',

@@ -1,7 +1,7 @@
 // One policy: its settings, an edit form, and a simulation of the edited draft against recorded
 // traffic (POST /v1/policies/simulate) before it is saved.
 import { api } from '../api.js';
-import { busy, details, field, h, money, pageHeading, splitList, table, when } from '../dom.js';
+import { add, busy, details, field, fill, h, money, pageHeading, splitList, table, when } from '../dom.js';
 
 // The fields of a policy body (POST /v1/policies): a draft for the simulation is the saved policy
 // with the form's changes.
@@ -73,7 +73,7 @@ export async function render(view) {
     try {
       const sim = await api('POST', '/policies/simulate', { body: { policy_id: policy.id, policy: draft, from: new Date(Date.now() - days * DAY_MS).toISOString() } });
       const changed = sim.results.filter((r) => r.actual && (r.actual.decision !== r.would_be.decision || r.actual.reason_code !== r.would_be.reason_code));
-      result.replaceChildren(
+      fill(result,
         h('h2', { id: 'simulation-heading' }, 'Simulation'),
         h('p', {}, `Replayed ${sim.results.length} recorded request${sim.results.length === 1 ? '' : 's'} of the last ${form.elements.window.selectedOptions[0].textContent} against the draft (nothing was saved).`),
         details([
@@ -121,7 +121,7 @@ export async function render(view) {
 
   function showSummary() {
     const c = policy.currency;
-    summary.replaceChildren(
+    fill(summary,
       details([
         ['Id', h('code', {}, policy.id)],
         ['Active', policy.active ? 'yes' : 'no'],
@@ -140,7 +140,8 @@ export async function render(view) {
   }
   showSummary();
 
-  view.main.append(
+  add(
+    view.main,
     heading,
     h('section', { 'aria-labelledby': 'settings-heading' }, h('h2', { id: 'settings-heading' }, 'Settings'), summary),
     h('section', { 'aria-labelledby': 'edit-heading' }, h('h2', { id: 'edit-heading' }, canEdit ? 'Edit and simulate' : 'Simulate a change'), canEdit ? null : h('p', {}, 'Only admin keys can save changes; you can still simulate a draft.'), form),

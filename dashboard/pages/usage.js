@@ -1,7 +1,7 @@
 // Usage this month: billable checks, the plan's included ones and overage, with a bar chart of
 // daily checks (GET /v1/usage `daily`) and the same numbers as a table.
 import { api } from '../api.js';
-import { details, field, h, pageHeading, svg, table } from '../dom.js';
+import { details, field, fill, h, pageHeading, svg, table } from '../dom.js';
 
 export async function render(view) {
   const now = new Date();
@@ -13,7 +13,7 @@ export async function render(view) {
   async function load(month) {
     const u = await api('GET', '/usage', { query: { month } });
     if (!view.alive()) return;
-    body.replaceChildren(
+    fill(body,
       u.livemode ? null : h('p', { class: 'note' }, 'Test-mode checks are free and never counted, so every count here is 0. Sign in with a live key to see billable usage.'),
       details([
         ['Month', u.month],

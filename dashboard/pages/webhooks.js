@@ -1,7 +1,7 @@
 // Webhook endpoints: create (the signing secret is shown once, held only on this page), enable /
 // disable, and a link to each endpoint's recent deliveries.
 import { api } from '../api.js';
-import { busy, field, h, pageHeading, splitList, table, when } from '../dom.js';
+import { busy, field, fill, h, pageHeading, splitList, table, when } from '../dom.js';
 import { secretOnce } from './secret-once.js';
 
 export async function render(view) {
@@ -13,7 +13,7 @@ export async function render(view) {
   async function load() {
     const page = await api('GET', '/webhook-endpoints', { query: { limit: 100 } });
     if (!view.alive()) return;
-    listArea.replaceChildren(
+    fill(listArea,
       table(
         'Webhook endpoints',
         ['URL', 'Events', 'Description', 'Enabled', 'Created', 'Actions'],
@@ -72,7 +72,7 @@ export async function render(view) {
           const description = form.elements.description.value.trim();
           const ep = await api('POST', '/webhook-endpoints', { body: { url: form.elements.url.value.trim(), events: splitList(form.elements.events.value), ...(description ? { description } : {}) } });
           form.reset();
-          created.replaceChildren(secretOnce(`Endpoint created: ${ep.url}`, 'Signing secret', ep.secret, 'Copy the signing secret now: it is shown only this once. Your receiver verifies each delivery with it.'));
+          fill(created, secretOnce(`Endpoint created: ${ep.url}`, 'Signing secret', ep.secret, 'Copy the signing secret now: it is shown only this once. Your receiver verifies each delivery with it.'));
           created.querySelector('h2')?.focus();
           await load();
         } catch (err) {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -30,6 +30,9 @@ let live: Client;
 let heldPolicyId: string;
 let heldAgentId: string;
 
+/** Script errors of any page, checked after each test: a broken module fails loudly, not as a timeout. */
+const pageErrors: string[] = [];
+
 const url = (hash = '') => `${ctx.baseUrl}/dashboard${hash}`;
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 
@@ -37,6 +40,7 @@ async function newPage(opts: { viewport?: { width: number; height: number }; dev
   const context = await browser.newContext({ acceptDownloads: true, viewport: opts.viewport ?? { width: 1280, height: 900 }, deviceScaleFactor: opts.deviceScaleFactor ?? 1 });
   const page = await context.newPage();
   page.setDefaultTimeout(UI_TIMEOUT_MS);
+  page.on('pageerror', (err) => pageErrors.push(err.message));
   return { page, context };
 }
 
@@ -70,6 +74,9 @@ suite('reviewer dashboard (headless Chromium)', () => {
     heldAgentId = (await acct.test.post('/v1/agents', { name: 'Research bot', policy_id: heldPolicyId })).body.id;
     // Playwright gives the browser a fresh temporary profile of its own, removed on close.
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  });
+  afterEach(() => {
+    expect(pageErrors.splice(0), 'errors thrown in the page').toEqual([]);
   });
   afterAll(async () => {
     await browser?.close();
@@ -342,6 +349,7 @@ suite('reviewer dashboard (headless Chromium)', () => {
       await page.locator('#page-heading').waitFor();
       await page.waitForLoadState('networkidle');
       await noHorizontalOverflow(page);
+      expect(await page.locator('main').innerText(), hash).not.toMatch(/\bnull\b|\bundefined\b|\[object |NaN/);
     }
     await page.goto(url('#/approvals'));
     await page.locator('li.queue-item').first().waitFor();
