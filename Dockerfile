@@ -3,7 +3,7 @@
 #   docker build -t spend-auth .
 #   docker run --rm -e DATABASE_URL=… -e TOKEN_SIGNING_KEY=… spend-auth migrate
 # Stages: deps (all dependencies) → build (TypeScript to dist/, workflows prebundled to
-# dist/workflow-bundle.js) → runtime (production dependencies and dist/ only, as the `node` user).
+# dist/workflow-bundle.js) → runtime (production dependencies, dist/ and dashboard/, as the `node` user).
 ARG NODE_IMAGE=node:20.20.2-bookworm-slim
 
 FROM ${NODE_IMAGE} AS deps
@@ -30,6 +30,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY bin ./bin
+# The reviewer dashboard: static files served at /dashboard as they are (no build step).
+COPY dashboard ./dashboard
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /var/lib/spend-auth && chown node:node /var/lib/spend-auth
 USER node

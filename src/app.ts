@@ -27,6 +27,7 @@ import { usageRouter } from './http/routes/usage.js';
 import type { Logger } from './logger.js';
 import { observeRequests } from './http/observe.js';
 import { docsRouter } from './http/routes/docs.js';
+import { dashboardRouter } from './http/routes/dashboard.js';
 import { attachMetrics, createMetrics, metricsHandler, type Metrics } from './observability/metrics.js';
 
 export interface AppDeps {
@@ -64,6 +65,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(observeRequests({ metrics, log: deps.log }));
   app.get('/metrics', metricsHandler(metrics));
   app.use(docsRouter());
+  app.use(dashboardRouter());
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

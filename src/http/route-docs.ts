@@ -62,6 +62,15 @@ const operational: RouteDoc[] = [
     response: { status: 200, description: 'Prometheus text format 0.0.4', contentType: 'text/plain' },
   },
   { method: 'get', path: '/docs', tag: 'Operations', roles: 'public', summary: 'This API reference as an HTML page', response: { status: 200, description: 'HTML', contentType: 'text/html' } },
+  {
+    method: 'get',
+    path: '/dashboard',
+    tag: 'Operations',
+    roles: 'public',
+    summary: 'The reviewer dashboard (a static page; it calls /v1 with a key pasted into it)',
+    description: 'Its scripts and styles are served under /dashboard/. The page itself holds no data and needs no key.',
+    response: { status: 200, description: 'HTML', contentType: 'text/html' },
+  },
   { method: 'get', path: '/v1/openapi.json', tag: 'Operations', roles: 'public', summary: 'This OpenAPI 3.1 document', response: { status: 200, description: 'The document' } },
 ];
 
@@ -174,7 +183,7 @@ const webhooks: RouteDoc[] = [
 ];
 
 const usage: RouteDoc[] = [
-  { method: 'get', path: '/v1/usage', tag: 'Usage', roles: STAFF, summary: "A month's billable checks and overage", query: usageQuery, response: { status: 200, description: '`{object: "usage", month, plan, checks, included, overage_checks, overage_amount, livemode}`' } },
+  { method: 'get', path: '/v1/usage', tag: 'Usage', roles: STAFF, summary: "A month's billable checks and overage", query: usageQuery, response: { status: 200, description: '`{object: "usage", month, plan, checks, included, overage_checks, overage_amount, livemode, daily: [{date, checks}]}`' } },
 ];
 
 const quickstart: RouteDoc[] = [

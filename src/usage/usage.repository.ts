@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { DbOrTrx } from '../db/database.js';
-import type { Month } from './month.js';
+import { monthEnd, monthStart, type Month } from './month.js';
 
 /** Shard rows per account and month: concurrent checks of one account rarely share a row lock. */
 export const USAGE_COUNTER_SHARDS = 8;
@@ -30,4 +30,22 @@ export async function readChecks(db: DbOrTrx, accountId: string, month: Month): 
     .where('month', '=', month)
     .executeTakeFirst();
   return Number(row?.checks ?? 0);
+}
+
+/**
+ * Billable checks of an account per UTC day of a month ('YYYY-MM-DD' → count). Every live decision
+ * is one check, counted in its own transaction, so these add up to readChecks for the month.
+ */
+export async function readDailyChecks(db: DbOrTrx, accountId: string, month: Month): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('decisions')
+    .select((eb) => ['spend_day', eb.fn.countAll<string | number>().as('checks')])
+    .where('account_id', '=', accountId)
+    .where('livemode', '=', true)
+    // The range keeps the query on the (account_id, livemode, created_at) index; spend_day is the same clock.
+    .where('created_at', '>=', monthStart(month))
+    .where('created_at', '<', monthEnd(month))
+    .groupBy('spend_day')
+    .execute();
+  return new Map(rows.map((r) => [r.spend_day.replace(/^D:/, ''), Number(r.checks)]));
 }

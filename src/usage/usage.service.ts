@@ -1,9 +1,9 @@
 import { requireRole, STAFF, type Caller } from '../caller.js';
 import type { Db, Plan } from '../db/database.js';
 import { notFound } from '../errors.js';
-import { monthOf, type Month } from './month.js';
+import { monthEnd, monthOf, monthStart, type Month } from './month.js';
 import { overageOf, termsFor, TEST_MODE_TERMS } from './pricing.js';
-import { readChecks } from './usage.repository.js';
+import { readChecks, readDailyChecks } from './usage.repository.js';
 
 export interface UsageView {
   object: 'usage';
@@ -14,6 +14,25 @@ export interface UsageView {
   overage_checks: number;
   overage_amount: string;
   livemode: boolean;
+  /** Every UTC day of the month with its billable checks (0 in test mode, and for days to come). */
+  daily: DailyChecks[];
+}
+
+export interface DailyChecks {
+  date: string;
+  checks: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** One entry per day of the month, in order, from the counts found. */
+export function dailySeries(month: Month, counts: ReadonlyMap<string, number>): DailyChecks[] {
+  const out: DailyChecks[] = [];
+  for (let t = monthStart(month).getTime(); t < monthEnd(month).getTime(); t += DAY_MS) {
+    const date = new Date(t).toISOString().slice(0, 10);
+    out.push({ date, checks: counts.get(date) ?? 0 });
+  }
+  return out;
 }
 
 /**
@@ -31,6 +50,7 @@ export async function getUsage(db: Db, caller: Caller, month: Month | undefined,
   if (!account) throw notFound('account');
   const terms = caller.livemode ? termsFor(account) : TEST_MODE_TERMS;
   const checks = caller.livemode ? await readChecks(db, caller.accountId, m) : 0;
+  const daily = dailySeries(m, caller.livemode ? await readDailyChecks(db, caller.accountId, m) : new Map());
   return {
     object: 'usage',
     month: m,
@@ -39,5 +59,6 @@ export async function getUsage(db: Db, caller: Caller, month: Month | undefined,
     included: terms.included,
     ...overageOf(checks, terms),
     livemode: caller.livemode,
+    daily,
   };
 }

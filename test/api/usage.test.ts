@@ -24,6 +24,16 @@ async function newAgent(client: Client, policy: Record<string, unknown> = {}): P
   return a.body.id;
 }
 
+/** Every day of a month as GET /v1/usage lists it, with the given counts ('YYYY-MM-DD' → checks). */
+function days(month: string, counts: Record<string, number> = {}): { date: string; checks: number }[] {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  const length = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  return Array.from({ length }, (_, i) => {
+    const date = `${month}-${String(i + 1).padStart(2, '0')}`;
+    return { date, checks: counts[date] ?? 0 };
+  });
+}
+
 const authorizeBody = (agentId: string, amount = 100) => ({ agent_id: agentId, amount, currency: 'USD', vendor: 'openai.com' });
 
 /** The count straight from the table, independent of the endpoint under test. */
@@ -107,6 +117,7 @@ describe('what counts', () => {
       overage_checks: 0,
       overage_amount: '0.0000',
       livemode: false,
+      daily: days(currentMonth()),
     });
     const sandbox = await ctx.account('sandbox');
     const sandboxAgent = await newAgent(sandbox.test);
@@ -159,6 +170,7 @@ describe('GET /v1/usage', () => {
       overage_checks: 0,
       overage_amount: '0.0000',
       livemode: true,
+      daily: days(currentMonth(), { [new Date().toISOString().slice(0, 10)]: 2 }),
     });
   });
 
@@ -186,6 +198,8 @@ describe('GET /v1/usage', () => {
       overage_checks: over,
       overage_amount: amount,
       livemode: true,
+      // Written straight into the counters, without decisions: no day has any.
+      daily: days('2026-01'),
     });
     expect(await usage(acct.live!, '?month=2026-02')).toMatchObject({ month: '2026-02', checks: 0, overage_amount: '0.0000' });
   });
@@ -232,5 +246,36 @@ describe('GET /v1/usage', () => {
     await a.live!.post('/v1/authorize', authorizeBody(agentId));
     expect((await usage(a.live!)).checks).toBe(1);
     expect((await usage(b.live!)).checks).toBe(0);
+  });
+});
+
+describe('GET /v1/usage: daily', () => {
+  test('lists every UTC day of the month, each live check on its day, adding up to checks; test-mode checks are absent', async () => {
+    const acct = await ctx.account('growth');
+    const liveAgent = await newAgent(acct.live!);
+    const testAgent = await newAgent(acct.test);
+    for (let i = 0; i < 3; i += 1) expect((await acct.live!.post('/v1/authorize', authorizeBody(liveAgent))).status).toBe(200);
+    expect((await acct.test.post('/v1/authorize', authorizeBody(testAgent))).status).toBe(200);
+    // A replay is not another check, so it is not another day's count either.
+    await acct.live!.post('/v1/authorize', authorizeBody(liveAgent), { 'idempotency-key': 'daily-1' });
+    await acct.live!.post('/v1/authorize', authorizeBody(liveAgent), { 'idempotency-key': 'daily-1' });
+
+    const body = await usage(acct.live!);
+    expect(body.checks).toBe(4);
+    expect(body.daily).toEqual(days(currentMonth(), { [new Date().toISOString().slice(0, 10)]: 4 }));
+    expect(body.daily.reduce((sum: number, d: { checks: number }) => sum + d.checks, 0)).toBe(body.checks);
+    expect((await usage(acct.test)).daily.every((d: { checks: number }) => d.checks === 0)).toBe(true);
+  });
+
+  test.each([
+    ['2024-02', 29],
+    ['2026-02', 28],
+    ['2026-12', 31],
+  ])('month=%s has %i days', async (month, length) => {
+    const acct = await ctx.account('growth');
+    const body = await usage(acct.live!, `?month=${month}`);
+    expect(body.daily).toHaveLength(length);
+    expect(body.daily[0]).toEqual({ date: `${month}-01`, checks: 0 });
+    expect(body.daily.at(-1).date).toBe(`${month}-${length}`);
   });
 });

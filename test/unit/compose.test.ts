@@ -157,6 +157,12 @@ describe('Dockerfile', () => {
     expect(dockerfile).toContain('ENTRYPOINT ["node", "bin/spend-auth.js"]');
   });
 
+  it('ships the dashboard\'s static files beside dist/, where the server looks for them', () => {
+    expect(dockerfile).toMatch(/^COPY dashboard \.\/dashboard$/m);
+    const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
+    expect(ignored).not.toContain('dashboard');
+  });
+
   it('keeps secrets, dependencies and build output out of the build context', () => {
     const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
     for (const entry of ['node_modules', 'dist', '.env', '.data', '.git']) expect(ignored).toContain(entry);

@@ -1,0 +1,70 @@
+// The only place the pasted key is kept (sessionStorage: gone when the tab closes) and sent
+// (an Authorization header to this origin's /v1). It never goes into a URL or a log.
+const KEY_ITEM = 'spend-auth.dashboard.key';
+const KEY_PATTERN = /^gc_(test|live)_[A-Za-z0-9]+$/;
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    const error = body && typeof body === 'object' && body.error ? body.error : {};
+    super(error.message || `The service answered HTTP ${status}.`);
+    this.status = status;
+    this.code = error.code || 'unexpected_response';
+    this.param = error.param;
+    this.requestId = error.request_id;
+  }
+}
+
+export function storedKey() {
+  return sessionStorage.getItem(KEY_ITEM);
+}
+
+export function storeKey(key) {
+  sessionStorage.setItem(KEY_ITEM, key);
+}
+
+export function forgetKey() {
+  sessionStorage.removeItem(KEY_ITEM);
+}
+
+/** 'test' or 'live' from the key's prefix; undefined when it is not a key at all. */
+export function modeOf(key) {
+  const m = KEY_PATTERN.exec(key || '');
+  return m ? m[1] : undefined;
+}
+
+/** Called with the ApiError when the key is refused (401), e.g. after it was revoked. */
+let onUnauthorized = () => {};
+export function whenUnauthorized(handler) {
+  onUnauthorized = handler;
+}
+
+/**
+ * One /v1 call. `query` values that are empty are left out. Resolves with the parsed JSON body,
+ * or `{text, headers}` when `accept` is not JSON; rejects with ApiError carrying the API's envelope.
+ */
+export async function api(method, path, { body, query, accept = 'application/json', key = storedKey() } = {}) {
+  const headers = { Authorization: `Bearer ${key}`, Accept: accept };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const qs = query ? new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== null && v !== '')).toString() : '';
+  let res;
+  try {
+    res = await fetch(`/v1${path}${qs ? `?${qs}` : ''}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: 'no-store',
+      credentials: 'omit',
+      referrerPolicy: 'no-referrer',
+    });
+  } catch {
+    throw new ApiError(0, { error: { code: 'network_error', message: 'The service could not be reached. Check the connection and try again.' } });
+  }
+  const isJson = (res.headers.get('content-type') || '').includes('application/json');
+  if (!res.ok) {
+    const err = new ApiError(res.status, isJson ? await res.json().catch(() => null) : null);
+    if (res.status === 401) onUnauthorized(err);
+    throw err;
+  }
+  if (accept !== 'application/json') return { text: await res.text(), headers: res.headers };
+  return isJson ? res.json() : null;
+}

@@ -1,0 +1,146 @@
+// Small DOM helpers. Text always goes in through textContent, never as markup, so nothing the API
+// returns (a vendor name, a note) can become script.
+
+/** h('p', {class: 'x', onclick: fn}, 'text', child…) */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on') && typeof value === 'function') el.addEventListener(name.slice(2), value);
+    else if (name === 'class') el.className = value;
+    else if (name === 'dataset') Object.assign(el.dataset, value);
+    else if (value === true) el.setAttribute(name, '');
+    else el.setAttribute(name, String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+/** Replaces an element's content; null, undefined and false children are left out. */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+/** Appends children; null, undefined and false are left out (Element.append would print them). */
+export function add(el, ...children) {
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+export function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
+  append(el, children);
+  return el;
+}
+
+/** The page's heading, focused on arrival so a screen reader announces the new page. */
+export function pageHeading(text) {
+  return h('h1', { tabindex: '-1', id: 'page-heading' }, text);
+}
+
+/** A labelled form field: {label, name, type?, value?, required?, hint?, options? (select)}. */
+export function field({ label, name, type = 'text', value, required, hint, options, attrs = {} }) {
+  const id = `f-${name}-${Math.random().toString(36).slice(2, 7)}`;
+  const hintId = hint ? `${id}-hint` : undefined;
+  let control;
+  if (options) {
+    control = h('select', { id, name, required, 'aria-describedby': hintId, ...attrs }, options.map(([v, text]) => h('option', { value: v, selected: String(v) === String(value ?? '') }, text)));
+  } else if (type === 'textarea') {
+    control = h('textarea', { id, name, required, rows: 3, 'aria-describedby': hintId, ...attrs });
+    control.value = value ?? '';
+  } else if (type === 'checkbox') {
+    control = h('input', { id, name, type, checked: Boolean(value), 'aria-describedby': hintId, ...attrs });
+  } else {
+    control = h('input', { id, name, type, required, 'aria-describedby': hintId, ...attrs });
+    if (value !== undefined && value !== null) control.value = String(value);
+  }
+  return h('div', { class: `field${type === 'checkbox' ? ' field-checkbox' : ''}` }, h('label', { for: id }, label), control, hint ? h('p', { class: 'hint', id: hintId }, hint) : null);
+}
+
+/** A table with column headers; `rows` are arrays of cells (strings or nodes). */
+export function table(caption, headers, rows) {
+  return h(
+    'div',
+    { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },
+    h(
+      'table',
+      {},
+      h('caption', {}, caption),
+      h('thead', {}, h('tr', {}, headers.map((text) => h('th', { scope: 'col' }, text)))),
+      h('tbody', {}, rows.length ? rows.map((cells) => h('tr', {}, cells.map((c) => h('td', {}, c)))) : h('tr', {}, h('td', { colspan: headers.length }, 'Nothing to show.'))),
+    ),
+  );
+}
+
+/** A definition list from [term, value] pairs. */
+export function details(pairs) {
+  return h('dl', { class: 'details' }, pairs.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value ?? '—')]));
+}
+
+/** Minor units to a display amount: 12345 USD → "123.45 USD". */
+export function money(amount, currency = 'USD') {
+  if (amount === null || amount === undefined) return '—';
+  const digits = ['JPY', 'KRW', 'VND', 'CLP', 'ISK', 'XAF', 'XOF', 'UGX'].includes(currency) ? 0 : 2;
+  const sign = amount < 0 ? '-' : '';
+  const abs = Math.abs(amount);
+  const text = digits ? `${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}` : String(abs);
+  return `${sign}${text} ${currency}`;
+}
+
+export function when(iso) {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return h('time', { datetime: iso, title: iso }, d.toLocaleString());
+}
+
+/** "2 h 5 min", "45 s", or "expired". */
+export function timeLeft(expiresAt, now = Date.now()) {
+  if (!expiresAt) return '—';
+  let s = Math.floor((new Date(expiresAt).getTime() - now) / 1000);
+  if (s <= 0) return 'expired';
+  const d = Math.floor(s / 86400);
+  s -= d * 86400;
+  const hr = Math.floor(s / 3600);
+  s -= hr * 3600;
+  const min = Math.floor(s / 60);
+  s -= min * 60;
+  if (d) return `${d} d ${hr} h`;
+  if (hr) return `${hr} h ${min} min`;
+  if (min) return `${min} min ${s} s`;
+  return `${s} s`;
+}
+
+export function button(text, onclick, attrs = {}) {
+  return h('button', { type: 'button', onclick, ...attrs }, text);
+}
+
+/** Runs an action with the button disabled, so a slow call cannot be sent twice. */
+export async function busy(btn, action) {
+  btn.disabled = true;
+  btn.setAttribute('aria-busy', 'true');
+  try {
+    return await action();
+  } finally {
+    btn.disabled = false;
+    btn.removeAttribute('aria-busy');
+  }
+}
+
+/** A list of strings from a textarea or input: one per line or comma. */
+export function splitList(text) {
+  return String(text || '')
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}

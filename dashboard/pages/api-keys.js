@@ -1,0 +1,88 @@
+// API keys of this mode: create (the raw key is shown once, held only on this page) and revoke.
+import { api } from '../api.js';
+import { busy, field, fill, h, pageHeading, table, when } from '../dom.js';
+import { secretOnce } from './secret-once.js';
+
+export async function render(view) {
+  const created = h('div');
+  const listArea = h('div');
+  view.main.append(pageHeading('API keys'), created, listArea);
+  if (view.session.role !== 'admin') {
+    listArea.append(h('p', {}, 'Only admin keys can list, create and revoke API keys.'));
+    return;
+  }
+  const agents = (await api('GET', '/agents', { query: { limit: 100, status: 'active' } })).data;
+
+  async function load() {
+    const page = await api('GET', '/api-keys', { query: { limit: 100 } });
+    if (!view.alive()) return;
+    fill(listArea,
+      table(
+        'API keys',
+        ['Name', 'Prefix', 'Role', 'Agent', 'Created', 'Last used', 'Revoked', 'Actions'],
+        page.data.map((k) => [
+          k.name,
+          h('code', {}, k.prefix),
+          k.role,
+          k.agent_id ? h('code', {}, k.agent_id) : '—',
+          when(k.created_at),
+          when(k.last_used_at),
+          k.revoked_at ? when(k.revoked_at) : 'no',
+          k.revoked_at || k.prefix === view.session.prefix
+            ? k.prefix === view.session.prefix && !k.revoked_at ? 'this key' : '—'
+            : h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'deny',
+                  'aria-label': `Revoke ${k.name} (${k.prefix})`,
+                  onclick: (e) =>
+                    busy(e.currentTarget, async () => {
+                      if (!window.confirm(`Revoke ${k.name} (${k.prefix})? Requests with it will be refused from now on.`)) return;
+                      view.showError(null);
+                      try {
+                        await api('DELETE', `/api-keys/${encodeURIComponent(k.id)}`);
+                        view.notify(`Revoked ${k.name}.`);
+                        await load();
+                      } catch (err) {
+                        view.showError(err);
+                      }
+                    }),
+                },
+                'Revoke',
+              ),
+        ]),
+      ),
+    );
+  }
+
+  const agentField = field({ label: 'Agent (for agent keys)', name: 'agent_id', options: [['', 'None'], ...agents.map((a) => [a.id, `${a.name} (${a.id})`])] });
+  const form = h(
+    'form',
+    { class: 'stack' },
+    field({ label: 'Name', name: 'name', required: true, attrs: { maxlength: '200' } }),
+    field({ label: 'Role', name: 'role', options: [['reviewer', 'reviewer: read, freeze, resolve approvals'], ['admin', 'admin: everything'], ['agent', 'agent: authorize for one agent']], value: 'reviewer' }),
+    agentField,
+    h('p', { class: 'hint' }, `The key is created in ${view.session.mode} mode, like the key you are signed in with.`),
+    h('button', { type: 'submit' }, 'Create key'),
+  );
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    view.showError(null);
+    await busy(form.querySelector('button[type=submit]'), async () => {
+      try {
+        const role = form.elements.role.value;
+        const body = { name: form.elements.name.value.trim(), role, ...(role === 'agent' ? { agent_id: form.elements.agent_id.value } : {}) };
+        const key = await api('POST', '/api-keys', { body });
+        form.reset();
+        fill(created, secretOnce(`Key created: ${key.name}`, 'API key', key.key, 'Copy the key now: it is shown only this once and cannot be recovered.'));
+        created.querySelector('h2')?.focus();
+        await load();
+      } catch (err) {
+        view.showError(err);
+      }
+    });
+  });
+  view.main.append(h('section', { 'aria-labelledby': 'create-key' }, h('h2', { id: 'create-key' }, 'Create a key'), form));
+  await load();
+}

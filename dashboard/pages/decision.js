@@ -1,0 +1,35 @@
+// One decision in full; a pending one can be approved or denied from here.
+import { api } from '../api.js';
+import { details, fill, h, money, pageHeading, timeLeft, when } from '../dom.js';
+import { approvalActions } from './approval-actions.js';
+
+export async function render(view) {
+  const [id] = view.params;
+  const d = await api('GET', `/decisions/${encodeURIComponent(id)}`);
+  if (!view.alive()) return;
+  const body = h('div');
+  view.main.append(pageHeading(`Decision ${d.decision_id}`), body, h('p', {}, h('a', { href: '#/approvals' }, 'Back to the approvals queue')));
+  show(d);
+
+  function show(d) {
+    fill(body,
+      h('p', { class: `status status-${d.status}` }, `Status: ${d.status}`),
+      details([
+        ['Decision', d.decision],
+        ['Status', d.status],
+        ['Amount', money(d.amount, d.currency)],
+        ['Vendor', d.vendor],
+        ['Category', d.category],
+        ['Agent', h('span', {}, d.agent_id, ' (', h('a', { href: '#/agents' }, 'agents'), ')')],
+        ['Policy applied', d.policy_applied ? h('a', { href: `#/policies/${d.policy_applied}` }, d.policy_applied) : '—'],
+        ['Reason', d.reason || d.reason_code],
+        ['Requested', when(d.timestamp)],
+        ['Expires', d.expires_at ? h('span', {}, when(d.expires_at), ` (${timeLeft(d.expires_at)} left)`) : '—'],
+        ['Resolved', when(d.resolved_at)],
+        ['Metadata', Object.keys(d.metadata || {}).length ? h('code', {}, JSON.stringify(d.metadata)) : '—'],
+        ['Mode', d.livemode ? 'live' : 'test'],
+      ]),
+      d.status === 'pending' ? h('section', { 'aria-labelledby': 'resolve-heading' }, h('h2', { id: 'resolve-heading' }, 'Resolve'), approvalActions(d, view, (resolved) => show(resolved))) : null,
+    );
+  }
+}

@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { Router, type Response } from 'express';
+
+/**
+ * The page holds no data: everything it shows comes from /v1 with the key the person pastes in,
+ * so no script but its own may run, nothing but this origin may be reached, and no page may frame it.
+ */
+export const DASHBOARD_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** The folder holding dashboard/index.html: from src/http/routes (tsx) or dist/src/http/routes (built). */
+export function findDashboardDir(from = path.dirname(fileURLToPath(import.meta.url))): string | undefined {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'dashboard');
+    if (fs.existsSync(path.join(candidate, 'index.html'))) return candidate;
+    // Never past the package root: a folder of that name elsewhere is not ours.
+    if (fs.existsSync(path.join(dir, 'package.json')) || path.dirname(dir) === dir) return undefined;
+  }
+}
+
+function secure(res: Response): void {
+  res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('X-Frame-Options', 'DENY');
+  // Files are not fingerprinted: revalidate each time, so a deploy shows at once.
+  res.setHeader('Cache-Control', 'no-cache');
+}
+
+/** Public: the reviewer dashboard, a static page of plain ES modules (no build step). */
+export function dashboardRouter(dir = findDashboardDir()): Router {
+  const r = Router();
+  if (!dir) return r;
+  r.get('/dashboard', (_req, res) => {
+    secure(res);
+    res.sendFile('index.html', { root: dir });
+  });
+  r.use(
+    '/dashboard',
+    express.static(dir, {
+      index: false,
+      redirect: false,
+      dotfiles: 'ignore',
+      setHeaders: (res) => secure(res),
+    }),
+  );
+  return r;
+}

@@ -1,0 +1,422 @@
+/**
+ * The reviewer dashboard in a real browser: headless Chromium from Debian's `chromium` package,
+ * driven by playwright-core (which never downloads a browser). Runs against the real app and
+ * database of test/support/context.ts; a screenshot of each page goes to test-artifacts/dashboard/.
+ * Without /usr/bin/chromium the file is skipped (CI installs the package: .ci/run).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { TemporalGateway } from '../../src/temporal/gateway.js';
+import { OutboxRelay } from '../../src/temporal/outbox-relay.js';
+import { startWorker, type RunningWorker } from '../../src/temporal/worker.js';
+import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'dashboard');
+const ENGINE_DOWN_MESSAGE = 'The workflow engine is unavailable; the request stays pending. Retry later.';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** Room for the queue's poll (every 4 s) and an approval answered 503 after the engine's timeouts. */
+const UI_TIMEOUT_MS = 15_000;
+
+const hasChromium = fs.existsSync(CHROMIUM);
+if (!hasChromium) console.log(`[dashboard] skipped: ${CHROMIUM} not found (install Debian's chromium package)`);
+const suite = hasChromium ? describe : describe.skip;
+// The full approve path needs a running workflow engine; it is never started or downloaded here.
+const TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS?.trim();
+if (hasChromium && !TEMPORAL_ADDRESS) console.log('[dashboard] approve with a workflow engine skipped: set TEMPORAL_ADDRESS to run it');
+const engineSuite = hasChromium && TEMPORAL_ADDRESS ? describe : describe.skip;
+
+let ctx: TestContext;
+let browser: Browser;
+let acct: TestAccount;
+let live: Client;
+let heldPolicyId: string;
+let heldAgentId: string;
+
+/** Script errors of any page, checked after each test: a broken module fails loudly, not as a timeout. */
+const pageErrors: string[] = [];
+
+const url = (hash = '') => `${ctx.baseUrl}/dashboard${hash}`;
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+async function newPage(opts: { viewport?: { width: number; height: number }; deviceScaleFactor?: number } = {}): Promise<{ page: Page; context: BrowserContext }> {
+  const context = await browser.newContext({ acceptDownloads: true, viewport: opts.viewport ?? { width: 1280, height: 900 }, deviceScaleFactor: opts.deviceScaleFactor ?? 1 });
+  const page = await context.newPage();
+  page.setDefaultTimeout(UI_TIMEOUT_MS);
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  return { page, context };
+}
+
+async function signIn(page: Page, key: string, hash = '#/approvals'): Promise<void> {
+  await page.goto(url(hash));
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Dashboard sections' }).waitFor();
+}
+
+async function heldRequest(client: Client, amount = 5_000, vendor = 'shop.example'): Promise<string> {
+  const res = await client.post('/v1/authorize', { agent_id: heldAgentId, amount, currency: 'USD', vendor });
+  expect(res.body).toMatchObject({ decision: 'held', status: 'pending' });
+  return res.body.decision_id;
+}
+
+async function noHorizontalOverflow(page: Page): Promise<void> {
+  const sizes = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth, main: document.querySelector('main')!.scrollWidth, mainClient: document.querySelector('main')!.clientWidth }));
+  expect(sizes.scroll, JSON.stringify(sizes)).toBeLessThanOrEqual(sizes.client);
+  expect(sizes.main, JSON.stringify(sizes)).toBeLessThanOrEqual(sizes.mainClient);
+}
+
+suite('reviewer dashboard (headless Chromium)', () => {
+  beforeAll(async () => {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    ctx = await createTestContext({ testModeRateLimit: 100_000, allowPrivateUrls: true });
+    acct = await ctx.account('growth');
+    live = acct.live!;
+    const policy = await acct.test.post('/v1/policies', policyBody({ name: 'Reviewed spend', require_approval_above: 1_000 }));
+    heldPolicyId = policy.body.id;
+    heldAgentId = (await acct.test.post('/v1/agents', { name: 'Research bot', policy_id: heldPolicyId })).body.id;
+    // Playwright gives the browser a fresh temporary profile of its own, removed on close.
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  });
+  afterEach(() => {
+    expect(pageErrors.splice(0), 'errors thrown in the page').toEqual([]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await ctx?.close();
+  });
+
+  test('the page is public, holds no data and is served with a strict Content-Security-Policy', async () => {
+    const res = await ctx.raw('/dashboard');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    for (const directive of ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"]) expect(csp).toContain(directive);
+    expect(csp).not.toContain('unsafe-inline');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)/i);
+    const script = await ctx.raw('/dashboard/app.js');
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+    expect(script.headers.get('content-security-policy')).toBe(csp);
+    expect((await ctx.raw('/dashboard/nothing.js')).status).toBe(404);
+  });
+
+  test('sign in: a wrong key is refused with the API message; a test key shows the test-mode banner and stays out of the URL', async () => {
+    const { page, context } = await newPage();
+    const consoleLines: string[] = [];
+    page.on('console', (m) => consoleLines.push(m.text()));
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(r.url()));
+    await page.goto(url());
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await shot(page, 'sign-in');
+
+    await page.getByLabel('API key').fill('not-a-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('keys begin with gc_test_ or gc_live_');
+    await page.getByLabel('API key').fill(`gc_test_${'x'.repeat(40)}`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/key/i);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+
+    await signIn(page, acct.test.key);
+    await expect.poll(() => page.locator('#test-banner').isVisible()).toBe(true);
+    expect(await page.locator('#test-banner').textContent()).toContain('TEST MODE');
+    expect(await page.locator('#mode-label').textContent()).toBe('TEST MODE');
+    expect(await page.evaluate(() => Object.values(sessionStorage))).toEqual([acct.test.key]);
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(page.url()).not.toContain(acct.test.key);
+    expect(requested.filter((u) => u.includes(acct.test.key))).toEqual([]);
+    expect(consoleLines.filter((l) => l.includes(acct.test.key))).toEqual([]);
+
+    // Sign out forgets the key.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.locator('#test-banner').isVisible()).toBe(false);
+    await context.close();
+  });
+
+  test('approvals: a held request appears without a reload; approving it shows the API 503 message; its detail page opens', async () => {
+    const { page, context } = await newPage();
+    await signIn(page, acct.test.key);
+    await page.getByRole('heading', { name: 'Pending approvals' }).waitFor();
+    await page.evaluate(() => ((window as unknown as { stillThisPage: boolean }).stillThisPage = true));
+
+    const decisionId = await heldRequest(acct.test, 5_000, 'queue.example');
+    const card = page.locator(`li[data-decision-id="${decisionId}"]`);
+    await card.waitFor();
+    expect(await page.evaluate(() => (window as unknown as { stillThisPage?: boolean }).stillThisPage)).toBe(true);
+    const text = await card.textContent();
+    for (const part of ['50.00 USD', 'queue.example', 'Research bot', heldAgentId]) expect(text).toContain(part);
+    const left = await card.locator('.time-left').textContent();
+    expect(left).toMatch(/\d+ (d|h|min|s)/);
+    await shot(page, 'approvals');
+
+    await card.getByLabel('Note (optional)').fill('looks fine');
+    await card.getByRole('button', { name: 'Approve 50.00 USD at queue.example' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: UI_TIMEOUT_MS }).toContain(ENGINE_DOWN_MESSAGE);
+    expect((await acct.test.get(`/v1/decisions/${decisionId}`)).body.status).toBe('pending');
+    // Still queued, note kept, after the next poll.
+    await page.waitForTimeout(4_500);
+    expect(await card.getByLabel('Note (optional)').inputValue()).toBe('looks fine');
+
+    await card.getByRole('link', { name: '50.00 USD at queue.example' }).click();
+    await page.getByRole('heading', { name: `Decision ${decisionId}` }).waitFor();
+    expect(await page.locator('main').textContent()).toContain('Status: pending');
+    await shot(page, 'decision');
+    await context.close();
+  });
+
+  test('agents: freeze one (its status changes), and create one', async () => {
+    const agent = (await acct.test.post('/v1/agents', { name: 'Freeze me', policy_id: heldPolicyId })).body;
+    const { page, context } = await newPage();
+    await signIn(page, acct.test.key, '#/agents');
+    await page.getByRole('heading', { name: 'Agents' }).waitFor();
+    const row = page.getByRole('row').filter({ hasText: agent.id });
+    await row.getByRole('button', { name: 'Freeze Freeze me' }).click();
+    await expect.poll(() => row.locator('.status').textContent()).toBe('frozen');
+    expect((await acct.test.get(`/v1/agents/${agent.id}`)).body.status).toBe('frozen');
+    await row.getByRole('button', { name: 'Unfreeze Freeze me' }).waitFor();
+
+    await page.getByLabel('Name', { exact: true }).fill('Created in the browser');
+    await page.getByLabel('Policy').selectOption(heldPolicyId);
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    await page.getByRole('row').filter({ hasText: 'Created in the browser' }).waitFor();
+    const listed = (await acct.test.get('/v1/agents?limit=100')).body.data;
+    expect(listed.find((a: { name: string }) => a.name === 'Created in the browser')).toMatchObject({ policy_id: heldPolicyId, status: 'active' });
+    await shot(page, 'agents');
+    await context.close();
+  });
+
+  test('policies: view one, simulate a change, then save it', async () => {
+    const { page, context } = await newPage();
+    await signIn(page, acct.test.key, '#/policies');
+    await page.getByRole('link', { name: 'Reviewed spend' }).click();
+    await page.getByRole('heading', { name: 'Policy: Reviewed spend' }).waitFor();
+    await shot(page, 'policies');
+
+    // Every recorded request of this policy was held above 10.00 USD; with no threshold none would be.
+    await page.getByLabel('Hold for approval above (minor units; empty to never hold on amount)').fill('');
+    await page.getByRole('button', { name: 'Simulate this draft' }).click();
+    await page.getByRole('heading', { name: 'Simulation' }).waitFor();
+    const simulation = await page.locator('.simulation').textContent();
+    expect(simulation).toMatch(/Changed outcomes\s*[1-9]/);
+    expect((await acct.test.get(`/v1/policies/${heldPolicyId}`)).body.require_approval_above).toBe(1_000);
+
+    await page.getByLabel('Hold for approval above (minor units; empty to never hold on amount)').fill('2000');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Saved Reviewed spend');
+    expect((await acct.test.get(`/v1/policies/${heldPolicyId}`)).body.require_approval_above).toBe(2_000);
+    await shot(page, 'policy');
+    await acct.test.patch(`/v1/policies/${heldPolicyId}`, { require_approval_above: 1_000 });
+    await context.close();
+  });
+
+  test('audit log: filter by type, download the page as CSV, see the chain verified', async () => {
+    const { page, context } = await newPage();
+    await signIn(page, acct.test.key, '#/audit');
+    await expect.poll(() => page.locator('.verification').textContent()).toMatch(/^Hash chain verified: \d+ records?, intact\.$/);
+    await page.getByLabel('Type').selectOption('agent.created');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(async () => {
+      const types = await page.locator('tbody tr td:nth-child(2)').allTextContents();
+      return types.length > 0 && types.every((t) => t === 'agent.created');
+    }).toBe(true);
+    await shot(page, 'audit');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download this page as CSV' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^audit-log-\d{4}-\d{2}-\d{2}\.csv$/);
+    const csv = fs.readFileSync((await download.path())!, 'utf8');
+    const lines = csv.trim().split('\r\n');
+    expect(lines[0]).toMatch(/^id,/);
+    expect(lines[0]).toContain('type');
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.slice(1).every((l) => l.includes('agent.created'))).toBe(true);
+    await context.close();
+  });
+
+  test('webhooks: create an endpoint and see its secret exactly once; disable it; open its deliveries', async () => {
+    const { page, context } = await newPage();
+    await signIn(page, acct.test.key, '#/webhooks');
+    await page.getByLabel('URL').fill('https://93.184.216.34/spend');
+    await page.getByLabel('Description (optional)').fill('ledger');
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    const secret = page.getByLabel('Signing secret');
+    await secret.waitFor();
+    expect(await secret.inputValue()).toMatch(/^whsec_/);
+    expect(await page.locator('main').textContent()).toContain('shown only this once');
+    await shot(page, 'webhooks');
+
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('heading', { name: 'Agents' }).waitFor();
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('row').filter({ hasText: 'https://93.184.216.34/spend' }).waitFor();
+    expect(await page.getByLabel('Signing secret').count()).toBe(0);
+    expect(await page.content()).not.toContain('whsec_');
+
+    const row = page.getByRole('row').filter({ hasText: 'https://93.184.216.34/spend' });
+    await row.getByRole('button', { name: 'Disable https://93.184.216.34/spend' }).click();
+    await page.getByRole('row').filter({ hasText: 'https://93.184.216.34/spend' }).getByRole('button', { name: 'Enable https://93.184.216.34/spend' }).waitFor();
+    await page.getByRole('link', { name: 'Recent deliveries to https://93.184.216.34/spend' }).click();
+    await page.getByRole('table', { name: 'Recent deliveries' }).waitFor();
+    await shot(page, 'webhook');
+    await context.close();
+  });
+
+  test('API keys: create one and see the raw key once; revoke it', async () => {
+    const { page, context } = await newPage();
+    await signIn(page, acct.test.key, '#/api-keys');
+    await page.getByLabel('Name', { exact: true }).fill('night reviewer');
+    await page.getByLabel('Role').selectOption('reviewer');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByLabel('API key', { exact: true });
+    await shown.waitFor();
+    const raw = await shown.inputValue();
+    expect(raw).toMatch(/^gc_test_[A-Za-z0-9]{40}$/);
+    expect((await ctx.client(raw).get('/v1/api-keys/self')).status).toBe(200);
+    await shot(page, 'api-keys');
+
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: /^Revoke night reviewer/ }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Revoked night reviewer');
+    expect((await ctx.client(raw).get('/v1/api-keys/self')).status).toBe(401);
+    expect(await page.content()).not.toContain(raw);
+    await context.close();
+  });
+
+  test('usage with a live key: no test banner, LIVE marked, and a chart of daily checks with a text alternative', async () => {
+    const policy = await live.post('/v1/policies', policyBody());
+    const agent = await live.post('/v1/agents', { name: 'live buyer', policy_id: policy.body.id });
+    for (let i = 0; i < 3; i += 1) expect((await live.post('/v1/authorize', { agent_id: agent.body.id, amount: 100, currency: 'USD', vendor: 'openai.com' })).status).toBe(200);
+
+    const { page, context } = await newPage();
+    await signIn(page, live.key, '#/usage');
+    await page.getByRole('heading', { name: 'Daily checks', exact: true }).waitFor();
+    expect(await page.locator('#test-banner').isVisible()).toBe(false);
+    expect(await page.locator('#mode-label').textContent()).toContain('LIVE');
+    expect(await page.evaluate(() => document.body.dataset.mode)).toBe('live');
+    const chart = page.getByRole('img', { name: /Bar chart of daily billable checks/ });
+    expect(await chart.getAttribute('aria-label')).toContain('3 in all');
+    const days = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 1, 0)).getUTCDate();
+    expect(await page.locator('svg.chart rect.bar').count()).toBe(days);
+    const heights = await page.locator('svg.chart rect.bar').evaluateAll((bars) => bars.map((b) => Number(b.getAttribute('height'))));
+    expect(heights.filter((h) => h > 0)).toHaveLength(1);
+    await page.getByText('Daily checks as a table').click();
+    expect(await page.getByRole('table', { name: /Daily checks/ }).locator('tbody tr').count()).toBe(days);
+    await shot(page, 'usage');
+
+    // The same page with the test key: the banner, and the note that test mode is never counted.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(page, acct.test.key, '#/usage');
+    await page.getByText('Test-mode checks are free and never counted').waitFor();
+    expect(await page.locator('#test-banner').isVisible()).toBe(true);
+    await context.close();
+  });
+
+  test('keyboard only: sign in, tab to an agent’s Freeze button and press it', async () => {
+    const agent = (await acct.test.post('/v1/agents', { name: 'Keyboard target', policy_id: heldPolicyId })).body;
+    const { page, context } = await newPage();
+    await page.goto(url('#/agents'));
+    await page.getByLabel('API key').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('api-key');
+    await page.keyboard.type(acct.test.key);
+    await page.keyboard.press('Enter');
+    // Signing in leads on to the page that was asked for.
+    await page.getByRole('heading', { name: 'Agents' }).waitFor();
+    const target = page.getByRole('button', { name: 'Freeze Keyboard target' });
+    await target.waitFor();
+    let reached = false;
+    for (let i = 0; i < 80 && !reached; i += 1) {
+      await page.keyboard.press('Tab');
+      reached = await target.evaluate((el) => el === document.activeElement);
+    }
+    expect(reached).toBe(true);
+    // The focus indicator is visible.
+    expect(await target.evaluate((el) => getComputedStyle(el).outlineStyle)).not.toBe('none');
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await acct.test.get(`/v1/agents/${agent.id}`)).body.status).toBe('frozen');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Unfreeze');
+    await context.close();
+  });
+
+  test('every page reflows at 200% zoom without horizontal scrolling', async () => {
+    await heldRequest(acct.test, 7_500, 'zoom.example');
+    // A 1280-pixel-wide window at 200% zoom lays out 640 CSS pixels.
+    const { page, context } = await newPage({ viewport: { width: 640, height: 900 }, deviceScaleFactor: 2 });
+    await signIn(page, acct.test.key);
+    for (const hash of ['#/approvals', '#/agents', '#/policies', `#/policies/${heldPolicyId}`, '#/audit', '#/webhooks', '#/api-keys', '#/usage']) {
+      await page.goto(url(hash));
+      await page.locator('#page-heading').waitFor();
+      await page.waitForLoadState('networkidle');
+      await noHorizontalOverflow(page);
+      expect(await page.locator('main').innerText(), hash).not.toMatch(/\bnull\b|\bundefined\b|\[object |NaN/);
+    }
+    await page.goto(url('#/approvals'));
+    await page.locator('li.queue-item').first().waitFor();
+    await noHorizontalOverflow(page);
+    await shot(page, 'approvals-zoom-200');
+    await context.close();
+  });
+});
+
+engineSuite('reviewer dashboard with a workflow engine (TEMPORAL_ADDRESS)', () => {
+  let engineCtx: TestContext;
+  let engineBrowser: Browser;
+  let worker: RunningWorker;
+  let relay: OutboxRelay;
+  let owner: TestAccount;
+  let agentId: string;
+
+  beforeAll(async () => {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    // A task queue of this run's own, so no other worker picks up its workflows.
+    const settings = { address: TEMPORAL_ADDRESS!, namespace: process.env.TEMPORAL_NAMESPACE || 'default', taskQueue: `dashboard-e2e-${Date.now().toString(36)}` };
+    engineCtx = await createTestContext({ testModeRateLimit: 100_000, gateway: () => new TemporalGateway(settings) });
+    owner = await engineCtx.account('growth');
+    const log = createLogger('silent');
+    relay = new OutboxRelay({ db: engineCtx.database.db, gateway: engineCtx.gateway, log, accountId: owner.id });
+    relay.start();
+    worker = await startWorker(settings, { db: engineCtx.database.db, signer: engineCtx.signer, allowPrivateUrls: false }, log);
+    const policy = await owner.test.post('/v1/policies', policyBody({ require_approval_above: 1_000 }));
+    agentId = (await owner.test.post('/v1/agents', { name: 'Engine bot', policy_id: policy.body.id })).body.id;
+    engineBrowser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  }, 120_000);
+  afterAll(async () => {
+    await engineBrowser?.close();
+    await relay?.stop();
+    await worker?.shutdown();
+    await engineCtx?.close();
+  });
+
+  test('approve: the held request is approved with a token and leaves the queue', async () => {
+    const context = await engineBrowser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(UI_TIMEOUT_MS);
+    await page.goto(`${engineCtx.baseUrl}/dashboard#/approvals`);
+    await page.getByLabel('API key').fill(owner.test.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Pending approvals' }).waitFor();
+
+    const held = await owner.test.post('/v1/authorize', { agent_id: agentId, amount: 4_200, currency: 'USD', vendor: 'engine.example' });
+    expect(held.body.status).toBe('pending');
+    const card = page.locator(`li[data-decision-id="${held.body.decision_id}"]`);
+    await card.getByLabel('Note (optional)').fill('expected invoice');
+    await card.getByRole('button', { name: 'Approve 42.00 USD at engine.example' }).click();
+    await expect.poll(() => page.getByRole('status').textContent(), { timeout: 30_000 }).toContain('Approved: 42.00 USD at engine.example');
+    await card.waitFor({ state: 'detached' });
+    expect(await page.getByRole('alert').textContent()).toBe('');
+    const decided = (await owner.test.get(`/v1/decisions/${held.body.decision_id}`)).body;
+    expect(decided).toMatchObject({ decision: 'approved', status: 'approved' });
+    expect(decided.authorization_token).toMatch(/^gca_/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'approvals-approved.png'), fullPage: true });
+    await context.close();
+  }, 60_000);
+});
