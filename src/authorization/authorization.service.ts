@@ -58,10 +58,24 @@ export async function authorize(deps: AuthorizationDeps, caller: Caller, input: 
   if (caller.role === 'reviewer') throw forbidden('Reviewer keys cannot request spend authorizations.');
   if (caller.role === 'agent' && caller.agentId !== input.agent_id) throw notFound('agent', 'agent_id');
 
-  const decided = (await decideWithoutLock(deps, caller, input, idem)) ?? (await decideUnderLock(deps, caller, input, idem));
+  // A request whose agent already has one in flight in this process would most likely lose the
+  // race; it queues on the lock straight away instead of reading and evaluating twice.
+  const alreadyBusy = inFlight.get(input.agent_id) ?? 0;
+  inFlight.set(input.agent_id, alreadyBusy + 1);
+  let decided: DecisionView;
+  try {
+    decided = (alreadyBusy === 0 ? await decideWithoutLock(deps, caller, input, idem) : undefined) ?? (await decideUnderLock(deps, caller, input, idem));
+  } finally {
+    const left = (inFlight.get(input.agent_id) ?? 1) - 1;
+    if (left === 0) inFlight.delete(input.agent_id);
+    else inFlight.set(input.agent_id, left);
+  }
   deps.onDecision?.(decided.decision);
   return decided;
 }
+
+/** Authorizations under way in this process, per agent id. */
+const inFlight = new Map<string, number>();
 
 async function decideWithoutLock(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem?: IdempotencyHandle): Promise<DecisionView | undefined> {
   // A stored response that must be written by its own query needs the transaction.
