@@ -70,7 +70,8 @@ async function runProcess(config: Config, mode: ProcessMode): Promise<void> {
       const created = await createAccount(database.db, { name: 'Development', plan: 'sandbox' });
       // Printed once, on the first start of an empty embedded database: it is never stored in clear.
       process.stdout.write(
-        `\nDev account ${created.account.id} created.\nAdmin test key (shown once, keep it): ${created.keys.test}\n\n`,
+        `\nDev account ${created.account.id} created.\nAdmin test key (shown once, keep it): ${created.keys.test}\n` +
+          `Reviewer dashboard: http://localhost:${config.port}/dashboard (sign in with this key)\n\n`,
       );
     }
   } else {
