@@ -49,8 +49,14 @@ export async function getUsage(db: Db, caller: Caller, month: Month | undefined,
     .executeTakeFirst();
   if (!account) throw notFound('account');
   const terms = caller.livemode ? termsFor(account) : TEST_MODE_TERMS;
-  const checks = caller.livemode ? await readChecks(db, caller.accountId, m) : 0;
-  const daily = dailySeries(m, caller.livemode ? await readDailyChecks(db, caller.accountId, m) : new Map());
+  // One snapshot for both, so the days add up to the month's count even while checks are counted.
+  const { checks, byDay } = caller.livemode
+    ? await db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .execute(async (trx) => ({ checks: await readChecks(trx, caller.accountId, m), byDay: await readDailyChecks(trx, caller.accountId, m) }))
+    : { checks: 0, byDay: new Map<string, number>() };
+  const daily = dailySeries(m, byDay);
   return {
     object: 'usage',
     month: m,
