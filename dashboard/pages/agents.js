@@ -13,9 +13,11 @@ export async function render(view) {
   const policyPage = await api('GET', '/policies', { query: { limit: 100 } });
   for (const p of policyPage.data) policies.set(p.id, p);
   let cursors = [undefined];
+  // The status last applied: pages follow it, not a choice made since without applying it.
+  let status = filter.elements.status.value;
 
-  async function load(cursor) {
-    const status = filter.elements.status.value;
+  /** `focus` ('previous' or 'next'): the pager button pressed, re-rendered, gets the focus back. */
+  async function load(cursor, focus) {
     const page = await api('GET', '/agents', { query: { limit: 20, cursor, status } });
     if (!view.alive()) return;
     fill(listArea,
@@ -26,9 +28,10 @@ export async function render(view) {
       ),
     );
     fill(pager,
-      cursors.length > 1 ? h('button', { type: 'button', class: 'secondary', onclick: () => { cursors.pop(); load(cursors.at(-1)).catch(view.showError); } }, 'Previous page') : null,
-      page.has_more ? h('button', { type: 'button', class: 'secondary', onclick: () => { cursors.push(page.next_cursor); load(page.next_cursor).catch(view.showError); } }, 'Next page') : null,
+      cursors.length > 1 ? h('button', { type: 'button', class: 'secondary', dataset: { pager: 'previous' }, onclick: () => { cursors.pop(); load(cursors.at(-1), 'previous').catch(view.showError); } }, 'Previous page') : null,
+      page.has_more ? h('button', { type: 'button', class: 'secondary', dataset: { pager: 'next' }, onclick: () => { cursors.push(page.next_cursor); load(page.next_cursor, 'next').catch(view.showError); } }, 'Next page') : null,
     );
+    if (focus) (pager.querySelector(`[data-pager="${focus}"]`) || listArea.querySelector('.table-wrap'))?.focus();
   }
 
   function row(a) {
@@ -72,6 +75,7 @@ export async function render(view) {
   filter.addEventListener('submit', (e) => {
     e.preventDefault();
     cursors = [undefined];
+    status = filter.elements.status.value;
     load().catch(view.showError);
   });
 

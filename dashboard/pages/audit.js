@@ -31,12 +31,16 @@ export async function render(view) {
   view.main.append(pageHeading('Audit log'), verification, filters, listArea, pager);
 
   let cursors = [undefined];
-  const query = (cursor) => {
+  // The filters last applied: pages and the CSV follow them, not fields edited since.
+  const readFilters = () => {
     const f = filters.elements;
-    return { agent_id: f.agent_id.value.trim(), decision: f.decision.value, type: f.type.value, from: instant(f.from.value), to: instant(f.to.value), limit: AUDIT_PAGE_SIZE, cursor };
+    return { agent_id: f.agent_id.value.trim(), decision: f.decision.value, type: f.type.value, from: instant(f.from.value), to: instant(f.to.value) };
   };
+  let applied = readFilters();
+  const query = (cursor) => ({ ...applied, limit: AUDIT_PAGE_SIZE, cursor });
 
-  async function load(cursor) {
+  /** `focus` ('previous' or 'next'): the pager button pressed, re-rendered, gets the focus back. */
+  async function load(cursor, focus) {
     const page = await api('GET', '/audit-logs', { query: query(cursor) });
     if (!view.alive()) return;
     fill(listArea,
@@ -57,9 +61,10 @@ export async function render(view) {
       ),
     );
     fill(pager,
-      cursors.length > 1 ? h('button', { type: 'button', class: 'secondary', onclick: () => { cursors.pop(); load(cursors.at(-1)).catch(view.showError); } }, 'Previous page') : null,
-      page.has_more ? h('button', { type: 'button', class: 'secondary', onclick: () => { cursors.push(page.next_cursor); load(page.next_cursor).catch(view.showError); } }, 'Next page') : null,
+      cursors.length > 1 ? h('button', { type: 'button', class: 'secondary', dataset: { pager: 'previous' }, onclick: () => { cursors.pop(); load(cursors.at(-1), 'previous').catch(view.showError); } }, 'Previous page') : null,
+      page.has_more ? h('button', { type: 'button', class: 'secondary', dataset: { pager: 'next' }, onclick: () => { cursors.push(page.next_cursor); load(page.next_cursor, 'next').catch(view.showError); } }, 'Next page') : null,
     );
+    if (focus) (pager.querySelector(`[data-pager="${focus}"]`) || listArea.querySelector('.table-wrap'))?.focus();
   }
 
   async function downloadCsv() {
@@ -96,6 +101,7 @@ export async function render(view) {
     e.preventDefault();
     view.showError(null);
     cursors = [undefined];
+    applied = readFilters();
     load().catch(view.showError);
   });
 
