@@ -62,9 +62,36 @@ export async function api(method, path, { body, query, accept = 'application/jso
   const isJson = (res.headers.get('content-type') || '').includes('application/json');
   if (!res.ok) {
     const err = new ApiError(res.status, isJson ? await res.json().catch(() => null) : null);
+    err.retryAfterMs = retryAfterMs(res);
     if (res.status === 401) onUnauthorized(err);
     throw err;
   }
   if (accept !== 'application/json') return { text: await res.text(), headers: res.headers };
   return isJson ? res.json() : null;
+}
+
+/** How long a 429/503 asks to wait (Retry-After in seconds or as an HTTP date), or undefined. */
+function retryAfterMs(res) {
+  const value = res.headers.get('retry-after') || (res.status === 429 ? res.headers.get('x-ratelimit-reset') : null);
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/**
+ * Every row of a list, following next_cursor page by page up to `cap` rows, so a long list is not
+ * silently cut at one page. `truncated` says rows were left after the cap.
+ */
+export async function listAll(path, { query = {}, cap = 500 } = {}) {
+  const data = [];
+  let cursor;
+  for (;;) {
+    const page = await api('GET', path, { query: { ...query, limit: Math.min(100, cap - data.length), cursor } });
+    data.push(...page.data);
+    if (!page.has_more || !page.next_cursor) return { data, truncated: false };
+    if (data.length >= cap) return { data, truncated: true };
+    cursor = page.next_cursor;
+  }
 }

@@ -1,7 +1,9 @@
 // API keys of this mode: create (the raw key is shown once, held only on this page) and revoke.
-import { api } from '../api.js';
+import { api, listAll } from '../api.js';
 import { busy, field, fill, h, pageHeading, table, when } from '../dom.js';
 import { secretOnce } from './secret-once.js';
+
+const LIST_CAP = 500;
 
 export async function render(view) {
   const created = h('div');
@@ -11,12 +13,14 @@ export async function render(view) {
     listArea.append(h('p', {}, 'Only admin keys can list, create and revoke API keys.'));
     return;
   }
-  const agents = (await api('GET', '/agents', { query: { limit: 100, status: 'active' } })).data;
+  const agents = (await listAll('/agents', { query: { status: 'active' }, cap: LIST_CAP })).data;
 
-  async function load() {
-    const page = await api('GET', '/api-keys', { query: { limit: 100 } });
+  /** `focusTable`: a Revoke button pressed is gone after the reload; the table takes the focus. */
+  async function load(focusTable) {
+    const page = await listAll('/api-keys', { cap: LIST_CAP });
     if (!view.alive()) return;
     fill(listArea,
+      page.truncated ? h('p', { class: 'hint' }, `The list is cut off: only the newest ${LIST_CAP} keys are shown.`) : null,
       table(
         'API keys',
         ['Name', 'Prefix', 'Role', 'Agent', 'Created', 'Last used', 'Revoked', 'Actions'],
@@ -43,7 +47,7 @@ export async function render(view) {
                       try {
                         await api('DELETE', `/api-keys/${encodeURIComponent(k.id)}`);
                         view.notify(`Revoked ${k.name}.`);
-                        await load();
+                        await load(true);
                       } catch (err) {
                         view.showError(err);
                       }
@@ -54,6 +58,7 @@ export async function render(view) {
         ]),
       ),
     );
+    if (focusTable) listArea.querySelector('.table-wrap')?.focus();
   }
 
   const agentField = field({ label: 'Agent (for agent keys)', name: 'agent_id', options: [['', 'None'], ...agents.map((a) => [a.id, `${a.name} (${a.id})`])] });

@@ -1,8 +1,10 @@
 // Webhook endpoints: create (the signing secret is shown once, held only on this page), enable /
 // disable, and a link to each endpoint's recent deliveries.
-import { api } from '../api.js';
+import { api, listAll } from '../api.js';
 import { busy, field, fill, h, pageHeading, splitList, table, when } from '../dom.js';
 import { secretOnce } from './secret-once.js';
+
+const LIST_CAP = 500;
 
 export async function render(view) {
   const listArea = h('div');
@@ -10,10 +12,12 @@ export async function render(view) {
   const canEdit = view.session.role === 'admin';
   view.main.append(pageHeading('Webhook endpoints'), created, listArea);
 
-  async function load() {
-    const page = await api('GET', '/webhook-endpoints', { query: { limit: 100 } });
+  /** `focusId`: the endpoint whose Enable/Disable button was pressed gets the focus on its new one. */
+  async function load(focusId) {
+    const page = await listAll('/webhook-endpoints', { cap: LIST_CAP });
     if (!view.alive()) return;
     fill(listArea,
+      page.truncated ? h('p', { class: 'hint' }, `The list is cut off: only the newest ${LIST_CAP} endpoints are shown.`) : null,
       table(
         'Webhook endpoints',
         ['URL', 'Events', 'Description', 'Enabled', 'Created', 'Actions'],
@@ -33,6 +37,7 @@ export async function render(view) {
                   {
                     type: 'button',
                     class: 'secondary',
+                    dataset: { endpointId: ep.id },
                     'aria-label': `${ep.enabled ? 'Disable' : 'Enable'} ${ep.url}`,
                     onclick: (e) =>
                       busy(e.currentTarget, async () => {
@@ -40,7 +45,7 @@ export async function render(view) {
                         try {
                           const changed = await api('PATCH', `/webhook-endpoints/${encodeURIComponent(ep.id)}`, { body: { enabled: !ep.enabled } });
                           view.notify(`${changed.url} is now ${changed.enabled ? 'enabled' : 'disabled'}.`);
-                          await load();
+                          await load(ep.id);
                         } catch (err) {
                           view.showError(err);
                         }
@@ -53,6 +58,7 @@ export async function render(view) {
         ]),
       ),
     );
+    if (focusId) (listArea.querySelector(`button[data-endpoint-id="${CSS.escape(focusId)}"]`) || listArea.querySelector('.table-wrap'))?.focus();
   }
 
   if (canEdit) {
