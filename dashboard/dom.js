@@ -88,13 +88,29 @@ export function details(pairs) {
   return h('dl', { class: 'details' }, pairs.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value ?? '—')]));
 }
 
-/** Minor units to a display amount: 12345 USD → "123.45 USD". */
+const minorDigitsCache = new Map();
+/** Digits after the decimal point for a currency (JPY 0, USD 2, KWD 3), from the browser's ISO 4217 data. */
+function minorDigits(currency) {
+  if (!minorDigitsCache.has(currency)) {
+    let digits = 2;
+    try {
+      digits = new Intl.NumberFormat(undefined, { style: 'currency', currency }).resolvedOptions().maximumFractionDigits;
+    } catch {
+      /* not a currency code the browser knows: assume cents */
+    }
+    minorDigitsCache.set(currency, digits);
+  }
+  return minorDigitsCache.get(currency);
+}
+
+/** Minor units to a display amount: 12345 USD → "123.45 USD", 12345 KWD → "12.345 KWD". */
 export function money(amount, currency = 'USD') {
   if (amount === null || amount === undefined) return '—';
-  const digits = ['JPY', 'KRW', 'VND', 'CLP', 'ISK', 'XAF', 'XOF', 'UGX'].includes(currency) ? 0 : 2;
+  const digits = minorDigits(currency);
   const sign = amount < 0 ? '-' : '';
   const abs = Math.abs(amount);
-  const text = digits ? `${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}` : String(abs);
+  const unit = 10 ** digits;
+  const text = digits ? `${Math.floor(abs / unit)}.${String(abs % unit).padStart(digits, '0')}` : String(abs);
   return `${sign}${text} ${currency}`;
 }
 

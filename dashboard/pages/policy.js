@@ -18,7 +18,8 @@ export async function render(view) {
   if (!view.alive()) return;
   const heading = pageHeading(`Policy: ${policy.name}`);
   const summary = h('div');
-  const result = h('div', { class: 'simulation', 'aria-live': 'polite' });
+  // Not a live region: the whole result read out would drown the one-line summary sent to the notice.
+  const result = h('div', { class: 'simulation' });
   const canEdit = view.session.role === 'admin';
 
   const form = h(
@@ -72,6 +73,7 @@ export async function render(view) {
     const days = Number(form.elements.window.value);
     try {
       const sim = await api('POST', '/policies/simulate', { body: { policy_id: policy.id, policy: draft, from: new Date(Date.now() - days * DAY_MS).toISOString() } });
+      if (!view.alive()) return;
       const changed = sim.results.filter((r) => r.actual && (r.actual.decision !== r.would_be.decision || r.actual.reason_code !== r.would_be.reason_code));
       fill(result,
         h('h2', { id: 'simulation-heading' }, 'Simulation'),
@@ -94,6 +96,8 @@ export async function render(view) {
           ]),
         ),
       );
+      const n = sim.results.length;
+      view.notify(`Simulation: ${n} request${n === 1 ? '' : 's'} replayed; ${sim.summary.changed} would change (approved ${sim.summary.approved}, denied ${sim.summary.denied}, held ${sim.summary.held}). Nothing was saved.`);
     } catch (err) {
       view.showError(err);
     }

@@ -17,12 +17,14 @@ export function secretOnce(title, label, value, advice) {
         type: 'button',
         class: 'secondary',
         onclick: async (e) => {
+          // currentTarget is null once the handler has awaited: keep the button now.
+          const btn = e.currentTarget;
           output.select();
           try {
             await navigator.clipboard.writeText(value);
-            e.currentTarget.textContent = 'Copied';
+            btn.textContent = 'Copied';
           } catch {
-            e.currentTarget.textContent = 'Selected: press Ctrl+C to copy';
+            btn.textContent = 'Selected: press Ctrl+C to copy';
           }
         },
       },
