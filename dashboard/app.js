@@ -1,7 +1,7 @@
 // Boot, session and hash router. Each page module exports render(view) and may return a cleanup
 // function (e.g. to stop polling) that runs when the person navigates away.
 import { api, ApiError, forgetKey, modeOf, storedKey, storeKey, whenUnauthorized } from './api.js';
-import { h } from './dom.js';
+import { h, pageHeading } from './dom.js';
 import * as approvals from './pages/approvals.js';
 import * as decision from './pages/decision.js';
 import * as agents from './pages/agents.js';
@@ -32,13 +32,20 @@ let session; // {mode, role, prefix, name} of the key in use
 let cleanup;
 let generation = 0;
 
+let shownError;
 export function showError(err) {
+  shownError = err || undefined;
   const alert = $('alert');
   alert.replaceChildren();
   if (!err) return;
   const message = err instanceof ApiError || err instanceof Error ? err.message : String(err);
   alert.append(h('p', {}, h('strong', {}, 'Error: '), message, err.param ? ` (field: ${err.param})` : ''));
   if (err.requestId) alert.append(h('p', { class: 'hint' }, `Request id: ${err.requestId}`));
+}
+
+/** Clears the alert only while it still shows `err`, so a later error is never wiped by mistake. */
+export function clearError(err) {
+  if (err && shownError === err) showError(null);
 }
 
 // A notice stays long enough to be read, then goes, so it never describes an earlier page.
@@ -103,15 +110,24 @@ async function route() {
   showError(null);
   const main = $('main');
   main.replaceChildren();
-  const path = decodeURIComponent(location.hash.replace(/^#\/?/, ''));
-  const found = session ? match(path) : { page: signIn, title: 'Sign in', params: [], section: '' };
+  let path;
+  try {
+    path = decodeURIComponent(location.hash.replace(/^#\/?/, ''));
+  } catch {
+    path = undefined; // a malformed escape (e.g. "#/%") is a page that does not exist
+  }
+  const found = !session ? { page: signIn, title: 'Sign in', params: [], section: '' } : path === undefined ? undefined : match(path);
   for (const a of document.querySelectorAll('#nav a')) {
     if (found && a.getAttribute('href') === `#/${found.section}`) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
   if (!found) {
     document.title = 'Not found · Spend authorization dashboard';
-    main.append(h('h1', { tabindex: '-1' }, 'Page not found'), h('p', {}, h('a', { href: '#/approvals' }, 'Go to the approvals queue')));
+    const heading = pageHeading('Page not found');
+    main.append(heading, h('p', {}, h('a', { href: '#/approvals' }, 'Go to the approvals queue')));
+    // Even on the first load: a mistyped link otherwise leaves a screen reader on a bare page.
+    focusNext = false;
+    heading.focus();
     return;
   }
   document.title = `${found.title} · Spend authorization dashboard`;
@@ -120,6 +136,7 @@ async function route() {
     params: found.params,
     session,
     showError,
+    clearError,
     notify,
     alive: () => mine === generation,
     signInWith,

@@ -1,29 +1,36 @@
 // Approve / deny with an optional note, for one held decision (the queue and the detail page).
 import { api } from '../api.js';
-import { busy, h, money } from '../dom.js';
+import { h, money } from '../dom.js';
 
 /** `onResolved(decision)` runs after a 200; errors (409, 503 with no workflow engine, …) go to the alert. */
 export function approvalActions(d, view, onResolved) {
   const noteId = `note-${d.decision_id}`;
-  const note = h('input', { id: noteId, name: 'note', type: 'text', maxlength: '1000', autocomplete: 'off' });
   const what = `${money(d.amount, d.currency)} at ${d.vendor}`;
+  const note = h('input', { id: noteId, name: 'note', type: 'text', maxlength: '1000', autocomplete: 'off' });
+  // One fieldset, disabled as a whole while a call is in flight, so neither button nor the note
+  // can start a second resolution of the same decision.
+  const group = h('fieldset', { class: 'approval-actions', 'aria-label': `Resolve ${what}` });
   const resolve = (outcome) => async (e) => {
+    const btn = e.currentTarget;
+    if (group.disabled) return;
     view.showError(null);
-    await busy(e.currentTarget, async () => {
-      try {
-        const text = note.value.trim();
-        const resolved = await api('POST', `/approvals/${encodeURIComponent(d.decision_id)}/${outcome}`, { body: text ? { note: text } : {} });
-        view.notify(`${outcome === 'approve' ? 'Approved' : 'Denied'}: ${what}.`);
-        onResolved(resolved);
-      } catch (err) {
-        view.showError(err);
-      }
-    });
+    group.disabled = true;
+    group.setAttribute('aria-busy', 'true');
+    try {
+      const text = note.value.trim();
+      const resolved = await api('POST', `/approvals/${encodeURIComponent(d.decision_id)}/${outcome}`, { body: text ? { note: text } : {} });
+      view.notify(`${outcome === 'approve' ? 'Approved' : 'Denied'}: ${what}.`);
+      onResolved(resolved);
+    } catch (err) {
+      group.disabled = false;
+      group.removeAttribute('aria-busy');
+      view.showError(err);
+      // Disabling dropped the focus; give it back to the button that was pressed.
+      if (btn.isConnected && (!document.activeElement || document.activeElement === document.body)) btn.focus();
+    }
   };
-  return h(
-    'div',
-    { class: 'approval-actions' },
-    h('div', { class: 'field' }, h('label', { for: noteId }, 'Note (optional)'), note),
+  group.append(
+    h('div', { class: 'field' }, h('label', { for: noteId }, `Note for ${what} (optional)`), note),
     h(
       'div',
       { class: 'buttons' },
@@ -31,4 +38,5 @@ export function approvalActions(d, view, onResolved) {
       h('button', { type: 'button', class: 'deny', onclick: resolve('deny'), 'aria-label': `Deny ${what}` }, 'Deny'),
     ),
   );
+  return group;
 }

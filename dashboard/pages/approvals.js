@@ -1,39 +1,66 @@
 // The queue of held requests. Polls the API and updates the list in place (a note being typed is
 // kept), with the time left before each hold expires ticking down.
-import { api } from '../api.js';
+import { api, listAll } from '../api.js';
 import { details, h, money, pageHeading, timeLeft, when } from '../dom.js';
 import { approvalActions } from './approval-actions.js';
 
 export const POLL_INTERVAL_MS = 4000;
+const MAX_POLL_INTERVAL_MS = 60_000;
+// Pages are followed up to this many held requests; past it the page says the list is cut off.
+export const QUEUE_CAP = 500;
+// Unknown agents looked up one by one per refresh at most; the rest on the next one.
+const AGENT_LOOKUPS_PER_REFRESH = 10;
 const TICK_MS = 1000;
 
 export async function render(view) {
   const count = h('p', { class: 'queue-count' }, 'Loading…');
+  const cutOff = h('p', { class: 'hint', hidden: true });
   const list = h('ul', { class: 'queue', 'aria-label': 'Pending approvals' });
   const updated = h('p', { class: 'hint' });
   view.main.append(
     pageHeading('Pending approvals'),
     h('p', {}, 'Held requests wait here for a person. Approving lets the agent charge; denying releases the reservation. Each hold is denied automatically when its time runs out.'),
     count,
+    cutOff,
     list,
     updated,
   );
 
+  // id → name, or null once a lookup failed: every id is asked for at most once per visit.
   const agentNames = new Map();
-  const items = new Map(); // decision_id → {li, left, d}
+  let agentListLoaded = false;
+  const items = new Map(); // decision_id → {li, left, agent, d}
+  // Resolved from this page: a poll answer started before the resolution must not bring them back.
+  const resolvedHere = new Set();
+  let truncated = false;
 
-  async function loadAgentNames() {
-    try {
-      const page = await api('GET', '/agents', { query: { limit: 100 } });
-      for (const a of page.data) agentNames.set(a.id, a.name);
-    } catch {
-      /* names are a nicety: ids are shown anyway */
+  async function lookUpAgents(ids) {
+    if (!agentListLoaded) {
+      agentListLoaded = true;
+      try {
+        const page = await api('GET', '/agents', { query: { limit: 100 } });
+        for (const a of page.data) agentNames.set(a.id, a.name);
+      } catch {
+        /* names are a nicety: ids are shown anyway */
+      }
     }
+    const missing = [...new Set(ids)].filter((id) => !agentNames.has(id)).slice(0, AGENT_LOOKUPS_PER_REFRESH);
+    await Promise.all(
+      missing.map(async (id) => {
+        try {
+          agentNames.set(id, (await api('GET', `/agents/${encodeURIComponent(id)}`)).name);
+        } catch {
+          agentNames.set(id, null);
+        }
+      }),
+    );
   }
+
+  const agentText = (id) => (agentNames.get(id) ? `${agentNames.get(id)} (${id})` : id);
 
   function card(d) {
     const left = h('span', { class: 'time-left' }, timeLeft(d.expires_at));
-    const agent = agentNames.has(d.agent_id) ? `${agentNames.get(d.agent_id)} (${d.agent_id})` : d.agent_id;
+    const agent = h('span', {}, agentText(d.agent_id));
     const li = h(
       'li',
       { class: 'queue-item', dataset: { decisionId: d.decision_id } },
@@ -46,40 +73,57 @@ export async function render(view) {
         ['Requested', when(d.timestamp)],
         ['Time left', left],
       ]),
-      approvalActions(d, view, () => remove(d.decision_id)),
+      approvalActions(d, view, () => {
+        resolvedHere.add(d.decision_id);
+        remove(d.decision_id, true);
+      }),
     );
-    return { li, left, d };
+    return { li, left, agent, d };
   }
 
-  function remove(id) {
+  /** `resolved`: the person just acted on this card (its disabled controls had let go of the focus). */
+  function remove(id, resolved = false) {
     const item = items.get(id);
     if (!item) return;
-    // Keep keyboard focus in the list when the focused card goes away.
-    const hadFocus = item.li.contains(document.activeElement);
+    // Keep keyboard focus in the list when the focused card goes away: on the next card's first button.
+    const hadFocus = item.li.contains(document.activeElement) || (resolved && document.activeElement === document.body);
+    const next = item.li.nextElementSibling || item.li.previousElementSibling;
     item.li.remove();
     items.delete(id);
     showCount();
-    if (hadFocus) (list.querySelector('button') || document.getElementById('page-heading'))?.focus();
+    if (hadFocus) (next?.querySelector('button') || document.getElementById('page-heading'))?.focus();
   }
 
   function showCount() {
-    count.textContent = items.size === 0 ? 'No requests are waiting for approval.' : `${items.size} request${items.size === 1 ? '' : 's'} waiting for approval.`;
+    const n = items.size;
+    count.textContent = n === 0 ? 'No requests are waiting for approval.' : `${n}${truncated ? '+' : ''} request${n === 1 && !truncated ? '' : 's'} waiting for approval.`;
+    cutOff.hidden = !truncated;
+    cutOff.textContent = truncated
+      ? `The list is cut off: only the newest ${QUEUE_CAP} are shown, so the oldest holds, the closest to expiring, are missing here. Resolve some, or list them with GET /v1/approvals?status=pending.`
+      : '';
   }
 
   async function refresh() {
-    const page = await api('GET', '/approvals', { query: { status: 'pending', limit: 100 } });
+    const page = await listAll('/approvals', { query: { status: 'pending' }, cap: QUEUE_CAP });
     if (!view.alive()) return;
-    if (page.data.some((d) => !agentNames.has(d.agent_id))) await loadAgentNames();
+    const pending = page.data.filter((d) => !resolvedHere.has(d.decision_id));
+    await lookUpAgents(pending.map((d) => d.agent_id));
+    if (!view.alive()) return;
+    truncated = page.truncated;
     const seen = new Set();
     // Newest first, as the API lists them; new ones go in their place without touching the rest.
     let before = list.firstChild;
-    for (const d of page.data) {
+    for (const d of pending) {
+      // An approve/deny may have finished while this refresh was waiting for agent names.
+      if (resolvedHere.has(d.decision_id)) continue;
       seen.add(d.decision_id);
       let item = items.get(d.decision_id);
       if (!item) {
         item = card(d);
         items.set(d.decision_id, item);
         list.insertBefore(item.li, before);
+      } else if (item.agent.textContent !== agentText(d.agent_id)) {
+        item.agent.textContent = agentText(d.agent_id);
       }
       before = item.li.nextSibling;
     }
@@ -88,25 +132,62 @@ export async function render(view) {
     updated.textContent = `Updated ${new Date().toLocaleTimeString()}; refreshes every ${POLL_INTERVAL_MS / 1000} seconds.`;
   }
 
-  await refresh();
-  let polling = false;
-  const poll = setInterval(async () => {
-    if (polling) return;
-    polling = true;
+  // Polling: a chain of timeouts (never two refreshes at once), paused while the tab is hidden,
+  // slowed after a 429, and announcing a persisting failure once rather than on every poll.
+  let stopped = false;
+  let timer;
+  let inFlight = false;
+  let delay = POLL_INTERVAL_MS;
+  let notBefore = 0; // a Retry-After still running
+  let failure; // the error shown for the current run of failed polls
+  let loaded = false;
+
+  function schedule(ms) {
+    clearTimeout(timer);
+    if (!stopped && view.alive() && !document.hidden) timer = setTimeout(poll, ms);
+  }
+
+  async function poll() {
+    if (inFlight || stopped) return;
+    inFlight = true;
     try {
       await refresh();
+      loaded = true;
+      delay = POLL_INTERVAL_MS;
+      if (failure) view.clearError(failure);
+      failure = undefined;
     } catch (err) {
-      if (view.alive()) view.showError(err);
+      if (err?.status === 429) {
+        delay = err.retryAfterMs ? Math.min(Math.max(err.retryAfterMs, POLL_INTERVAL_MS), MAX_POLL_INTERVAL_MS) : Math.min(delay * 2, MAX_POLL_INTERVAL_MS);
+        notBefore = Date.now() + delay;
+      }
+      if (!loaded && view.alive()) count.textContent = 'The queue could not be loaded yet; trying again.';
+      if (!failure && view.alive()) {
+        failure = err;
+        view.showError(err);
+      }
     } finally {
-      polling = false;
+      inFlight = false;
+      schedule(delay);
     }
-  }, POLL_INTERVAL_MS);
+  }
+
+  function onVisibility() {
+    if (document.hidden) clearTimeout(timer);
+    else if (!inFlight) schedule(Math.max(0, notBefore - Date.now()));
+  }
+  document.addEventListener('visibilitychange', onVisibility);
+
+  // The first load goes through the same path: when it fails, polling still starts.
+  await poll();
   const tick = setInterval(() => {
     const now = Date.now();
     for (const { left, d } of items.values()) left.textContent = timeLeft(d.expires_at, now);
   }, TICK_MS);
   return () => {
-    clearInterval(poll);
+    stopped = true;
+    clearTimeout(timer);
     clearInterval(tick);
+    document.removeEventListener('visibilitychange', onVisibility);
   };
 }

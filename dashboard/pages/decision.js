@@ -11,9 +11,15 @@ export async function render(view) {
   view.main.append(pageHeading(`Decision ${d.decision_id}`), body, h('p', {}, h('a', { href: '#/approvals' }, 'Back to the approvals queue')));
   show(d);
 
+  // The controls that had the focus are gone: move it to the new status, which says the outcome.
+  function resolved(next) {
+    show(next);
+    document.getElementById('decision-status')?.focus();
+  }
+
   function show(d) {
     fill(body,
-      h('p', { class: `status status-${d.status}` }, `Status: ${d.status}`),
+      h('p', { class: `status status-${d.status}`, id: 'decision-status', tabindex: '-1' }, `Status: ${d.status}`),
       details([
         ['Decision', d.decision],
         ['Status', d.status],
@@ -29,7 +35,7 @@ export async function render(view) {
         ['Metadata', Object.keys(d.metadata || {}).length ? h('code', {}, JSON.stringify(d.metadata)) : '—'],
         ['Mode', d.livemode ? 'live' : 'test'],
       ]),
-      d.status === 'pending' ? h('section', { 'aria-labelledby': 'resolve-heading' }, h('h2', { id: 'resolve-heading' }, 'Resolve'), approvalActions(d, view, (resolved) => show(resolved))) : null,
+      d.status === 'pending' ? h('section', { 'aria-labelledby': 'resolve-heading' }, h('h2', { id: 'resolve-heading' }, 'Resolve'), approvalActions(d, view, resolved)) : null,
     );
   }
 }

@@ -160,13 +160,40 @@ suite('reviewer dashboard (headless Chromium)', () => {
     expect(left).toMatch(/\d+ (d|h|min|s)/);
     await shot(page, 'approvals');
 
-    await card.getByLabel('Note (optional)').fill('looks fine');
+    const note = card.getByLabel('Note for 50.00 USD at queue.example (optional)');
+    await note.fill('looks fine');
     await card.getByRole('button', { name: 'Approve 50.00 USD at queue.example' }).click();
     await expect.poll(() => page.getByRole('alert').textContent(), { timeout: UI_TIMEOUT_MS }).toContain(ENGINE_DOWN_MESSAGE);
     expect((await acct.test.get(`/v1/decisions/${decisionId}`)).body.status).toBe('pending');
+    // After the error the whole card is usable again.
+    expect(await card.getByRole('button', { name: 'Deny 50.00 USD at queue.example' }).isEnabled()).toBe(true);
+    expect(await note.isEnabled()).toBe(true);
     // Still queued, note kept, after the next poll.
     await page.waitForTimeout(4_500);
-    expect(await card.getByLabel('Note (optional)').inputValue()).toBe('looks fine');
+    expect(await note.inputValue()).toBe('looks fine');
+
+    // A card resolved on this page stays gone even though a poll may still list it as pending:
+    // the deny is answered 200 here without reaching the API, which keeps the request pending.
+    const otherId = await heldRequest(acct.test, 6_000, 'resolved.example');
+    const other = page.locator(`li[data-decision-id="${otherId}"]`);
+    await other.waitFor();
+    let denies = 0;
+    await page.route(`**/v1/approvals/${otherId}/deny`, async (route) => {
+      denies += 1;
+      // Slow enough for a second click to land while the first is in flight.
+      await new Promise((r) => setTimeout(r, 500));
+      await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ decision_id: otherId, status: 'denied' }) });
+    });
+    const deny = other.getByRole('button', { name: 'Deny 60.00 USD at resolved.example' });
+    await deny.click();
+    expect(await other.getByRole('button', { name: 'Approve 60.00 USD at resolved.example' }).isDisabled()).toBe(true);
+    expect(await other.getByLabel('Note for 60.00 USD at resolved.example (optional)').isDisabled()).toBe(true);
+    await other.waitFor({ state: 'detached' });
+    expect(denies).toBe(1);
+    expect((await acct.test.get(`/v1/decisions/${otherId}`)).body.status).toBe('pending');
+    await page.waitForTimeout(4_500);
+    expect(await other.count()).toBe(0);
+    await card.waitFor();
 
     await card.getByRole('link', { name: '50.00 USD at queue.example' }).click();
     await page.getByRole('heading', { name: `Decision ${decisionId}` }).waitFor();
@@ -207,6 +234,8 @@ suite('reviewer dashboard (headless Chromium)', () => {
     await page.getByLabel('Hold for approval above (minor units; empty to never hold on amount)').fill('');
     await page.getByRole('button', { name: 'Simulate this draft' }).click();
     await page.getByRole('heading', { name: 'Simulation' }).waitFor();
+    // The live region gets a one-line summary, not the whole table.
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/^Simulation: \d+ requests? replayed; [1-9]\d* would change/);
     const simulation = await page.locator('.simulation').textContent();
     expect(simulation).toMatch(/Changed outcomes\s*[1-9]/);
     expect((await acct.test.get(`/v1/policies/${heldPolicyId}`)).body.require_approval_above).toBe(1_000);
@@ -321,6 +350,22 @@ suite('reviewer dashboard (headless Chromium)', () => {
     await context.close();
   });
 
+  test('a malformed or unknown address shows the not-found page with the focus on its heading', async () => {
+    const { page, context } = await newPage();
+    await signIn(page, acct.test.key);
+    await page.getByRole('heading', { name: 'Pending approvals' }).waitFor();
+    for (const hash of ['#/%', '#/no-such-page']) {
+      await page.goto(url(hash));
+      const heading = page.getByRole('heading', { name: 'Page not found' });
+      await heading.waitFor();
+      await expect.poll(() => heading.evaluate((el) => el === document.activeElement)).toBe(true);
+      expect(await page.title()).toMatch(/^Not found/);
+      await page.goto(url('#/approvals'));
+      await page.getByRole('heading', { name: 'Pending approvals' }).waitFor();
+    }
+    await context.close();
+  });
+
   test('keyboard only: sign in, tab to an agent’s Freeze button and press it', async () => {
     const agent = (await acct.test.post('/v1/agents', { name: 'Keyboard target', policy_id: heldPolicyId })).body;
     const { page, context } = await newPage();
@@ -408,7 +453,7 @@ engineSuite('reviewer dashboard with a workflow engine (TEMPORAL_ADDRESS)', () =
     const held = await owner.test.post('/v1/authorize', { agent_id: agentId, amount: 4_200, currency: 'USD', vendor: 'engine.example' });
     expect(held.body.status).toBe('pending');
     const card = page.locator(`li[data-decision-id="${held.body.decision_id}"]`);
-    await card.getByLabel('Note (optional)').fill('expected invoice');
+    await card.getByLabel('Note for 42.00 USD at engine.example (optional)').fill('expected invoice');
     await card.getByRole('button', { name: 'Approve 42.00 USD at engine.example' }).click();
     await expect.poll(() => page.getByRole('status').textContent(), { timeout: 30_000 }).toContain('Approved: 42.00 USD at engine.example');
     await card.waitFor({ state: 'detached' });
