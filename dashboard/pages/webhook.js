@@ -1,4 +1,4 @@
-// One webhook endpoint and its recent deliveries, each with its latest attempts.
+// One webhook endpoint and its recent deliveries, each with its attempt count and last outcome.
 import { api } from '../api.js';
 import { details, h, pageHeading, table, when } from '../dom.js';
 
