@@ -12,22 +12,25 @@ export function periodsOf(at: Date): { month: string; day: string } {
 /** A policy as read alongside its agent: its rules; the timestamps are left out. */
 export type BoundPolicy = Omit<Selectable<PoliciesTable>, 'created_at' | 'updated_at' | 'deleted_at'>;
 
-/**
- * Locks the agent's row (every spend change of one agent takes this lock first) and reads its bound,
- * not deleted policy in the same round trip. Anything that changes under the lock, like spend, must
- * be read by a later statement: this one's snapshot is taken before the lock is granted.
- */
-export async function lockAgentWithPolicy(trx: DbOrTrx, accountId: string, livemode: boolean, agentId: string) {
-  const row = await trx
+/** The agent and its bound, not deleted policy (as `bound_policy`), in one statement. */
+function agentWithPolicy(db: DbOrTrx, accountId: string, livemode: boolean, agentId: string) {
+  return db
     .selectFrom('agents as a')
     .leftJoin('policies as p', (j) => j.onRef('p.id', '=', 'a.policy_id').on('p.deleted_at', 'is', null))
     .selectAll('a')
     .select(sql<BoundPolicy | null>`CASE WHEN p.id IS NULL THEN NULL ELSE to_jsonb(p) - ARRAY['created_at', 'updated_at', 'deleted_at'] END`.as('bound_policy'))
     .where('a.id', '=', agentId)
     .where('a.account_id', '=', accountId)
-    .where('a.livemode', '=', livemode)
-    .forUpdate('a')
-    .executeTakeFirst();
+    .where('a.livemode', '=', livemode);
+}
+
+/**
+ * Locks the agent's row (every spend change of one agent takes this lock first) and reads its
+ * policy in the same round trip. Anything that changes under the lock, like spend, must be read by
+ * a later statement: this one's snapshot is taken before the lock is granted.
+ */
+export async function lockAgentWithPolicy(trx: DbOrTrx, accountId: string, livemode: boolean, agentId: string) {
+  const row = await agentWithPolicy(trx, accountId, livemode, agentId).forUpdate('a').executeTakeFirst();
   if (!row) return undefined;
   const { bound_policy: policy, ...agent } = row;
   return { agent, policy: policy ?? undefined };
@@ -38,11 +41,7 @@ export async function lockAgentWithPolicy(trx: DbOrTrx, accountId: string, livem
  * for a decision whose write is conditional on `agentUnchanged`.
  */
 export async function readAgentState(db: DbOrTrx, accountId: string, livemode: boolean, agentId: string, periods: { month: string; day: string }) {
-  const row = await db
-    .selectFrom('agents as a')
-    .leftJoin('policies as p', (j) => j.onRef('p.id', '=', 'a.policy_id').on('p.deleted_at', 'is', null))
-    .selectAll('a')
-    .select(sql<BoundPolicy | null>`CASE WHEN p.id IS NULL THEN NULL ELSE to_jsonb(p) - ARRAY['created_at', 'updated_at', 'deleted_at'] END`.as('bound_policy'))
+  const row = await agentWithPolicy(db, accountId, livemode, agentId)
     .select((eb) =>
       eb
         .selectFrom('agent_spend as s')
@@ -51,14 +50,10 @@ export async function readAgentState(db: DbOrTrx, accountId: string, livemode: b
         .where('s.period', 'in', [periods.month, periods.day])
         .as('spend'),
     )
-    .where('a.id', '=', agentId)
-    .where('a.account_id', '=', accountId)
-    .where('a.livemode', '=', livemode)
     .executeTakeFirst();
   if (!row) return undefined;
   const { bound_policy: policy, spend: byPeriod, ...agent } = row;
-  const pick = (p: string) => ({ approved: Number(byPeriod?.[p]?.[0] ?? 0), reserved: Number(byPeriod?.[p]?.[1] ?? 0) });
-  const spend: SpendState = { month: pick(periods.month), day: pick(periods.day) };
+  const spend = spendState(periods, (p) => ({ approved: byPeriod?.[p]?.[0], reserved: byPeriod?.[p]?.[1] }));
   return { agent, policy: policy ?? undefined, spend };
 }
 
@@ -93,10 +88,12 @@ export async function readSpend(db: DbOrTrx, agentId: string, periods: { month: 
     .where('agent_id', '=', agentId)
     .where('period', 'in', [periods.month, periods.day])
     .execute();
-  const pick = (p: string) => {
-    const r = rows.find((x) => x.period === p);
-    return { approved: Number(r?.approved ?? 0), reserved: Number(r?.reserved ?? 0) };
-  };
+  return spendState(periods, (p) => rows.find((x) => x.period === p));
+}
+
+/** Month and day counters from whatever holds them; a period without a row has spent nothing. */
+function spendState(periods: { month: string; day: string }, of: (period: string) => { approved?: number | null; reserved?: number | null } | undefined): SpendState {
+  const pick = (p: string) => ({ approved: Number(of(p)?.approved ?? 0), reserved: Number(of(p)?.reserved ?? 0) });
   return { month: pick(periods.month), day: pick(periods.day) };
 }
 
