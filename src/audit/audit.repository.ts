@@ -4,6 +4,8 @@ import { newId } from '../ids.js';
 import { chainHash, GENESIS_HASH, type ChainedFields } from './audit-chain.js';
 
 export type AuditRow = Selectable<AuditRecordsTable>;
+/** A record as written, before the database numbers it. */
+export type NewAuditRow = Omit<AuditRow, 'insert_order'>;
 
 export interface AuditInput {
   accountId: string;
@@ -26,14 +28,14 @@ export interface AuditInput {
  * Writes one record, unsealed, in the caller's transaction: it commits (or not) with the change it
  * describes, and takes no lock. `sealChain` later gives it its sequence and hash.
  */
-export async function appendAudit(trx: DbOrTrx, input: AuditInput): Promise<AuditRow> {
+export async function appendAudit(trx: DbOrTrx, input: AuditInput): Promise<NewAuditRow> {
   const row = auditRecord(input);
   await auditInsert(trx, row).execute();
   return row;
 }
 
 /** The unsealed record `appendAudit` writes, for callers that write it together with other rows. */
-export function auditRecord(input: AuditInput): AuditRow {
+export function auditRecord(input: AuditInput): NewAuditRow {
   return {
     id: newId('aud'),
     account_id: input.accountId,
@@ -58,7 +60,7 @@ export function auditRecord(input: AuditInput): AuditRow {
   };
 }
 
-export function auditInsert(db: DbOrTrx, row: AuditRow) {
+export function auditInsert(db: DbOrTrx, row: NewAuditRow) {
   return db.insertInto('audit_records').values({ ...row, metadata: JSON.stringify(row.metadata) });
 }
 
@@ -86,8 +88,7 @@ export async function sealChain(db: Db, accountId: string, livemode: boolean): P
         .where('account_id', '=', accountId)
         .where('livemode', '=', livemode)
         .where('hash', 'is', null)
-        .orderBy('created_at')
-        .orderBy('id')
+        .orderBy('insert_order')
         .limit(SEAL_BATCH)
         .execute();
       if (pending.length === 0) return 0;

@@ -105,6 +105,8 @@ export interface AuditRecordsTable {
   sequence: number | null;
   prev_hash: string | null;
   hash: string | null;
+  /** Assigned by the database on insert: the order the sealer chains committed records in. */
+  insert_order: Generated<number>;
 }
 
 /** One row per (account, mode): the head of that audit chain, locked to append. */

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { auditInsert, auditRecord, sealChain } from '../../src/audit/audit.repository.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
 
 let ctx: TestContext;
@@ -143,5 +144,23 @@ describe('GET /v1/audit-logs/verify', () => {
     });
     const res = await a.test.get('/v1/audit-logs/verify');
     expect(res.body).toMatchObject({ valid: false, records: 4, first_invalid_sequence: 3 });
+  });
+});
+
+describe('sealing order', () => {
+  test('records written by one transaction in the same millisecond are chained in the order they were written', async () => {
+    const a = await ctx.account();
+    const at = new Date();
+    // Ids sort the other way round from the order of writing, and the timestamps tie.
+    const first = { ...auditRecord({ accountId: a.id, livemode: false, type: 'test.first', actor: { type: 'system', id: null } }), id: 'aud_zzzzzzzzzzzzzzzzzzzzzzzz', created_at: at };
+    const second = { ...auditRecord({ accountId: a.id, livemode: false, type: 'test.second', actor: { type: 'system', id: null } }), id: 'aud_000000000000000000000000', created_at: at };
+    await ctx.database.db.transaction().execute(async (trx) => {
+      await auditInsert(trx, first).execute();
+      await auditInsert(trx, second).execute();
+    });
+    await sealChain(ctx.database.db, a.id, false);
+    const rows = (await sql<{ type: string; sequence: number }>`SELECT type, sequence FROM audit_records WHERE account_id = ${a.id} AND type LIKE 'test.%' ORDER BY sequence`.execute(ctx.database.db)).rows;
+    expect(rows.map((r) => r.type)).toEqual(['test.first', 'test.second']);
+    expect((await a.test.get('/v1/audit-logs/verify')).body).toMatchObject({ valid: true });
   });
 });
