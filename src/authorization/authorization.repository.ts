@@ -63,10 +63,7 @@ export async function readAgentState(db: DbOrTrx, accountId: string, livemode: b
  * it held (a precondition for `executeTogether`).
  */
 export function agentUnchanged(db: DbOrTrx, seen: { id: string; decision_seq: number; policy_id: string | null }) {
-  return db
-    .updateTable('agents')
-    .set((eb) => ({ decision_seq: eb('decision_seq', '+', 1) }))
-    .where('id', '=', seen.id)
+  return countDecision(db, seen.id)
     .where('decision_seq', '=', seen.decision_seq)
     .where('status', '=', 'active')
     .where((eb) => (seen.policy_id === null ? eb('policy_id', 'is', null) : eb('policy_id', '=', seen.policy_id)))
@@ -130,10 +127,6 @@ export function spendIncrease(db: DbOrTrx, agentId: string, periods: { month: st
         reserved: eb('agent_spend.reserved', '+', eb.ref('excluded.reserved')),
       })),
     );
-}
-
-export async function insertDecision(db: DbOrTrx, row: DecisionRow): Promise<void> {
-  await decisionInsert(db, row).execute();
 }
 
 export function decisionInsert(db: DbOrTrx, row: DecisionRow) {

@@ -6,14 +6,9 @@ import { monthEnd, monthStart, type Month } from './month.js';
 export const USAGE_COUNTER_SHARDS = 8;
 
 /**
- * Counts one billable check. Called inside the decision's transaction, as its last write, so the
- * count commits with the decision or not at all, and the row lock is held only until the commit.
+ * Counts one billable check. Written by the same statement as the decision, so the count commits
+ * with it or not at all, and the row lock is held only until that commit.
  */
-export async function countCheck(trx: DbOrTrx, accountId: string, month: Month, shard?: number): Promise<void> {
-  await countCheckStatement(trx, accountId, month, shard).execute();
-}
-
-/** The upsert `countCheck` runs, for callers that write it together with other rows. */
 export function countCheckStatement(db: DbOrTrx, accountId: string, month: Month, shard = Math.floor(Math.random() * USAGE_COUNTER_SHARDS)) {
   return db
     .insertInto('usage_counters')
