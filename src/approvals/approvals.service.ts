@@ -2,7 +2,7 @@ import { requireRole, STAFF, type Caller } from '../caller.js';
 import type { Db, DecisionStatus } from '../db/database.js';
 import { decodeCursor, toPage } from '../db/pagination.js';
 import { findDecisionInScope } from '../authorization/authorization.repository.js';
-import { toDecisionView, type DecisionView } from '../authorization/decision.view.js';
+import { toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
 import { AppError, conflict, notFound } from '../errors.js';
 import { EngineUnavailableError, ResolutionRejectedError, type WorkflowGateway } from '../temporal/gateway.js';
 import { listHeld } from './approvals.repository.js';
@@ -36,6 +36,9 @@ export async function resolveApproval(
   requireRole(caller, STAFF);
   const decision = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
   if (!decision || decision.expires_at === null) throw notFound('approval', 'decision_id');
+  // A retry of this reviewer's own outcome (say after a 503 while the Update still applied) is
+  // answered from the row: success is decided by the database, never by the transport.
+  if (resolvedAsAsked(decision, caller.keyId, outcome)) return toDecisionView(decision);
   if (decision.status !== 'pending') throw conflict(`The request was already resolved (${decision.status}).`, 'decision_id');
   let summary;
   try {
@@ -43,6 +46,8 @@ export async function resolveApproval(
   } catch (err) {
     if (err instanceof ResolutionRejectedError) throw conflict('The request was already resolved.', 'decision_id');
     if (err instanceof EngineUnavailableError) {
+      const now = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
+      if (now && resolvedAsAsked(now, caller.keyId, outcome)) return toDecisionView(now);
       throw new AppError('service_unavailable', 'The workflow engine is unavailable; the request stays pending. Retry later.');
     }
     throw err;
@@ -54,4 +59,9 @@ export async function resolveApproval(
     throw conflict(`The request was already resolved (${after?.status ?? summary.status}).`, 'decision_id');
   }
   return toDecisionView(after);
+}
+
+/** The row shows this key's own outcome: the request it asked for has been recorded. */
+function resolvedAsAsked(row: DecisionRow, keyId: string, outcome: 'approved' | 'denied'): boolean {
+  return row.resolved_by === keyId && row.status === outcome;
 }

@@ -141,6 +141,9 @@ export class TemporalGateway implements WorkflowGateway {
       return await client.withDeadline(deadline, () =>
         client.workflow.executeUpdateWithStart(resolveUpdate, {
           args: [outcome],
+          // The same reviewer asking the same thing again (a retry after a timeout) attaches to
+          // the Update already sent instead of sending a second one.
+          updateId: `${outcome.outcome === 'approved' ? 'approve' : 'deny'}-${decision.id}-${outcome.reviewer ?? 'anonymous'}`,
           startWorkflowOperation: new WithStartWorkflowOperation('heldAuthorization', heldStartOptions(decision, this.settings.taskQueue)),
         }),
       );

@@ -78,6 +78,21 @@ describe('POST /v1/approvals/:decision_id/approve and /deny (fake inline engine)
     expect(res.body).not.toHaveProperty('authorization_token');
   });
 
+  test('a reviewer repeating its own outcome (a retry after a timeout) gets 200 with the recorded decision; another key or outcome gets 409', async () => {
+    const agentId = await heldAgent(upAcct);
+    const held = await authorize(upAcct, agentId, 700);
+    const first = await upAcct.test.post(`/v1/approvals/${held.body.decision_id}/approve`);
+    expect(first.status).toBe(200);
+    const retry = await upAcct.test.post(`/v1/approvals/${held.body.decision_id}/approve`);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual(first.body);
+    expect((await upAcct.test.post(`/v1/approvals/${held.body.decision_id}/deny`)).status).toBe(409);
+    const otherReviewer = up.client((await upAcct.test.post('/v1/api-keys', { name: 'r2', role: 'reviewer' })).body.key);
+    const other = await otherReviewer.post(`/v1/approvals/${held.body.decision_id}/approve`);
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('conflict');
+  });
+
   test('a long-polling agent wakes with the outcome', async () => {
     const agentId = await heldAgent(upAcct);
     const held = await authorize(upAcct, agentId, 700);
