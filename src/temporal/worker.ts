@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities/index.js';
 import type { Logger } from '../logger.js';
 import { ALL_SEARCH_ATTRIBUTE_KEYS } from './search-attributes.js';
@@ -57,7 +57,13 @@ export interface RunningWorker {
 }
 
 /** Connects, registers search attributes and runs the worker until shut down. Throws if the engine is unreachable. */
-export async function startWorker(settings: WorkerSettings, deps: ActivityDeps, log: Logger, connection?: NativeConnection): Promise<RunningWorker> {
+export async function startWorker(
+  settings: WorkerSettings,
+  deps: ActivityDeps,
+  log: Logger,
+  opts: { connection?: NativeConnection; workflowBundle?: WorkflowBundle } = {},
+): Promise<RunningWorker> {
+  const { connection } = opts;
   // Connect first: while the engine is down this fails fast and the caller retries quietly.
   const nativeConnection = connection ?? (await NativeConnection.connect({ address: settings.address }));
   try {
@@ -76,7 +82,11 @@ export async function startWorker(settings: WorkerSettings, deps: ActivityDeps, 
     connection: nativeConnection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
-    ...(fs.existsSync(WORKFLOW_BUNDLE_PATH) ? { workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(opts.workflowBundle
+      ? { workflowBundle: opts.workflowBundle }
+      : fs.existsSync(WORKFLOW_BUNDLE_PATH)
+        ? { workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } }
+        : { workflowsPath: WORKFLOWS_PATH }),
     activities: createActivities(deps),
     shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS,
   });

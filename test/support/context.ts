@@ -32,6 +32,8 @@ export interface TestAccount {
 
 export interface TestContext {
   database: Database;
+  /** The PostgreSQL URL of this context's database; undefined on the embedded database. */
+  databaseUrl: string | undefined;
   baseUrl: string;
   server: RunningServer;
   signer: TokenSigner;
@@ -119,6 +121,7 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
 
   return {
     database,
+    databaseUrl: url,
     baseUrl,
     server,
     signer,

@@ -1,12 +1,15 @@
 /**
  * Which Temporal server a server test may use, never downloading one:
  *   TEMPORAL_ADDRESS=localhost:7233         an existing server
- *   TEMPORAL_CLI_PATH=/path/to/temporal     the CLI's dev server, started by the test
+ *   TEMPORAL_CLI_PATH=/path/to/temporal     the CLI's dev server, started by the test file
+ *                                           (built by scripts/temporal-cli.sh)
  *   TEMPORAL_TEST_SERVER_PATH=/path/to/temporal-test-server   the time-skipping test server
+ * Without any of them a server test skips with one printed line, except in CI (CI=true), where a
+ * missing server is a failure: .ci/run always provides one.
  */
 import fs from 'node:fs';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { ALL_SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/search-attributes.js';
+import { startDevServer, type DevServer } from './dev-server.js';
 
 export type ServerMode = { kind: 'existing'; address: string } | { kind: 'dev-server'; path: string } | { kind: 'time-skipping'; path: string };
 
@@ -20,6 +23,9 @@ const isExecutableFile = (p: string | undefined): p is string => {
   }
 };
 
+/** True on CI runs, where a server test must never skip for lack of a server. */
+export const SERVER_REQUIRED = /^(1|true|yes)$/i.test(process.env.CI ?? '');
+
 export function pickServerMode(): ServerMode | { skip: string } {
   const address = process.env.TEMPORAL_ADDRESS?.trim();
   if (address) return { kind: 'existing', address };
@@ -29,20 +35,56 @@ export function pickServerMode(): ServerMode | { skip: string } {
   if (isExecutableFile(testServer)) return { kind: 'time-skipping', path: testServer };
   const named = cli ? `TEMPORAL_CLI_PATH=${cli}` : testServer ? `TEMPORAL_TEST_SERVER_PATH=${testServer}` : undefined;
   return {
-    skip: named ? `${named} is not an executable file` : 'no Temporal server (set TEMPORAL_ADDRESS, TEMPORAL_CLI_PATH or TEMPORAL_TEST_SERVER_PATH)',
+    skip: named
+      ? `${named} is not an executable file`
+      : 'no Temporal server (set TEMPORAL_CLI_PATH=$(scripts/temporal-cli.sh), TEMPORAL_ADDRESS or TEMPORAL_TEST_SERVER_PATH)',
   };
 }
 
+/**
+ * The mode for a server test file, printing the one skip line when there is none. In CI a missing
+ * server throws at collection, so the file fails instead of skipping.
+ */
+export function serverModeOrSkip(label: string): ServerMode | undefined {
+  const picked = pickServerMode();
+  if (!('skip' in picked)) return picked;
+  if (SERVER_REQUIRED) throw new Error(`[${label}] CI=true but ${picked.skip}: server tests must run in CI`);
+  console.log(`[${label}] skipped: ${picked.skip}`);
+  return undefined;
+}
+
+export interface ServerEnvironment {
+  env: TestWorkflowEnvironment;
+  address: string;
+  namespace: string;
+  /** The dev server this file started (dev-server mode only). */
+  devServer?: DevServer;
+  teardown(): Promise<void>;
+}
+
 /** Never bare createLocal/createTimeSkipping: without an explicit executable they download one. */
-export async function createServerEnvironment(m: ServerMode): Promise<TestWorkflowEnvironment> {
+export async function createServerEnvironment(m: ServerMode, opts: { uiPort?: number; dbFile?: string } = {}): Promise<TestWorkflowEnvironment> {
+  return (await openServer(m, opts)).env;
+}
+
+export async function openServer(m: ServerMode, opts: { uiPort?: number; dbFile?: string } = {}): Promise<ServerEnvironment> {
+  const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
   switch (m.kind) {
-    case 'existing':
-      return TestWorkflowEnvironment.createFromExistingServer({ address: m.address, namespace: process.env.TEMPORAL_NAMESPACE || 'default' });
-    case 'dev-server':
-      return TestWorkflowEnvironment.createLocal({
-        server: { executable: { type: 'existing-path', path: m.path }, searchAttributes: ALL_SEARCH_ATTRIBUTE_KEYS },
-      });
-    case 'time-skipping':
-      return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: m.path } } });
+    case 'existing': {
+      const env = await TestWorkflowEnvironment.createFromExistingServer({ address: m.address, namespace });
+      return { env, address: m.address, namespace, teardown: () => env.teardown() };
+    }
+    case 'dev-server': {
+      const devServer = await startDevServer({ cliPath: m.path, namespace, ...opts });
+      const env = await TestWorkflowEnvironment.createFromExistingServer({ address: devServer.address, namespace });
+      const teardown = env.teardown.bind(env);
+      // The environment's own teardown stops the dev server this file started, too.
+      Object.defineProperty(env, 'teardown', { value: async () => { await teardown(); await devServer.stop(); } });
+      return { env, address: devServer.address, namespace, devServer, teardown: () => env.teardown() };
+    }
+    case 'time-skipping': {
+      const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: m.path } } });
+      return { env, address: env.address, namespace: env.namespace ?? 'default', teardown: () => env.teardown() };
+    }
   }
 }

@@ -19,13 +19,11 @@ import { previousMonth } from '../../src/usage/month.js';
 import type { usageReport } from '../../workflows/usage-report.js';
 import type { UsageReportResult } from '../../workflows/usage-report.types.js';
 import { createTestContext, type TestContext } from '../support/context.js';
-import { createServerEnvironment, pickServerMode } from '../support/temporal-server.js';
+import { createServerEnvironment, serverModeOrSkip } from '../support/temporal-server.js';
 
 const WORKFLOWS_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workflows/index.ts');
 
-const picked = pickServerMode();
-const mode = 'skip' in picked ? undefined : picked;
-if ('skip' in picked) console.log(`[workflows] usage report skipped: ${picked.skip}`);
+const mode = serverModeOrSkip('workflows: usage report');
 
 describe.skipIf(!mode)(`usageReport on a Temporal server (${mode?.kind ?? 'none'})`, () => {
   let env: TestWorkflowEnvironment;

@@ -1,0 +1,107 @@
+/**
+ * The whole service against a real Temporal server, in one test process: the API on 127.0.0.1
+ * with the real gateway, the outbox relay, and a worker with the real activities on the test's
+ * database. Server tests act through the API as a user would.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundle } from '@temporalio/worker';
+import type { ActivityDeps } from '../../activities/index.js';
+import { createLogger, type Logger } from '../../src/logger.js';
+import { TemporalGateway } from '../../src/temporal/gateway.js';
+import { OutboxRelay } from '../../src/temporal/outbox-relay.js';
+import { startWorker, type RunningWorker, type WorkerSettings } from '../../src/temporal/worker.js';
+import { createTestContext, type TestContext, type TestContextOptions } from './context.js';
+import { openServer, type ServerEnvironment, type ServerMode } from './temporal-server.js';
+
+export const WORKFLOWS_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workflows/index.ts');
+export const RELAY_TEST_POLL_MS = 100;
+
+let runtimeInstalled = false;
+/** The SDK logs every worker state change at INFO: keep test output to errors (a retried activity logs a warning per attempt). */
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger((process.env.TEST_TEMPORAL_LOG_LEVEL as 'WARN' | undefined) ?? 'ERROR') });
+  } catch {
+    // Already installed by an earlier user in this process: keep that one.
+  }
+}
+
+let bundle: Promise<WorkflowBundle> | undefined;
+/** Bundled once per test file (a few seconds), from the sources. */
+export function workflowBundle(): Promise<WorkflowBundle> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
+  return bundle;
+}
+
+export interface EngineStack {
+  server: ServerEnvironment;
+  ctx: TestContext;
+  settings: WorkerSettings;
+  relay: OutboxRelay;
+  log: Logger;
+  /** The running worker, when there is one. */
+  worker: RunningWorker | undefined;
+  /** Starts a worker with the real activities (stopping none). */
+  startWorker(): Promise<RunningWorker>;
+  stopWorker(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface EngineStackOptions {
+  uiPort?: number;
+  dbFile?: string;
+  context?: TestContextOptions;
+  /** Extra activity dependencies (billing meter, …). */
+  deps?: Partial<ActivityDeps>;
+  /** Start no worker at first (the test starts it). */
+  noWorker?: boolean;
+  /** Use this server instead of opening one (e.g. started later by the test). */
+  server?: ServerEnvironment;
+  /** Gateway address override (e.g. a port where the engine is not running yet). */
+  address?: string;
+}
+
+export async function openEngineStack(mode: ServerMode, opts: EngineStackOptions = {}): Promise<EngineStack> {
+  quietRuntime();
+  const server = opts.server ?? (await openServer(mode, { ...(opts.uiPort !== undefined ? { uiPort: opts.uiPort } : {}), ...(opts.dbFile ? { dbFile: opts.dbFile } : {}) }));
+  const settings: WorkerSettings = { address: opts.address ?? server.address, namespace: server.namespace, taskQueue: 'spend-authorization' };
+  // A database of this file's own: the relay carries every account's rows.
+  const ctx = await createTestContext({ testModeRateLimit: 100_000, allowPrivateUrls: true, ownDatabase: true, ...opts.context, gateway: () => new TemporalGateway(settings) });
+  const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const relay = new OutboxRelay({ db: ctx.database.db, gateway: ctx.gateway, log, pollIntervalMs: RELAY_TEST_POLL_MS });
+  relay.start();
+  const stack: EngineStack = {
+    server,
+    ctx,
+    settings,
+    relay,
+    log,
+    worker: undefined,
+    async startWorker() {
+      const w = await startWorker(
+        settings,
+        { db: ctx.database.db, signer: ctx.signer, allowPrivateUrls: true, log, ...opts.deps },
+        log,
+        { workflowBundle: await workflowBundle() },
+      );
+      stack.worker = w;
+      return w;
+    },
+    async stopWorker() {
+      const w = stack.worker;
+      stack.worker = undefined;
+      await w?.shutdown();
+    },
+    async close() {
+      await relay.stop();
+      await stack.stopWorker();
+      await ctx.close();
+      if (!opts.server) await server.teardown();
+    },
+  };
+  if (!opts.noWorker) await stack.startWorker();
+  return stack;
+}
