@@ -9,10 +9,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { TemporalGateway } from '../../src/temporal/gateway.js';
-import { OutboxRelay } from '../../src/temporal/outbox-relay.js';
-import { startWorker, type RunningWorker } from '../../src/temporal/worker.js';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -26,10 +22,7 @@ const UI_TIMEOUT_MS = 15_000;
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.log(`[dashboard] skipped: ${CHROMIUM} not found (install Debian's chromium package)`);
 const suite = hasChromium ? describe : describe.skip;
-// The full approve path needs a running workflow engine; it is never started or downloaded here.
-const TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS?.trim();
-if (hasChromium && !TEMPORAL_ADDRESS) console.log('[dashboard] approve with a workflow engine skipped: set TEMPORAL_ADDRESS to run it');
-const engineSuite = hasChromium && TEMPORAL_ADDRESS ? describe : describe.skip;
+// The full approve path with a workflow engine is in test/e2e/with-engine.browser.test.ts.
 
 let ctx: TestContext;
 let browser: Browser;
@@ -410,58 +403,4 @@ suite('reviewer dashboard (headless Chromium)', () => {
     await shot(page, 'approvals-zoom-200');
     await context.close();
   });
-});
-
-engineSuite('reviewer dashboard with a workflow engine (TEMPORAL_ADDRESS)', () => {
-  let engineCtx: TestContext;
-  let engineBrowser: Browser;
-  let worker: RunningWorker;
-  let relay: OutboxRelay;
-  let owner: TestAccount;
-  let agentId: string;
-
-  beforeAll(async () => {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    // A task queue of this run's own, so no other worker picks up its workflows.
-    const settings = { address: TEMPORAL_ADDRESS!, namespace: process.env.TEMPORAL_NAMESPACE || 'default', taskQueue: `dashboard-e2e-${Date.now().toString(36)}` };
-    engineCtx = await createTestContext({ testModeRateLimit: 100_000, gateway: () => new TemporalGateway(settings) });
-    owner = await engineCtx.account('growth');
-    const log = createLogger('silent');
-    relay = new OutboxRelay({ db: engineCtx.database.db, gateway: engineCtx.gateway, log, accountId: owner.id });
-    relay.start();
-    worker = await startWorker(settings, { db: engineCtx.database.db, signer: engineCtx.signer, allowPrivateUrls: false }, log);
-    const policy = await owner.test.post('/v1/policies', policyBody({ require_approval_above: 1_000 }));
-    agentId = (await owner.test.post('/v1/agents', { name: 'Engine bot', policy_id: policy.body.id })).body.id;
-    engineBrowser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  }, 120_000);
-  afterAll(async () => {
-    await engineBrowser?.close();
-    await relay?.stop();
-    await worker?.shutdown();
-    await engineCtx?.close();
-  });
-
-  test('approve: the held request is approved with a token and leaves the queue', async () => {
-    const context = await engineBrowser.newContext();
-    const page = await context.newPage();
-    page.setDefaultTimeout(UI_TIMEOUT_MS);
-    await page.goto(`${engineCtx.baseUrl}/dashboard#/approvals`);
-    await page.getByLabel('API key').fill(owner.test.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Pending approvals' }).waitFor();
-
-    const held = await owner.test.post('/v1/authorize', { agent_id: agentId, amount: 4_200, currency: 'USD', vendor: 'engine.example' });
-    expect(held.body.status).toBe('pending');
-    const card = page.locator(`li[data-decision-id="${held.body.decision_id}"]`);
-    await card.getByLabel('Note for 42.00 USD at engine.example (optional)').fill('expected invoice');
-    await card.getByRole('button', { name: 'Approve 42.00 USD at engine.example' }).click();
-    await expect.poll(() => page.getByRole('status').textContent(), { timeout: 30_000 }).toContain('Approved: 42.00 USD at engine.example');
-    await card.waitFor({ state: 'detached' });
-    expect(await page.getByRole('alert').textContent()).toBe('');
-    const decided = (await owner.test.get(`/v1/decisions/${held.body.decision_id}`)).body;
-    expect(decided).toMatchObject({ decision: 'approved', status: 'approved' });
-    expect(decided.authorization_token).toMatch(/^gca_/);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'approvals-approved.png'), fullPage: true });
-    await context.close();
-  }, 60_000);
 });

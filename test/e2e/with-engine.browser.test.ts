@@ -1,0 +1,106 @@
+/**
+ * In a real browser (Debian's chromium, driven by playwright-core) with a real workflow engine:
+ * the reviewer approves from our dashboard, and an operator finds a held request in the Temporal
+ * Web UI of the dev server through its ApprovalStatus search attribute. Screenshots go to
+ * test-artifacts/with-engine/.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { heldWorkflowId } from '../../src/temporal/ids.js';
+import { policyBody, type TestAccount } from '../support/context.js';
+import { openEngineStack, type EngineStack } from '../support/engine-stack.js';
+import { serverModeOrSkip } from '../support/temporal-server.js';
+import { until } from '../support/wait.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'with-engine');
+const UI_TIMEOUT_MS = 30_000;
+
+const hasChromium = fs.existsSync(CHROMIUM);
+if (!hasChromium) console.log(`[with engine] skipped: ${CHROMIUM} not found (install Debian's chromium package)`);
+const mode = hasChromium ? serverModeOrSkip('with engine') : undefined;
+
+describe.skipIf(!mode)('the dashboard and the Temporal UI with a workflow engine', () => {
+  let stack: EngineStack;
+  let browser: Browser;
+  let owner: TestAccount;
+  let agentId: string;
+
+  beforeAll(async () => {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    stack = await openEngineStack(mode!, { uiPort: 0 });
+    owner = await stack.ctx.account('growth');
+    const policy = await owner.test.post('/v1/policies', policyBody({ require_approval_above: 1_000 }));
+    agentId = (await owner.test.post('/v1/agents', { name: 'Engine bot', policy_id: policy.body.id })).body.id;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+
+  async function held(amount: number, vendor: string): Promise<string> {
+    const res = await owner.test.post('/v1/authorize', { agent_id: agentId, amount, currency: 'USD', vendor });
+    expect(res.body.status).toBe('pending');
+    const id = res.body.decision_id as string;
+    const handle = stack.server.env.client.workflow.getHandle(heldWorkflowId(id));
+    await until(`workflow of ${id} running`, async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined));
+    return id;
+  }
+
+  test('dashboard: the reviewer approves a held request; it is approved with a token and leaves the queue', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(UI_TIMEOUT_MS);
+    await page.goto(`${stack.ctx.baseUrl}/dashboard#/approvals`);
+    await page.getByLabel('API key').fill(owner.test.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Pending approvals' }).waitFor();
+
+    const id = await held(4_200, 'engine.example');
+    const card = page.locator(`li[data-decision-id="${id}"]`);
+    await card.getByLabel('Note for 42.00 USD at engine.example (optional)').fill('expected invoice');
+    await card.getByRole('button', { name: 'Approve 42.00 USD at engine.example' }).click();
+    await expect.poll(() => page.getByRole('status').textContent(), { timeout: 30_000 }).toContain('Approved: 42.00 USD at engine.example');
+    await card.waitFor({ state: 'detached' });
+    expect(await page.getByRole('alert').textContent()).toBe('');
+    const decided = (await owner.test.get(`/v1/decisions/${id}`)).body;
+    expect(decided).toMatchObject({ decision: 'approved', status: 'approved' });
+    expect(decided.authorization_token).toMatch(/^gca_/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-approved.png'), fullPage: true });
+    await context.close();
+  }, 90_000);
+
+  test.skipIf(mode?.kind !== 'dev-server')('Temporal UI: an operator finds the held workflow by ApprovalStatus = "pending" and opens it', async () => {
+    const uiUrl = stack.server.devServer!.uiUrl!;
+    const id = await held(7_300, 'operator.example');
+    const workflowId = heldWorkflowId(id);
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(UI_TIMEOUT_MS);
+
+    // Visibility is eventually consistent: reload until the list shows the new workflow.
+    const query = encodeURIComponent(`ApprovalStatus="pending" AND WorkflowId="${workflowId}"`);
+    await until('held workflow listed in the Temporal UI', async () => {
+      await page.goto(`${uiUrl}/namespaces/${stack.server.namespace}/workflows?query=${query}`);
+      try {
+        await page.getByRole('link', { name: workflowId }).waitFor({ timeout: 3_000 });
+        return true;
+      } catch {
+        return undefined;
+      }
+    }, 60_000, 500);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'temporal-ui-pending-holds.png'), fullPage: true });
+
+    await page.getByRole('link', { name: workflowId }).click();
+    await page.waitForURL(new RegExp(`/workflows/${workflowId}/`));
+    await page.getByText('heldAuthorization').first().waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'temporal-ui-held-workflow.png'), fullPage: true });
+    await context.close();
+  }, 120_000);
+});
