@@ -160,7 +160,7 @@ describe.skipIf(!mode)('held requests on a Temporal server, through the API', ()
     await operatorSignal(id, { outcome: 'denied', note: 'vendor not allowed', reviewer: 'ops@example.com' });
     expect(await handle.result()).toMatchObject({ status: 'denied', resolvedBy: 'ops@example.com' });
     expect(await decision(id)).toMatchObject({ decision: 'denied', status: 'denied' });
-    await recordHistory(temporal(), heldWorkflowId(id), 'denied-by-signal');
+    await recordHistory(temporal(), heldWorkflowId(id), 'denied-by-signal-after-malformed-signals');
   });
 
   test('nobody decides within approval_timeout_seconds: expired, approval_expired, the reservation released; a later approval is 409', async () => {
