@@ -71,7 +71,7 @@ async function runProcess(config: Config, mode: ProcessMode): Promise<void> {
       // Printed once, on the first start of an empty embedded database: it is never stored in clear.
       process.stdout.write(
         `\nDev account ${created.account.id} created.\nAdmin test key (shown once, keep it): ${created.keys.test}\n` +
-          `Reviewer dashboard: http://localhost:${config.port}/dashboard (sign in with this key)\n\n`,
+          `Sign in to the reviewer dashboard with this key (its address is printed once the API listens).\n\n`,
       );
     }
   } else {
@@ -98,10 +98,15 @@ async function runProcess(config: Config, mode: ProcessMode): Promise<void> {
 
   let address = config.temporal.address;
   let teardownLocal: (() => Promise<void>) | undefined;
+  let temporalUi: string | undefined;
   if (mode === 'dev' && !config.temporal.addressGiven) {
-    const local = await tryLocalDevServer(config.temporal.namespace, log);
+    const local = await tryLocalDevServer(
+      { namespace: config.temporal.namespace, cliPath: config.temporal.cliPath, searchPath: config.temporal.searchPath, dataDir: config.dataDir },
+      log,
+    );
     if (local) {
       address = local.address;
+      temporalUi = local.uiUrl;
       teardownLocal = () => local.teardown();
     }
   }
@@ -131,6 +136,14 @@ async function runProcess(config: Config, mode: ProcessMode): Promise<void> {
   if (mode === 'serve' || mode === 'dev') {
     const running = await startHttpServer(database, config, { signer, gateway, waiter, allowPrivateUrls: config.webhookAllowPrivateUrls, metrics }, log);
     log.info({ port: running.port, database: database.kind }, 'API listening');
+    if (mode === 'dev') {
+      process.stdout.write(
+        `\nReviewer dashboard: http://localhost:${running.port}/dashboard\n` +
+          (temporalUi
+            ? `Temporal UI:        ${temporalUi} (held requests: ApprovalStatus="pending")\n\n`
+            : `Temporal UI:        none (no local Temporal CLI; see README, "Workflow engine")\n\n`),
+      );
+    }
     const stopHousekeeping = startHousekeeping(database.db, log);
     drains.push(async () => stopHousekeeping(), () => running.close());
   }

@@ -17,6 +17,7 @@ const envSchema = z.object({
   TEMPORAL_ADDRESS: z.string().min(1).default('localhost:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('spend-authorization'),
+  TEMPORAL_CLI_PATH: z.string().min(1).optional(),
   TOKEN_SIGNING_KEY: z.string().min(1).optional(),
   PUBLIC_BASE_URL: optionalUrl,
   WEBHOOK_ALLOW_PRIVATE_URLS: bool.default(false),
@@ -34,7 +35,16 @@ export interface Config {
   port: number;
   databaseUrl: string | undefined;
   dataDir: string;
-  temporal: { address: string; namespace: string; taskQueue: string; addressGiven: boolean };
+  temporal: {
+    address: string;
+    namespace: string;
+    taskQueue: string;
+    addressGiven: boolean;
+    /** `dev` without TEMPORAL_ADDRESS starts this Temporal CLI's dev server (else one found on PATH). */
+    cliPath: string | undefined;
+    /** The process's PATH, where `dev` looks for a `temporal` binary. */
+    searchPath: string | undefined;
+  };
   tokenSigningKey: string | undefined;
   publicBaseUrl: string | undefined;
   webhookAllowPrivateUrls: boolean;
@@ -72,6 +82,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       addressGiven: raw.TEMPORAL_ADDRESS !== undefined,
+      cliPath: e.TEMPORAL_CLI_PATH ? path.resolve(e.TEMPORAL_CLI_PATH) : undefined,
+      searchPath: env.PATH,
     },
     tokenSigningKey: e.TOKEN_SIGNING_KEY,
     publicBaseUrl: e.PUBLIC_BASE_URL,

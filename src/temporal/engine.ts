@@ -1,7 +1,9 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { ActivityDeps } from '../../activities/index.js';
 import type { Logger } from '../logger.js';
 import { startWorker, type RunningWorker, type WorkerSettings } from './worker.js';
-import { ALL_SEARCH_ATTRIBUTE_KEYS } from './search-attributes.js';
+import { findTemporalCli, preferredPort, startDevServer } from './dev-server.js';
 
 export const WORKER_RETRY_MIN_MS = 2_000;
 export const WORKER_RETRY_MAX_MS = 30_000;
@@ -48,18 +50,41 @@ export function superviseWorker(settings: WorkerSettings, deps: ActivityDeps, lo
   };
 }
 
+export const DEV_SERVER_GRPC_PORT = 7233;
+export const DEV_SERVER_UI_PORT = 8233;
+
 /**
- * For `dev` without TEMPORAL_ADDRESS: the SDK's local dev server (it downloads the Temporal CLI on
- * first use, so it only works where the internet is reachable). Undefined when it cannot start.
+ * For `dev` without TEMPORAL_ADDRESS: the dev server of a local Temporal CLI (TEMPORAL_CLI_PATH,
+ * `temporal` on PATH, or the build of scripts/temporal-cli.sh), with its Web UI, persisted next to
+ * the embedded database. Never downloads anything; undefined when there is no binary or it fails.
  */
-export async function tryLocalDevServer(namespace: string, log: Logger): Promise<{ address: string; teardown(): Promise<void> } | undefined> {
+export async function tryLocalDevServer(
+  opts: { namespace: string; cliPath: string | undefined; searchPath: string | undefined; dataDir: string | undefined },
+  log: Logger,
+): Promise<{ address: string; uiUrl: string | undefined; teardown(): Promise<void> } | undefined> {
+  const cli = findTemporalCli({ configured: opts.cliPath, searchPath: opts.searchPath });
+  if (!cli) {
+    log.warn(
+      opts.cliPath
+        ? `TEMPORAL_CLI_PATH=${opts.cliPath} is not an executable file; no workflow engine started`
+        : 'no Temporal CLI found (TEMPORAL_CLI_PATH, `temporal` on PATH, or scripts/temporal-cli.sh); held requests wait until an engine answers at TEMPORAL_ADDRESS',
+    );
+    return undefined;
+  }
   try {
-    const { TestWorkflowEnvironment } = await import('@temporalio/testing');
-    const env = await TestWorkflowEnvironment.createLocal({ server: { namespace, searchAttributes: ALL_SEARCH_ATTRIBUTE_KEYS, ui: true } });
-    log.info({ address: env.address }, 'local Temporal dev server started');
-    return { address: env.address, teardown: () => env.teardown() };
+    if (opts.dataDir) fs.mkdirSync(opts.dataDir, { recursive: true });
+    const [port, uiPort] = [await preferredPort(DEV_SERVER_GRPC_PORT), await preferredPort(DEV_SERVER_UI_PORT)];
+    const server = await startDevServer({
+      cliPath: cli,
+      namespace: opts.namespace,
+      port,
+      uiPort: uiPort === port ? 0 : uiPort,
+      ...(opts.dataDir ? { dbFile: path.join(opts.dataDir, 'temporal.sqlite') } : {}),
+    });
+    log.info({ address: server.address, ui: server.uiUrl, cli }, 'local Temporal dev server started');
+    return { address: server.address, uiUrl: server.uiUrl, teardown: () => server.stop() };
   } catch (err) {
-    log.warn({ err: (err as Error).message.split('\n')[0] }, 'local Temporal dev server unavailable; set TEMPORAL_ADDRESS to use a running engine');
+    log.warn({ err: (err as Error).message.split('\n')[0], cli }, 'local Temporal dev server did not start; set TEMPORAL_ADDRESS to use a running engine');
     return undefined;
   }
 }

@@ -25,6 +25,8 @@ describe('loadConfig defaults', () => {
       namespace: 'default',
       taskQueue: 'spend-authorization',
       addressGiven: false,
+      cliPath: undefined,
+      searchPath: undefined,
     });
     expect(config.tokenSigningKey).toBeUndefined();
     expect(config.publicBaseUrl).toBeUndefined();
@@ -82,6 +84,7 @@ describe('loadConfig with values', () => {
       TEMPORAL_ADDRESS: 'temporal:7233',
       TEMPORAL_NAMESPACE: 'payments',
       TEMPORAL_TASK_QUEUE: 'q1',
+      TEMPORAL_CLI_PATH: '/opt/temporal/bin/temporal',
       TOKEN_SIGNING_KEY: '{"kty":"OKP"}',
       PUBLIC_BASE_URL: 'https://api.example.com/v1',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
@@ -95,7 +98,7 @@ describe('loadConfig with values', () => {
       port: 8080,
       databaseUrl: 'postgres://u:p@db.internal:5432/spend',
       dataDir: '/var/lib/spend-auth',
-      temporal: { address: 'temporal:7233', namespace: 'payments', taskQueue: 'q1', addressGiven: true },
+      temporal: { address: 'temporal:7233', namespace: 'payments', taskQueue: 'q1', addressGiven: true, cliPath: '/opt/temporal/bin/temporal', searchPath: undefined },
       tokenSigningKey: '{"kty":"OKP"}',
       publicBaseUrl: 'https://api.example.com/v1',
       webhookAllowPrivateUrls: true,
@@ -177,6 +180,7 @@ describe('CONFIG_VARIABLES', () => {
     TEMPORAL_ADDRESS: 'temporal:7233',
     TEMPORAL_NAMESPACE: 'payments',
     TEMPORAL_TASK_QUEUE: 'q1',
+    TEMPORAL_CLI_PATH: '/opt/temporal',
     TOKEN_SIGNING_KEY: '{}',
     PUBLIC_BASE_URL: 'https://api.example.com',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
