@@ -355,6 +355,13 @@ describe.concurrent('spend-auth migrate, dev and errors', () => {
         key = match![1]!;
         expect(stdout).toMatch(/Dev account acct_[0-9A-Za-z]+ created\./);
         expect(stdout).toContain('"database":"embedded"');
+        expect(stdout).toContain(`Reviewer dashboard: http://localhost:${first.port}/dashboard`);
+        if (process.env.TEMPORAL_CLI_PATH) {
+          // With a local CLI, `dev` runs its dev server and UI: held requests can be approved.
+          expect(stdout).toMatch(/Temporal UI: +http:\/\/127\.0\.0\.1:\d+ /);
+          const ready = (await (await fetch(`http://127.0.0.1:${first.port}/readyz`)).json()) as { workflow_engine?: string };
+          expect(ready.workflow_engine).toBe('up');
+        }
 
         const ok = await fetch(`http://127.0.0.1:${first.port}/v1/agents`, { headers: { authorization: `Bearer ${key}` } });
         expect(ok.status).toBe(200);
