@@ -12,6 +12,8 @@ import { startMetricsServer } from './observability/metrics-server.js';
 import { startHousekeeping } from './housekeeping.js';
 import { startAuditSealer } from './audit/audit-sealer.js';
 import { loadSigningKeys } from './tokens/signing-keys.js';
+import { loadServerKeys } from './server-keys.js';
+import { useAuditHmacKey } from './audit/audit-chain.js';
 import { DEFAULT_ISSUER } from './tokens/authorization-token.js';
 import { DecisionWaiter } from './authorization/decision-waiter.js';
 import { parseUsdRate } from './usage/pricing.js';
@@ -264,6 +266,9 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     const config = loadConfig();
+    // Every other command reads or writes the database, audit records included (and `migrate` may re-seal them).
+    const serverKeys = await loadServerKeys(config);
+    useAuditHmacKey(serverKeys.auditHmac);
     switch (command) {
       case 'serve':
       case 'worker':

@@ -107,6 +107,8 @@ export interface AuditRecordsTable {
   hash: string | null;
   /** Assigned by the database on insert: the order the sealer chains committed records in. */
   insert_order: Generated<number>;
+  /** HMAC of the content with the server's audit key, written with the record; null only on rows the service did not write. */
+  mac: string | null;
 }
 
 /** One row per (account, mode): the head of that audit chain, locked to append. */

@@ -8,6 +8,7 @@ import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
 import type { TokenSigner } from '../../src/tokens/authorization-token.js';
 import { TemporalGateway, type WorkflowGateway } from '../../src/temporal/gateway.js';
+import { useTestAuditKey } from './server-keys.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -75,6 +76,7 @@ export interface TestContextOptions {
 }
 
 export async function createTestContext(opts: TestContextOptions = {}): Promise<TestContext> {
+  useTestAuditKey();
   const sharedUrl = process.env.DATABASE_URL;
   const own = sharedUrl && opts.ownDatabase ? await createScratchDatabase(sharedUrl) : undefined;
   const url = own?.url ?? sharedUrl;

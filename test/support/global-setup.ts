@@ -1,5 +1,6 @@
 import { connectDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { useTestAuditKey } from './server-keys.js';
 
 /** Against a real server every test file shares one database: migrate it once, before any file runs. */
 export default async function setup(): Promise<void> {
@@ -8,6 +9,8 @@ export default async function setup(): Promise<void> {
     console.log('[tests] DATABASE_URL unset: each test file runs on its own embedded PGlite database');
     return;
   }
+  // A database left by an earlier run may hold audit chains that a migration re-seals with the key.
+  useTestAuditKey();
   const database = await connectDatabase({ databaseUrl: url, poolSize: 2 });
   try {
     await migrateToLatest(database.db);
