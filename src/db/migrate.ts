@@ -10,6 +10,7 @@ import * as m008 from './migrations/008_outbox_account.js';
 import * as m009 from './migrations/009_authorize_fast_path.js';
 import * as m010 from './migrations/010_audit_insert_order.js';
 import * as m011 from './migrations/011_audit_hmac.js';
+import * as m012 from './migrations/012_idempotency_per_key.js';
 import * as m004 from './migrations/004_quickstart.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '009_authorize_fast_path': m009,
   '010_audit_insert_order': m010,
   '011_audit_hmac': m011,
+  '012_idempotency_per_key': m012,
   '004_quickstart': m004,
 };
 

@@ -208,3 +208,18 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...usage,
   ...quickstart,
 ];
+
+/** The documented route a request is for (method and concrete path), if any. */
+export function createRouteFinder(routes: readonly RouteDoc[] = ROUTE_DOCS): (method: string, path: string) => RouteDoc | undefined {
+  const compiled = routes.map((route) => {
+    const source = route.path
+      .split('/')
+      .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    return { method: route.method.toUpperCase(), route, regexp: new RegExp(`^${source}/?$`) };
+  });
+  return (method, path) => {
+    const m = method === 'HEAD' ? 'GET' : method;
+    return compiled.find((c) => c.method === m && c.regexp.test(path))?.route;
+  };
+}

@@ -8,7 +8,7 @@ import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
 import type { TokenSigner } from '../../src/tokens/authorization-token.js';
 import { TemporalGateway, type WorkflowGateway } from '../../src/temporal/gateway.js';
-import { useTestAuditKey } from './server-keys.js';
+import { TEST_IDEMPOTENCY_KEY, useTestAuditKey } from './server-keys.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -92,7 +92,7 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   const server = await startHttpServer(
     database,
     { port: 0 },
-    { signer, gateway, rateLimit, allowPrivateUrls: opts.allowPrivateUrls ?? false, ...(opts.now ? { now: opts.now } : {}) },
+    { signer, gateway, rateLimit, idempotencyKey: TEST_IDEMPOTENCY_KEY, allowPrivateUrls: opts.allowPrivateUrls ?? false, ...(opts.now ? { now: opts.now } : {}) },
     opts.log ?? createLogger('silent'),
     '127.0.0.1',
   );
