@@ -43,6 +43,13 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
+/** Applies pending migrations up to and including `name`: how a test sets up data of an older schema. */
+export async function migrateTo(db: Db, name: string): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticProvider() });
+  const { error } = await migrator.migrateTo(name);
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+}
+
 export async function pendingMigrations(db: Db): Promise<string[]> {
   const migrator = new Migrator({ db, provider: new StaticProvider() });
   const all = await migrator.getMigrations();

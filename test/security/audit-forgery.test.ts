@@ -7,7 +7,11 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { canonicalJson } from '../../src/audit/audit-chain.js';
-import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
+import { verifyAuditChain } from '../../src/audit/audit.service.js';
+import { newId } from '../../src/ids.js';
+import { connectDatabase, type Database } from '../../src/db/connect.js';
+import { migrateTo, migrateToLatest } from '../../src/db/migrate.js';
+import { createScratchDatabase, createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
 
 let ctx: TestContext;
 
@@ -52,7 +56,7 @@ async function hashOfSequence(accountId: string, sequence: number): Promise<stri
 describe('a record written into the table by hand', () => {
   test('unsealed, left for the sealer: verification fails at it, names it, and the head is the last record that verifies', async () => {
     const { a, head } = await accountWithRecords();
-    const id = 'aud_forgedunsealed0000000001';
+    const id = newId('aud');
     const f = forgedFields(a.id, id, new Date());
     await sql`INSERT INTO audit_records (id, account_id, livemode, type, actor_type, actor_id, reason, metadata, created_at)
       VALUES (${f.id}, ${f.account_id}, false, ${f.type}, ${f.actor_type}, ${f.actor_id}, ${f.reason}, ${JSON.stringify(f.metadata)}, ${f.created_at})`.execute(ctx.database.db);
@@ -68,7 +72,7 @@ describe('a record written into the table by hand', () => {
 
   test('already chained with a plain SHA-256 link and the chain head moved to it: verification fails at it', async () => {
     const { a, head } = await accountWithRecords();
-    const id = 'aud_forgedsealed00000000001';
+    const id = newId('aud');
     const f = forgedFields(a.id, id, new Date(Math.floor(Date.now() / 1000) * 1000));
     const canonical = canonicalJson({ ...f, sequence: 3, created_at: f.created_at.toISOString() });
     const hash = createHash('sha256').update(head.hash + canonical).digest('hex');
@@ -93,5 +97,53 @@ describe('a record written into the table by hand', () => {
   test('a valid chain answers first_invalid null', async () => {
     const { a } = await accountWithRecords();
     expect((await a.test.get('/v1/audit-logs/verify')).body).toMatchObject({ valid: true, first_invalid: null, first_invalid_sequence: null });
+  });
+});
+
+describe('the one-time re-seal of chains written before the key (migration 011_audit_hmac)', () => {
+  const legacyLink = (prev: string, r: ReturnType<typeof forgedFields> & { sequence: number }) =>
+    createHash('sha256').update(prev + canonicalJson({ ...r, created_at: r.created_at.toISOString() })).digest('hex');
+
+  async function oldSchemaDatabase(): Promise<{ database: Database; drop(): Promise<void> }> {
+    const url = process.env.DATABASE_URL;
+    const scratch = url ? await createScratchDatabase(url) : undefined;
+    const database = await connectDatabase(scratch ? { databaseUrl: scratch.url, poolSize: 2 } : { dataDir: 'memory://' });
+    await migrateTo(database.db, '010_audit_insert_order');
+    return { database, drop: async () => { await database.close(); await scratch?.drop(); } };
+  }
+
+  test('re-seals a chain as far as its old SHA-256 chain verifies: a row forged into the old chain is not blessed', async () => {
+    const { database, drop } = await oldSchemaDatabase();
+    try {
+      const db = database.db;
+      await sql`INSERT INTO accounts (id, name, plan) VALUES ('acct_legacy', 'legacy', 'growth')`.execute(db);
+      const at = new Date(Math.floor(Date.now() / 1000) * 1000);
+      // Test mode: three honest records, then one the old service wrote but had not sealed yet.
+      // Live mode: the second record was forged with a wrong link.
+      for (const livemode of [false, true]) {
+        let prev = '0'.repeat(64);
+        for (let sequence = 1; sequence <= 3; sequence++) {
+          const r = { ...forgedFields('acct_legacy', `aud_legacy${livemode ? 'l' : 't'}${sequence}`, at), livemode, type: 'policy.created', sequence };
+          const hash = livemode && sequence === 2 ? 'f'.repeat(64) : legacyLink(prev, r);
+          await sql`INSERT INTO audit_records (id, account_id, livemode, sequence, type, actor_type, actor_id, reason, metadata, created_at, prev_hash, hash)
+            VALUES (${r.id}, 'acct_legacy', ${livemode}, ${sequence}, ${r.type}, ${r.actor_type}, ${r.actor_id}, ${r.reason}, ${JSON.stringify(r.metadata)}, ${at}, ${prev}, ${hash})`.execute(db);
+          prev = hash;
+        }
+        await sql`INSERT INTO audit_chains (account_id, livemode, sequence, head_hash) VALUES ('acct_legacy', ${livemode}, 3, ${prev})`.execute(db);
+      }
+      await sql`INSERT INTO audit_records (id, account_id, livemode, type, actor_type, created_at) VALUES ('aud_legacyunsealed', 'acct_legacy', false, 'agent.created', 'system', ${at})`.execute(db);
+
+      await migrateToLatest(db);
+
+      expect(await verifyAuditChain(db, 'acct_legacy', false)).toMatchObject({ valid: true, records: 4, first_invalid: null });
+      const live = await verifyAuditChain(db, 'acct_legacy', true);
+      expect(live).toMatchObject({ valid: false, records: 3, first_invalid: { id: 'aud_legacyl2', sequence: 2 } });
+      const first = await db.selectFrom('audit_records').select('hash').where('id', '=', 'aud_legacyl1').executeTakeFirstOrThrow();
+      expect(live.head_hash).toBe(first.hash);
+      // The re-seal window is closed again: a MAC cannot be added to the forged row afterwards.
+      await expect(sql`UPDATE audit_records SET mac = ${'0'.repeat(64)} WHERE id = 'aud_legacyl2'`.execute(db)).rejects.toThrow(/append-only/);
+    } finally {
+      await drop();
+    }
   });
 });

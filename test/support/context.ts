@@ -145,7 +145,7 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
 }
 
 /** A fresh database on the server of `sharedUrl`, dropped again by `drop`. */
-async function createScratchDatabase(sharedUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createScratchDatabase(sharedUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const base = new URL(sharedUrl);
   const name = `${base.pathname.slice(1) || 'spend_auth'}`.slice(0, 30).replace(/[^a-z0-9_]/gi, '_') + `_f${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
   const admin = async (statement: string) => {
