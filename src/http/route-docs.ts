@@ -159,7 +159,7 @@ const audit: RouteDoc[] = [
     query: listAuditQuery,
     response: { status: 200, list: true, description: `${LIST_PAGE} With \`Accept: text/csv\`: RFC 4180 CSV, next cursor in \`X-Next-Cursor\`.` },
   },
-  { method: 'get', path: '/v1/audit-logs/verify', tag: 'Audit log', roles: STAFF, summary: 'Recompute the hash chain', response: { status: 200, description: '`{object: "audit_verification", valid, records, head_hash, first_invalid_sequence}`' } },
+  { method: 'get', path: '/v1/audit-logs/verify', tag: 'Audit log', roles: STAFF, summary: 'Recompute the hash chain', response: { status: 200, description: '`{object: "audit_verification", valid, records, head_hash, first_invalid: {id, sequence} | null, first_invalid_sequence}`' } },
 ];
 
 const apiKeys: RouteDoc[] = [
