@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # The spend-auth service image: one image for `serve`, `worker` and `migrate` (see docker-compose.yml).
 #   docker build -t spend-auth .
-#   docker run --rm -e DATABASE_URL=… -e TOKEN_SIGNING_KEY=… spend-auth migrate
+#   docker run --rm -e DATABASE_URL=… -e AUDIT_HMAC_KEY=… -e IDEMPOTENCY_ENCRYPTION_KEY=… spend-auth migrate
 # Stages: deps (all dependencies) → build (TypeScript to dist/, workflows prebundled to
 # dist/workflow-bundle.js) → runtime (production dependencies, dist/ and dashboard/, as the `node` user).
 ARG NODE_IMAGE=node:20.20.2-bookworm-slim
@@ -21,7 +21,8 @@ COPY scripts ./scripts
 RUN npm run build && npm run build:workflows
 
 FROM ${NODE_IMAGE} AS runtime
-# Production: TOKEN_SIGNING_KEY is required (no development key), and bin/spend-auth.js runs dist/src/cli.js.
+# Production: TOKEN_SIGNING_KEY, IDEMPOTENCY_ENCRYPTION_KEY and AUDIT_HMAC_KEY are required (no
+# development keys), and bin/spend-auth.js runs dist/src/cli.js.
 ENV NODE_ENV=production \
     PORT=3000 \
     METRICS_PORT=9464 \

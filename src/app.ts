@@ -14,6 +14,7 @@ import { authorizeRouter } from './http/routes/authorize.js';
 import { decisionsRouter } from './http/routes/decisions.js';
 import { jwksRouter, tokensRouter } from './http/routes/tokens.js';
 import { idempotency } from './http/idempotency.js';
+import { responseCipher } from './idempotency/response-cipher.js';
 import { DecisionWaiter } from './authorization/decision-waiter.js';
 import type { TokenSigner } from './tokens/authorization-token.js';
 import { agentStopHooks } from './approvals/agent-hooks.js';
@@ -51,6 +52,8 @@ export interface AppDeps {
   log?: Logger;
   /** Shared with the worker in `dev`; otherwise the app gets a registry of its own. */
   metrics?: Metrics;
+  /** IDEMPOTENCY_ENCRYPTION_KEY: stored idempotent responses are encrypted with it. */
+  idempotencyKey: Buffer;
 }
 
 /** Builds the HTTP app from its dependencies; listening is the caller's business. */
@@ -92,7 +95,8 @@ export function createApp(deps: AppDeps): Express {
   v1.use(jwksRouter(deps.signer));
   v1.use(authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount);
   v1.use(requireJsonBody, jsonBody);
-  v1.use(idempotency(deps.db));
+  const idempotent = idempotency({ db: deps.db, cipher: responseCipher(deps.idempotencyKey) });
+  v1.use(idempotent);
   v1.use('/authorize', authorizeRouter(authz));
   v1.use('/decisions', decisionsRouter(authz));
   v1.use('/authorization-tokens', tokensRouter(authz));
@@ -110,7 +114,7 @@ export function createApp(deps: AppDeps): Express {
   // Quick-start surface (SPEC §4.6): unprefixed, behind the same key, rate limit, body and idempotency checks.
   // Only its own paths pass through them, so every other unknown path still answers 404.
   const quickstart = express.Router();
-  quickstart.use(QUICKSTART_PATHS, authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount, requireJsonBody, jsonBody, idempotency(deps.db));
+  quickstart.use(QUICKSTART_PATHS, authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount, requireJsonBody, jsonBody, idempotent);
   quickstart.use(quickstartRouter(authz));
   app.use(quickstart);
 

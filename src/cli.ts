@@ -12,6 +12,8 @@ import { startMetricsServer } from './observability/metrics-server.js';
 import { startHousekeeping } from './housekeeping.js';
 import { startAuditSealer } from './audit/audit-sealer.js';
 import { loadSigningKeys } from './tokens/signing-keys.js';
+import { loadServerKeys, type ServerKeys } from './server-keys.js';
+import { useAuditHmacKey } from './audit/audit-chain.js';
 import { DEFAULT_ISSUER } from './tokens/authorization-token.js';
 import { DecisionWaiter } from './authorization/decision-waiter.js';
 import { parseUsdRate } from './usage/pricing.js';
@@ -60,7 +62,7 @@ export const SHUTDOWN_HARD_LIMIT_MS = 25_000;
  * `serve`: the API. `worker`: the Temporal worker and the outbox relay. `dev`: both, after
  * migrating, on the embedded database by default. Each keeps running while the engine is down.
  */
-async function runProcess(config: Config, mode: ProcessMode): Promise<void> {
+async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerKeys): Promise<void> {
   const log = createLogger(config.logLevel);
   const database = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   if (mode === 'dev') {
@@ -134,7 +136,7 @@ async function runProcess(config: Config, mode: ProcessMode): Promise<void> {
     closes.push(() => metricsServer.close());
   }
   if (mode === 'serve' || mode === 'dev') {
-    const running = await startHttpServer(database, config, { signer, gateway, waiter, allowPrivateUrls: config.webhookAllowPrivateUrls, metrics }, log);
+    const running = await startHttpServer(database, config, { signer, gateway, waiter, allowPrivateUrls: config.webhookAllowPrivateUrls, metrics, idempotencyKey: serverKeys.idempotency }, log);
     log.info({ port: running.port, database: database.kind }, 'API listening');
     if (mode === 'dev') {
       process.stdout.write(
@@ -277,11 +279,14 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     const config = loadConfig();
+    // Every other command reads or writes the database, audit records included (and `migrate` may re-seal them).
+    const serverKeys = await loadServerKeys(config);
+    useAuditHmacKey(serverKeys.auditHmac);
     switch (command) {
       case 'serve':
       case 'worker':
       case 'dev':
-        await runProcess(config, command);
+        await runProcess(config, command, serverKeys);
         return;
       case 'migrate': {
         const applied = await withDatabase(config, ({ db }) => migrateToLatest(db));

@@ -7,6 +7,21 @@ const bool = z
 
 const optionalUrl = z.string().url().optional();
 
+/** A server secret written as hex or base64; never echoed in an error message. */
+const secretKey = (bytes: number, exact: boolean) =>
+  z.string().transform((value, ctx) => {
+    const decoded = /^([0-9a-fA-F]{2})+$/.test(value)
+      ? Buffer.from(value, 'hex')
+      : /^[A-Za-z0-9+/_-]+={0,2}$/.test(value)
+        ? Buffer.from(value, 'base64')
+        : undefined;
+    if (!decoded || (exact ? decoded.length !== bytes : decoded.length < bytes)) {
+      ctx.addIssue({ code: 'custom', message: `must be ${exact ? '' : 'at least '}${bytes} random bytes written as hex or base64` });
+      return z.NEVER;
+    }
+    return decoded;
+  });
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATABASE_URL: z
@@ -26,6 +41,10 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** AES-256-GCM key for stored idempotent responses (exactly 32 bytes). */
+  IDEMPOTENCY_ENCRYPTION_KEY: secretKey(32, true).optional(),
+  /** HMAC-SHA-256 key of the audit chain (32 bytes or more). */
+  AUDIT_HMAC_KEY: secretKey(32, false).optional(),
 });
 
 /** Every environment variable the service reads; nothing else in the environment affects it. */
@@ -53,6 +72,9 @@ export interface Config {
   nodeEnv: 'development' | 'production' | 'test';
   /** `spend-auth worker` serves /metrics and /healthz on this port (the API serves them on PORT). */
   metricsPort: number;
+  /** Absent: a development key kept under DATA_DIR (refused in production); see server-keys.ts. */
+  idempotencyEncryptionKey: Buffer | undefined;
+  auditHmacKey: Buffer | undefined;
 }
 
 /** Raised when the environment holds a bad value; the message names the variable. */
@@ -92,6 +114,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     nodeEnv: e.NODE_ENV,
     metricsPort: e.METRICS_PORT,
+    idempotencyEncryptionKey: e.IDEMPOTENCY_ENCRYPTION_KEY,
+    auditHmacKey: e.AUDIT_HMAC_KEY,
   };
 }
 

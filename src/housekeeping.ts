@@ -4,7 +4,11 @@ import type { Logger } from './logger.js';
 import { RATE_LIMIT_WINDOW_MS, windowAt } from './ratelimit/limits.js';
 import { purgeCounters } from './ratelimit/ratelimit.repository.js';
 
-export const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
+/**
+ * Stored idempotent responses may carry secrets (raw keys, webhook secrets, tokens): they are
+ * deleted within a minute of their 24 hours ending, not left for an hourly sweep.
+ */
+export const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 1000;
 /** Rate-limit counters of ended windows are useless: drop them often so the table stays small. */
 export const RATE_LIMIT_PURGE_INTERVAL_MS = 5 * 60 * 1000;
 
@@ -26,7 +30,7 @@ export function startHousekeeping(db: Db, log: Logger): () => void {
       log.warn({ err }, 'rate-limit counter purge failed; will retry');
     }
   };
-  const timer = setInterval(() => void run(), HOUSEKEEPING_INTERVAL_MS);
+  const timer = setInterval(() => void run(), IDEMPOTENCY_PURGE_INTERVAL_MS);
   const rateLimitTimer = setInterval(() => void purgeRateLimits(), RATE_LIMIT_PURGE_INTERVAL_MS);
   timer.unref();
   rateLimitTimer.unref();

@@ -24,7 +24,7 @@ const DRAIN_SWEEP_INTERVAL_MS = 100;
 export async function startHttpServer(
   database: Database,
   config: Pick<Config, 'port'>,
-  services: { signer: TokenSigner; gateway: WorkflowGateway; waiter?: DecisionWaiter; allowPrivateUrls?: boolean; now?: () => Date; rateLimit?: AppDeps['rateLimit']; metrics?: Metrics },
+  services: { signer: TokenSigner; gateway: WorkflowGateway; idempotencyKey: Buffer; waiter?: DecisionWaiter; allowPrivateUrls?: boolean; now?: () => Date; rateLimit?: AppDeps['rateLimit']; metrics?: Metrics },
   log: Logger,
   host?: string,
 ): Promise<RunningServer> {

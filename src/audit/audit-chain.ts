@@ -1,8 +1,8 @@
-import { sha256Hex } from '../ids.js';
+import { createHmac } from 'node:crypto';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
-/** The fields a record's hash covers, in a fixed order. */
+/** The fields of a record the chain covers: its content (under `mac`) and its place (under `hash`). */
 export interface ChainedFields {
   id: string;
   account_id: string;
@@ -36,13 +36,32 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.join(',')}}`;
 }
 
-/** hash = sha256(prev_hash || canonical record) */
-export function chainHash(prevHash: string, record: ChainedFields): string {
-  const canonical = canonicalJson({
+/**
+ * The server's audit key, set once per process before anything writes or verifies audit records.
+ * Process-wide on purpose: records are written inside the transactions of a dozen services and
+ * workflow activities, and each must MAC what it writes with the same key.
+ */
+let serverKey: Buffer | undefined;
+
+export function useAuditHmacKey(key: Buffer): void {
+  serverKey = key;
+}
+
+export function auditHmacKey(): Buffer {
+  if (!serverKey) throw new Error('The audit HMAC key (AUDIT_HMAC_KEY) was not loaded before the audit log was used.');
+  return serverKey;
+}
+
+export const isAuditHmacKeyLoaded = (): boolean => serverKey !== undefined;
+
+const hmacHex = (key: Buffer, text: string) => createHmac('sha256', key).update(text).digest('hex');
+
+/** The content a record's MAC covers: every field the service writes, in a fixed order. */
+function canonicalContent(record: Omit<ChainedFields, 'sequence'>): string {
+  return canonicalJson({
     id: record.id,
     account_id: record.account_id,
     livemode: record.livemode,
-    sequence: Number(record.sequence),
     type: record.type,
     actor_type: record.actor_type,
     actor_id: record.actor_id,
@@ -58,50 +77,76 @@ export function chainHash(prevHash: string, record: ChainedFields): string {
     metadata: record.metadata,
     created_at: record.created_at.toISOString(),
   });
-  return sha256Hex(prevHash + canonical);
 }
+
+/**
+ * mac = HMAC(key, canonical record), computed by the service when it writes the record. The sealer
+ * links whatever rows it finds but never computes this: a row written by anyone without the key
+ * carries no valid MAC and fails verification, wherever the sealer puts it.
+ */
+export const recordMac = (key: Buffer, record: Omit<ChainedFields, 'sequence'>): string => hmacHex(key, `record\n${canonicalContent(record)}`);
+
+/** hash = HMAC(key, prev_hash || sequence || mac): the record's place in its chain. */
+export const chainHash = (key: Buffer, prevHash: string, sequence: number, mac: string | null): string =>
+  hmacHex(key, `link\n${prevHash}\n${Number(sequence)}\n${mac ?? ''}`);
 
 export interface ChainCheck {
   valid: boolean;
   records: number;
+  /** Hash of the last record that verifies (the genesis hash when none does). */
   head_hash: string;
-  /** Sequence of the first record that does not verify, when invalid. */
+  /** The first record that does not verify, when invalid (the last record when only the stored head disagrees). */
+  first_invalid: { id: string; sequence: number } | null;
+  /** Sequence of `first_invalid`, kept for existing clients. */
   first_invalid_sequence: number | null;
 }
+
+type VerifiableRow = Omit<ChainedFields, 'sequence'> & { sequence: number | null; prev_hash: string | null; hash: string | null; mac: string | null };
 
 /** Incremental verifier: feed records in sequence order. */
 export class ChainVerifier {
   private prev = GENESIS_HASH;
+  private verifiedHead = GENESIS_HASH;
   private expectedSequence = 1;
   private count = 0;
-  private firstInvalid: number | null = null;
+  private last: { id: string; sequence: number } | null = null;
+  private firstInvalid: { id: string; sequence: number } | null = null;
 
-  push(record: Omit<ChainedFields, 'sequence'> & { sequence: number | null; prev_hash: string | null; hash: string | null }): void {
+  constructor(private readonly key: Buffer) {}
+
+  push(record: VerifiableRow): void {
     this.count += 1;
+    this.last = { id: record.id, sequence: Number(record.sequence) };
     if (this.firstInvalid !== null) return;
     const ok =
       Number(record.sequence) === this.expectedSequence &&
       record.prev_hash === this.prev &&
-      record.hash !== null &&
-      chainHash(this.prev, { ...record, sequence: Number(record.sequence) }) === record.hash;
-    if (!ok) this.firstInvalid = Number(record.sequence);
-    this.prev = record.hash ?? this.prev;
+      record.mac !== null &&
+      record.mac === recordMac(this.key, record) &&
+      record.hash === chainHash(this.key, this.prev, this.expectedSequence, record.mac);
+    if (!ok) {
+      this.firstInvalid = { id: record.id, sequence: Number(record.sequence) };
+      return;
+    }
+    this.prev = record.hash!;
+    this.verifiedHead = this.prev;
     this.expectedSequence += 1;
   }
 
   /** `storedHead` is the chain head the database recorded at the last append. */
   result(storedHead: { sequence: number; head_hash: string } | undefined): ChainCheck {
-    let valid = this.firstInvalid === null;
-    if (valid && storedHead) {
-      valid = storedHead.sequence === this.count && storedHead.head_hash === this.prev;
-    } else if (valid && !storedHead) {
-      valid = this.count === 0;
+    let firstInvalid = this.firstInvalid;
+    // Every record verifies but the stored head disagrees: records were removed from the end.
+    if (!firstInvalid && (storedHead ? storedHead.sequence !== this.count || storedHead.head_hash !== this.prev : this.count !== 0)) {
+      firstInvalid = this.last;
+      if (firstInvalid === null) return { valid: false, records: 0, head_hash: GENESIS_HASH, first_invalid: null, first_invalid_sequence: storedHead?.sequence ?? 0 };
     }
     return {
-      valid,
+      valid: firstInvalid === null,
       records: this.count,
-      head_hash: this.prev,
-      first_invalid_sequence: valid ? null : (this.firstInvalid ?? this.count),
+      head_hash: this.verifiedHead,
+      first_invalid: firstInvalid,
+      first_invalid_sequence: firstInvalid?.sequence ?? null,
     };
   }
 }

@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import type { Selectable, AuditRecordsTable, Db, DbOrTrx } from '../db/database.js';
 import { newId } from '../ids.js';
-import { chainHash, GENESIS_HASH, type ChainedFields } from './audit-chain.js';
+import { auditHmacKey, chainHash, GENESIS_HASH, recordMac } from './audit-chain.js';
 
 export type AuditRow = Selectable<AuditRecordsTable>;
-/** A record as written, before the database numbers it. */
-export type NewAuditRow = Omit<AuditRow, 'insert_order'>;
+/** A record as written, before the database numbers it; its MAC is computed as it is inserted. */
+export type NewAuditRow = Omit<AuditRow, 'insert_order' | 'mac'>;
 
 export interface AuditInput {
   accountId: string;
@@ -60,8 +60,9 @@ export function auditRecord(input: AuditInput): NewAuditRow {
   };
 }
 
+/** The insert carries the record's MAC: only a process holding the audit key can write a record that verifies. */
 export function auditInsert(db: DbOrTrx, row: NewAuditRow) {
-  return db.insertInto('audit_records').values({ ...row, metadata: JSON.stringify(row.metadata) });
+  return db.insertInto('audit_records').values({ ...row, metadata: JSON.stringify(row.metadata), mac: recordMac(auditHmacKey(), row) });
 }
 
 export const SEAL_BATCH = 1_000;
@@ -82,6 +83,7 @@ export async function sealChain(db: Db, accountId: string, livemode: boolean): P
         RETURNING sequence, head_hash`.execute(trx);
       let { sequence, head_hash: prev } = head.rows[0]!;
       sequence = Number(sequence);
+      const key = auditHmacKey();
       const pending = await trx
         .selectFrom('audit_records')
         .selectAll()
@@ -92,10 +94,24 @@ export async function sealChain(db: Db, accountId: string, livemode: boolean): P
         .limit(SEAL_BATCH)
         .execute();
       if (pending.length === 0) return 0;
+      // A row someone wrote past the head by hand must not wedge sealing (a unique violation on
+      // every round): continue after it. Verification reports it; the sealer never vouches for it.
+      const beyond = await trx
+        .selectFrom('audit_records')
+        .select(['sequence', 'hash'])
+        .where('account_id', '=', accountId)
+        .where('livemode', '=', livemode)
+        .where('sequence', '>', sequence)
+        .orderBy('sequence', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (beyond) {
+        sequence = Number(beyond.sequence);
+        prev = beyond.hash ?? prev;
+      }
       const sealedRows = pending.map((r) => {
         sequence += 1;
-        const fields: ChainedFields = { ...r, sequence } as ChainedFields;
-        const hash = chainHash(prev, fields);
+        const hash = chainHash(key, prev, sequence, r.mac);
         const out = { id: r.id, sequence, prev_hash: prev, hash };
         prev = hash;
         return out;

@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { ChainVerifier, type ChainCheck } from './audit-chain.js';
+import { auditHmacKey, ChainVerifier, type ChainCheck } from './audit-chain.js';
 import { auditChainPage, chainHead, listAudit, sealChain, type AuditFilter, type AuditRow } from './audit.repository.js';
 
 const VERIFY_BATCH = 1_000;
@@ -13,7 +13,10 @@ export async function listAuditRecords(db: Db, filter: Omit<AuditFilter, 'limit'
   return { rows: page, hasMore, lastSequence: page.at(-1)?.sequence ?? undefined };
 }
 
-/** Seals what is committed, then recomputes the whole chain of one account and mode inside one snapshot. */
+/**
+ * Seals what is committed, then recomputes the whole chain of one account and mode inside one
+ * snapshot: each record's MAC over its content and its link to the one before.
+ */
 export async function verifyAuditChain(db: Db, accountId: string, livemode: boolean): Promise<ChainCheck> {
   await sealChain(db, accountId, livemode);
   return db
@@ -21,7 +24,7 @@ export async function verifyAuditChain(db: Db, accountId: string, livemode: bool
     .setIsolationLevel('repeatable read')
     .execute(async (trx) => {
       const head = await chainHead(trx, accountId, livemode);
-      const verifier = new ChainVerifier();
+      const verifier = new ChainVerifier(auditHmacKey());
       let after = 0;
       for (;;) {
         const batch: AuditRow[] = await auditChainPage(trx, accountId, livemode, after, VERIFY_BATCH);

@@ -30,7 +30,16 @@ const CSV_COLUMNS = [
   'vendor', 'category', 'policy_id', 'reason', 'metadata', 'livemode', 'created_at', 'sequence', 'prev_hash', 'hash',
 ] as const;
 
-/** RFC 4180 (CRLF line ends, quoted where needed) with a header row; metadata as JSON text. */
+/** A spreadsheet reads a cell starting with one of these as a formula (OWASP's CSV injection list). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** Prefixed with `'` so a spreadsheet shows the text instead of running it. */
+export const neutralizeCsvCell = (cell: string): string => (FORMULA_START.test(cell) ? `'${cell}` : cell);
+
+/**
+ * RFC 4180 (CRLF line ends, quoted where needed) with a header row; metadata as JSON text. Vendors,
+ * categories, names and reasons come from callers, so every cell is neutralized against formulas.
+ */
 export function auditCsv(rows: AuditRow[]): string {
   const records = rows.map((r) => {
     const v = toAuditView(r);
@@ -38,7 +47,7 @@ export function auditCsv(rows: AuditRow[]): string {
       v.id, v.type, v.actor.type, v.actor.id, v.agent_id, v.decision_id, v.decision, v.amount, v.currency,
       v.vendor, v.category, v.policy_id, v.reason, JSON.stringify(v.metadata), v.livemode, v.created_at,
       v.sequence, v.prev_hash, v.hash,
-    ].map((x) => (x === null || x === undefined ? '' : String(x)));
+    ].map((x) => (x === null || x === undefined ? '' : neutralizeCsvCell(String(x))));
   });
   return stringify(records, { header: true, columns: [...CSV_COLUMNS], record_delimiter: '\r\n' });
 }

@@ -107,6 +107,8 @@ export interface AuditRecordsTable {
   hash: string | null;
   /** Assigned by the database on insert: the order the sealer chains committed records in. */
   insert_order: Generated<number>;
+  /** HMAC of the content with the server's audit key, written with the record; null only on rows the service did not write. */
+  mac: string | null;
 }
 
 /** One row per (account, mode): the head of that audit chain, locked to append. */
@@ -161,11 +163,14 @@ export interface AgentSpendTable {
 export interface IdempotencyKeysTable {
   account_id: string;
   livemode: boolean;
+  /** The API key that sent the request: a stored response is replayed to that key only. */
+  api_key_id: string;
   key: string;
   request_hash: string;
   status: 'in_progress' | 'completed';
   response_status: number | null;
   response_type: string | null;
+  /** Encrypted with IDEMPOTENCY_ENCRYPTION_KEY (see idempotency/response-cipher.ts). */
   response_body: string | null;
   created_at: Date;
 }

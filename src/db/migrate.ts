@@ -9,6 +9,8 @@ import * as m007 from './migrations/007_audit_sealing.js';
 import * as m008 from './migrations/008_outbox_account.js';
 import * as m009 from './migrations/009_authorize_fast_path.js';
 import * as m010 from './migrations/010_audit_insert_order.js';
+import * as m011 from './migrations/011_audit_hmac.js';
+import * as m012 from './migrations/012_idempotency_per_key.js';
 import * as m004 from './migrations/004_quickstart.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
@@ -22,6 +24,8 @@ const migrations: Record<string, Migration> = {
   '008_outbox_account': m008,
   '009_authorize_fast_path': m009,
   '010_audit_insert_order': m010,
+  '011_audit_hmac': m011,
+  '012_idempotency_per_key': m012,
   '004_quickstart': m004,
 };
 
@@ -37,6 +41,13 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Applies pending migrations up to and including `name`: how a test sets up data of an older schema. */
+export async function migrateTo(db: Db, name: string): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticProvider() });
+  const { error } = await migrator.migrateTo(name);
+  if (error) throw error instanceof Error ? error : new Error(String(error));
 }
 
 export async function pendingMigrations(db: Db): Promise<string[]> {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../errors.js';
 import { IDEMPOTENCY_HEADER } from './idempotency.js';
-import { ROUTE_DOCS, type RouteDoc } from './route-docs.js';
+import { createRouteFinder, ROUTE_DOCS, type RouteDoc } from './route-docs.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -164,17 +164,8 @@ export const openApiDocument = (): OpenApiDocument => (cached ??= buildOpenApiDo
 
 /** Matches a request against the documented routes, giving its pattern: the route label of metrics and logs. */
 export function createRouteMatcher(routes: readonly RouteDoc[] = ROUTE_DOCS): (method: string, path: string) => string | undefined {
-  const compiled = routes.map((route) => {
-    const source = route.path
-      .split('/')
-      .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-      .join('/');
-    return { method: route.method.toUpperCase(), path: route.path, regexp: new RegExp(`^${source}/?$`) };
-  });
-  return (method, path) => {
-    const m = method === 'HEAD' ? 'GET' : method;
-    return compiled.find((c) => c.method === m && c.regexp.test(path))?.path;
-  };
+  const find = createRouteFinder(routes);
+  return (method, path) => find(method, path)?.path;
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

@@ -159,7 +159,7 @@ const audit: RouteDoc[] = [
     query: listAuditQuery,
     response: { status: 200, list: true, description: `${LIST_PAGE} With \`Accept: text/csv\`: RFC 4180 CSV, next cursor in \`X-Next-Cursor\`.` },
   },
-  { method: 'get', path: '/v1/audit-logs/verify', tag: 'Audit log', roles: STAFF, summary: 'Recompute the hash chain', response: { status: 200, description: '`{object: "audit_verification", valid, records, head_hash, first_invalid_sequence}`' } },
+  { method: 'get', path: '/v1/audit-logs/verify', tag: 'Audit log', roles: STAFF, summary: 'Recompute the hash chain', response: { status: 200, description: '`{object: "audit_verification", valid, records, head_hash, first_invalid: {id, sequence} | null, first_invalid_sequence}`' } },
 ];
 
 const apiKeys: RouteDoc[] = [
@@ -208,3 +208,18 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...usage,
   ...quickstart,
 ];
+
+/** The documented route a request is for (method and concrete path), if any. */
+export function createRouteFinder(routes: readonly RouteDoc[] = ROUTE_DOCS): (method: string, path: string) => RouteDoc | undefined {
+  const compiled = routes.map((route) => {
+    const source = route.path
+      .split('/')
+      .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    return { method: route.method.toUpperCase(), route, regexp: new RegExp(`^${source}/?$`) };
+  });
+  return (method, path) => {
+    const m = method === 'HEAD' ? 'GET' : method;
+    return compiled.find((c) => c.method === m && c.regexp.test(path))?.route;
+  };
+}

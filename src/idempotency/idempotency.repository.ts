@@ -7,9 +7,11 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** An in-progress claim older than this belonged to a request that died before committing anything. */
 export const IDEMPOTENCY_STALE_CLAIM_MS = 60 * 1000;
 
-interface Scope {
+/** A stored response belongs to the API key that sent the request, not to its account (DECISIONS §3). */
+export interface IdempotencyScope {
   accountId: string;
   livemode: boolean;
+  apiKeyId: string;
   key: string;
 }
 
@@ -17,13 +19,13 @@ interface Scope {
  * Claims the key for this request. Returns undefined when claimed; otherwise the row that holds it.
  * An expired completed row or a stale in-progress claim is taken over.
  */
-export async function claimKey(db: DbOrTrx, s: Scope, requestHash: string, now: Date): Promise<IdempotencyRow | undefined> {
+export async function claimKey(db: DbOrTrx, s: IdempotencyScope, requestHash: string, now: Date): Promise<IdempotencyRow | undefined> {
   const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
   const staleBefore = new Date(now.getTime() - IDEMPOTENCY_STALE_CLAIM_MS);
   const claimed = await sql<{ key: string }>`
-    INSERT INTO idempotency_keys (account_id, livemode, key, request_hash, status, created_at)
-    VALUES (${s.accountId}, ${s.livemode}, ${s.key}, ${requestHash}, 'in_progress', ${now})
-    ON CONFLICT (account_id, livemode, key) DO UPDATE
+    INSERT INTO idempotency_keys (account_id, livemode, api_key_id, key, request_hash, status, created_at)
+    VALUES (${s.accountId}, ${s.livemode}, ${s.apiKeyId}, ${s.key}, ${requestHash}, 'in_progress', ${now})
+    ON CONFLICT (account_id, livemode, api_key_id, key) DO UPDATE
       SET request_hash = excluded.request_hash, status = 'in_progress', response_status = NULL,
           response_type = NULL, response_body = NULL, created_at = excluded.created_at
       WHERE idempotency_keys.created_at < ${expiredBefore}
@@ -35,37 +37,41 @@ export async function claimKey(db: DbOrTrx, s: Scope, requestHash: string, now: 
     .selectAll()
     .where('account_id', '=', s.accountId)
     .where('livemode', '=', s.livemode)
+    .where('api_key_id', '=', s.apiKeyId)
     .where('key', '=', s.key)
     .executeTakeFirst();
 }
 
 /** Stores the response; inside a service's transaction it commits with the change it describes. */
-export async function completeKey(db: DbOrTrx, s: Scope, status: number, type: string, body: string): Promise<void> {
+export async function completeKey(db: DbOrTrx, s: IdempotencyScope, status: number, type: string, body: string): Promise<void> {
   await completeKeyStatement(db, s, status, type, body).execute();
 }
 
 /** The update `completeKey` runs, for callers that write it together with other rows. */
-export function completeKeyStatement(db: DbOrTrx, s: Scope, status: number, type: string, body: string) {
+export function completeKeyStatement(db: DbOrTrx, s: IdempotencyScope, status: number, type: string, body: string) {
   return db
     .updateTable('idempotency_keys')
     .set({ status: 'completed', response_status: status, response_type: type, response_body: body })
     .where('account_id', '=', s.accountId)
     .where('livemode', '=', s.livemode)
+    .where('api_key_id', '=', s.apiKeyId)
     .where('key', '=', s.key)
     .where('status', '=', 'in_progress');
 }
 
 /** Frees the key after a failure that changed nothing (a 5xx), so the client may retry it. */
-export async function releaseKey(db: DbOrTrx, s: Scope): Promise<void> {
+export async function releaseKey(db: DbOrTrx, s: IdempotencyScope): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
     .where('account_id', '=', s.accountId)
     .where('livemode', '=', s.livemode)
+    .where('api_key_id', '=', s.apiKeyId)
     .where('key', '=', s.key)
     .where('status', '=', 'in_progress')
     .execute();
 }
 
+/** Expired rows go, stored responses (some carrying secrets) with them. */
 export async function purgeExpiredKeys(db: DbOrTrx, now: Date): Promise<number> {
   const res = await db
     .deleteFrom('idempotency_keys')

@@ -68,6 +68,10 @@ export interface CreateKeyInput {
 export async function createApiKey(db: Db, caller: Caller, input: CreateKeyInput) {
   requireRole(caller, ADMIN);
   const livemode = input.mode ? input.mode === 'live' : caller.livemode;
+  // A leaked test key must not be a way into live mode: live keys come from a live key or the CLI.
+  if (livemode !== caller.livemode) {
+    throw forbidden(`A ${caller.livemode ? 'live' : 'test'} key can only create ${caller.livemode ? 'live' : 'test'} keys.`);
+  }
   if (livemode && caller.plan === 'sandbox') {
     throw forbidden('Accounts on the sandbox plan cannot create live keys.');
   }

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
 import { ConfigError } from '../config.js';
+import { devKeyFile } from '../server-keys.js';
 
 export interface SigningKeys {
   /** Signs new tokens. */
@@ -65,20 +64,6 @@ export async function loadSigningKeys(opts: { tokenSigningKey: string | undefine
   if (opts.nodeEnv === 'production') {
     throw new ConfigError('TOKEN_SIGNING_KEY: required when NODE_ENV=production (a development key is never used in production)');
   }
-  const file = path.join(opts.dataDir, DEV_KEY_FILE);
-  let jwk: JWK;
-  if (fs.existsSync(file)) {
-    jwk = JSON.parse(fs.readFileSync(file, 'utf8')) as JWK;
-  } else {
-    jwk = await generatePrivateJwk();
-    fs.mkdirSync(opts.dataDir, { recursive: true });
-    try {
-      fs.writeFileSync(file, JSON.stringify(jwk), { mode: 0o600, flag: 'wx' });
-    } catch (err) {
-      // Another process created it first: use theirs so both sign with one key.
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      jwk = JSON.parse(fs.readFileSync(file, 'utf8')) as JWK;
-    }
-  }
+  const jwk = JSON.parse(await devKeyFile(opts.dataDir, DEV_KEY_FILE, async () => JSON.stringify(await generatePrivateJwk()))) as JWK;
   return keysFromJwks([jwk]);
 }

@@ -39,8 +39,8 @@ describe('POST /v1/api-keys', () => {
     expect(JSON.stringify(row)).not.toContain(res.body.key);
   });
 
-  test('a test admin can mint a live key for a paid plan; the live key sees live data only', async () => {
-    const res = await acct.test.post('/v1/api-keys', { name: 'live', role: 'admin', mode: 'live' });
+  test('a live admin can mint a live key for a paid plan; the live key sees live data only', async () => {
+    const res = await acct.live!.post('/v1/api-keys', { name: 'live', role: 'admin', mode: 'live' });
     expect(res.status).toBe(201);
     expect(res.body.key).toMatch(/^gc_live_/);
     const live = ctx.client(res.body.key);

@@ -12,6 +12,7 @@ import { createLogger } from '../../src/logger.js';
 import { createMetrics, recordRateLimitRejection } from '../../src/observability/metrics.js';
 import { startMetricsServer } from '../../src/observability/metrics-server.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
+import { TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
 
 /** Everything the app logs, line by line. */
 const lines: string[] = [];
@@ -169,7 +170,7 @@ describe('GET /metrics', () => {
   });
 
   it('counts rate-limit rejections reported for a request, in that app’s registry only', async () => {
-    const deps = { db: ctx.database.db, signer: ctx.signer, gateway: ctx.gateway, authenticate: async () => Promise.reject(new AppError('unauthorized', 'x')) };
+    const deps = { db: ctx.database.db, signer: ctx.signer, gateway: ctx.gateway, idempotencyKey: TEST_IDEMPOTENCY_KEY, authenticate: async () => Promise.reject(new AppError('unauthorized', 'x')) };
     const one = createApp(deps);
     const other = createApp(deps);
     recordRateLimitRejection({ app: one } as unknown as Request);

@@ -9,6 +9,7 @@ import { AppError } from '../../src/errors.js';
 import { buildOpenApiDocument, createRouteMatcher, toOpenApiPath } from '../../src/http/openapi.js';
 import { ROUTE_DOCS } from '../../src/http/route-docs.js';
 import { createTestContext, type TestAccount, type TestContext } from '../support/context.js';
+import { TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
 
 interface Layer {
   route?: { path: string; methods: Record<string, boolean> };
@@ -47,6 +48,7 @@ beforeAll(async () => {
     db: ctx.database.db,
     signer: ctx.signer,
     gateway: ctx.gateway,
+    idempotencyKey: TEST_IDEMPOTENCY_KEY,
     authenticate: async () => {
       throw new AppError('unauthorized', 'not used');
     },

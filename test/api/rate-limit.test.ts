@@ -19,6 +19,7 @@ import { rateLimiter } from '../../src/http/rate-limit.js';
 import { errorHandler } from '../../src/http/errors.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { createTestContext, policyBody, type TestContext } from '../support/context.js';
+import { TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
 
 let ctx: TestContext;
 const instances: Array<{ server: RunningServer; database?: Database }> = [];
@@ -47,7 +48,7 @@ function pinnedClock(secondsIntoMinute = 20) {
 async function startInstance(now: () => number): Promise<string> {
   const url = process.env.DATABASE_URL;
   const database = url ? await connectDatabase({ databaseUrl: url, poolSize: 5 }) : ctx.database;
-  const server = await startHttpServer(database, { port: 0 }, { signer: ctx.signer, gateway: ctx.gateway, rateLimit: { now } }, createLogger('silent'), '127.0.0.1');
+  const server = await startHttpServer(database, { port: 0 }, { signer: ctx.signer, gateway: ctx.gateway, idempotencyKey: TEST_IDEMPOTENCY_KEY, rateLimit: { now } }, createLogger('silent'), '127.0.0.1');
   instances.push({ server, database: url ? database : undefined });
   return `http://127.0.0.1:${server.port}`;
 }

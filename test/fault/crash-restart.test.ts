@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.service.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { freePort, startServe, type ServeProcess } from '../support/serve-process.js';
+import { useTestAuditKey } from '../support/server-keys.js';
 
 const url = process.env.DATABASE_URL;
 if (!url) console.log('[fault] crash-restart skipped: needs DATABASE_URL (a server another process can share)');
@@ -16,6 +17,7 @@ describe.skipIf(!url)('kill -9 of the API under load', () => {
   let serve: ServeProcess | undefined;
 
   beforeAll(async () => {
+    useTestAuditKey();
     database = await connectDatabase({ databaseUrl: url!, poolSize: 4 });
   });
   afterAll(async () => {

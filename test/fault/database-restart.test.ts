@@ -4,6 +4,7 @@ import { connectDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { findPgBin, startPgCluster, type PgCluster } from '../support/pg-cluster.js';
 import { freePort, startServe, type ServeProcess } from '../support/serve-process.js';
+import { useTestAuditKey } from '../support/server-keys.js';
 
 const bin = findPgBin();
 if (!bin) console.log('[fault] database-restart skipped: no PostgreSQL server binaries under /usr/lib/postgresql');
@@ -22,6 +23,7 @@ describe.skipIf(!bin)('PostgreSQL restarting under load', () => {
   });
 
   test('requests fail fast with the error envelope while it is down and succeed again without restarting the API', async () => {
+    useTestAuditKey();
     const database = await connectDatabase({ databaseUrl: cluster.url, poolSize: 2 });
     await migrateToLatest(database.db);
     const { keys } = await createAccount(database.db, { name: 'restart', plan: 'enterprise', rateLimit: 1_000_000 });

@@ -8,6 +8,7 @@ import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
 import type { TokenSigner } from '../../src/tokens/authorization-token.js';
 import { TemporalGateway, type WorkflowGateway } from '../../src/temporal/gateway.js';
+import { TEST_IDEMPOTENCY_KEY, useTestAuditKey } from './server-keys.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -77,6 +78,7 @@ export interface TestContextOptions {
 }
 
 export async function createTestContext(opts: TestContextOptions = {}): Promise<TestContext> {
+  useTestAuditKey();
   const sharedUrl = process.env.DATABASE_URL;
   const own = sharedUrl && opts.ownDatabase ? await createScratchDatabase(sharedUrl) : undefined;
   const url = own?.url ?? sharedUrl;
@@ -92,7 +94,7 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   const server = await startHttpServer(
     database,
     { port: 0 },
-    { signer, gateway, rateLimit, allowPrivateUrls: opts.allowPrivateUrls ?? false, ...(opts.now ? { now: opts.now } : {}) },
+    { signer, gateway, rateLimit, idempotencyKey: TEST_IDEMPOTENCY_KEY, allowPrivateUrls: opts.allowPrivateUrls ?? false, ...(opts.now ? { now: opts.now } : {}) },
     opts.log ?? createLogger('silent'),
     '127.0.0.1',
   );
@@ -146,7 +148,7 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
 }
 
 /** A fresh database on the server of `sharedUrl`, dropped again by `drop`. */
-async function createScratchDatabase(sharedUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createScratchDatabase(sharedUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const base = new URL(sharedUrl);
   const name = `${base.pathname.slice(1) || 'spend_auth'}`.slice(0, 30).replace(/[^a-z0-9_]/gi, '_') + `_f${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
   const admin = async (statement: string) => {

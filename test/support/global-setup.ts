@@ -1,13 +1,18 @@
 import { connectDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { TEST_SERVER_KEYS_ENV, useTestAuditKey } from './server-keys.js';
 
 /** Against a real server every test file shares one database: migrate it once, before any file runs. */
 export default async function setup(): Promise<void> {
+  // Inherited by the test processes and every `spend-auth` process they start, so all agree on the keys.
+  for (const [name, value] of Object.entries(TEST_SERVER_KEYS_ENV)) process.env[name] ??= value;
   const url = process.env.DATABASE_URL;
   if (!url) {
     console.log('[tests] DATABASE_URL unset: each test file runs on its own embedded PGlite database');
     return;
   }
+  // A database left by an earlier run may hold audit chains that a migration re-seals with the key.
+  useTestAuditKey();
   const database = await connectDatabase({ databaseUrl: url, poolSize: 2 });
   try {
     await migrateToLatest(database.db);

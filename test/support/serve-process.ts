@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generatePrivateJwk } from '../../src/tokens/signing-keys.js';
+import { TEST_SERVER_KEYS_ENV } from './server-keys.js';
 
 /** `spend-auth serve` as a real process, for tests that kill or starve it. */
 export interface ServeProcess {
@@ -26,6 +27,7 @@ export async function startServe(databaseUrl: string, port: number): Promise<Ser
       DATA_DIR: dataDir,
       LOG_LEVEL: 'error',
       TOKEN_SIGNING_KEY: signingKey,
+      ...TEST_SERVER_KEYS_ENV,
       TEMPORAL_ADDRESS: '127.0.0.1:1',
     },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -65,6 +65,8 @@ describe('loadConfig defaults', () => {
         'LOG_LEVEL',
         'NODE_ENV',
         'METRICS_PORT',
+        'IDEMPOTENCY_ENCRYPTION_KEY',
+        'AUDIT_HMAC_KEY',
       ].map((k) => [k, '']),
     );
     expect(loadConfig(empty)).toEqual(loadConfig({}));
@@ -93,6 +95,8 @@ describe('loadConfig with values', () => {
       LOG_LEVEL: 'debug',
       NODE_ENV: 'production',
       METRICS_PORT: '9100',
+      IDEMPOTENCY_ENCRYPTION_KEY: '11'.repeat(32),
+      AUDIT_HMAC_KEY: Buffer.alloc(48, 2).toString('base64'),
     });
     expect(config).toEqual({
       port: 8080,
@@ -106,7 +110,20 @@ describe('loadConfig with values', () => {
       logLevel: 'debug',
       nodeEnv: 'production',
       metricsPort: 9100,
+      idempotencyEncryptionKey: Buffer.alloc(32, 0x11),
+      auditHmacKey: Buffer.alloc(48, 2),
     });
+  });
+
+  it.each([
+    ['IDEMPOTENCY_ENCRYPTION_KEY', 'aa'.repeat(31)],
+    ['IDEMPOTENCY_ENCRYPTION_KEY', 'aa'.repeat(33)],
+    ['AUDIT_HMAC_KEY', 'not a key!'],
+    ['AUDIT_HMAC_KEY', 'bb'.repeat(16)],
+  ])('refuses a %s of the wrong length or encoding, naming it without echoing the value', (name, value) => {
+    const err = configError({ [name]: value });
+    expect(err.message).toContain(name);
+    expect(err.message).not.toContain(value);
   });
 
   it('resolves a relative DATA_DIR against the working directory', () => {
@@ -189,6 +206,8 @@ describe('CONFIG_VARIABLES', () => {
     LOG_LEVEL: 'debug',
     NODE_ENV: 'test',
     METRICS_PORT: '9100',
+    IDEMPOTENCY_ENCRYPTION_KEY: 'cc'.repeat(32),
+    AUDIT_HMAC_KEY: 'dd'.repeat(32),
   };
 
   test.each([...CONFIG_VARIABLES])('%s is read: setting it changes the configuration', (name) => {
