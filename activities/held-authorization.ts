@@ -41,7 +41,8 @@ export function createHeldActivities(deps: HeldActivityDeps) {
         status: d.status,
         reasonCode: d.reason_code,
         resolvedAt: d.resolved_at,
-        resolvedBy: input.reviewer ?? 'system',
+        // An outcome that came too late is recorded as the system's expiry.
+        resolvedBy: d.status === 'expired' ? 'system' : (input.reviewer ?? 'system'),
       };
     },
   };

@@ -103,7 +103,7 @@ export function createApp(deps: AppDeps): Express {
   const webhooks = { db: deps.db, allowPrivateUrls: deps.allowPrivateUrls ?? false };
   v1.use('/webhook-endpoints', webhookEndpointsRouter(webhooks));
   v1.use('/events', eventsRouter(webhooks));
-  v1.use('/approvals', approvalsRouter({ db: deps.db, gateway: deps.gateway, onResolved: (id) => waiter.notify(id) }));
+  v1.use('/approvals', approvalsRouter({ db: deps.db, gateway: deps.gateway, onResolved: (id) => waiter.notify(id), ...(deps.now ? { now: deps.now } : {}) }));
   v1.use('/api-keys', apiKeysRouter(deps.db, deps.onKeyRevoked));
   v1.use('/agents', agentsRouter(deps.db, deps.agentHooks ?? agentStopHooks));
   v1.use('/policies', policiesRouter(deps.db));

@@ -40,7 +40,9 @@ export async function heldAuthorization(input: HeldAuthorizationInput): Promise<
       validator: (outcome) => {
         if (!isReviewerOutcome(outcome)) throw new Error('invalid outcome: expected {"outcome": "approved" | "denied"}');
         if (requested !== undefined || result !== undefined) throw new Error('already resolved');
-        if (waitOver) throw new Error('expired');
+        // Workflow time is the time of this task: an Update that lands with (or after) the expiry
+        // timer is refused even before the timer's own handling has ended the wait.
+        if (waitOver || Date.now() >= Date.parse(input.expiresAt)) throw new Error('expired');
       },
     },
   );

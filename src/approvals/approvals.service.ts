@@ -6,6 +6,7 @@ import { toDecisionView, type DecisionRow, type DecisionView } from '../authoriz
 import { AppError, conflict, notFound } from '../errors.js';
 import { EngineUnavailableError, ResolutionRejectedError, type WorkflowGateway } from '../temporal/gateway.js';
 import { listHeld } from './approvals.repository.js';
+import { isExpired } from './resolution.service.js';
 
 export async function listApprovals(
   db: Db,
@@ -27,7 +28,7 @@ export async function listApprovals(
  * recorded it. PostgreSQL stays the source of truth for the answer.
  */
 export async function resolveApproval(
-  deps: { db: Db; gateway: WorkflowGateway; onResolved?: (decisionId: string) => void },
+  deps: { db: Db; gateway: WorkflowGateway; onResolved?: (decisionId: string) => void; now?: () => Date },
   caller: Caller,
   decisionId: string,
   outcome: 'approved' | 'denied',
@@ -40,11 +41,15 @@ export async function resolveApproval(
   // answered from the row: success is decided by the database, never by the transport.
   if (resolvedAsAsked(decision, caller.keyId, outcome)) return toDecisionView(decision);
   if (decision.status !== 'pending') throw conflict(`The request was already resolved (${decision.status}).`, 'decision_id');
+  if (isExpired(decision, deps.now?.() ?? new Date())) throw expiredConflict(decision);
   let summary;
   try {
     summary = await deps.gateway.resolve(decision, { outcome, note: note ?? null, reviewer: caller.keyId, via: 'api' });
   } catch (err) {
-    if (err instanceof ResolutionRejectedError) throw conflict('The request was already resolved.', 'decision_id');
+    if (err instanceof ResolutionRejectedError) {
+      if (err.message === 'expired') throw expiredConflict(decision);
+      throw conflict('The request was already resolved.', 'decision_id');
+    }
     if (err instanceof EngineUnavailableError) {
       const now = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
       if (now && resolvedAsAsked(now, caller.keyId, outcome)) return toDecisionView(now);
@@ -55,10 +60,16 @@ export async function resolveApproval(
   deps.onResolved?.(decisionId);
   const after = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
   // Resolved by someone else first (expiry, a freeze, an operator's signal): not this reviewer's outcome.
+  if (after?.status === 'expired') throw expiredConflict(after);
   if (!summary.changed || !after || after.resolved_by !== caller.keyId) {
     throw conflict(`The request was already resolved (${after?.status ?? summary.status}).`, 'decision_id');
   }
   return toDecisionView(after);
+}
+
+/** 409 for a hold whose time is up: no approval after expiry (`approval_expired`). */
+function expiredConflict(row: DecisionRow): AppError {
+  return conflict(`The hold expired at ${row.expires_at!.toISOString()} and can no longer be resolved by a reviewer (approval_expired).`, 'decision_id');
 }
 
 /** The row shows this key's own outcome: the request it asked for has been recorded. */

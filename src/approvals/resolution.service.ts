@@ -102,6 +102,9 @@ export async function applyResolution(trx: DbOrTrx, signer: TokenSigner | undefi
   return updated;
 }
 
+/** A hold whose `expires_at` has passed can only expire. */
+export const isExpired = (row: Pick<DecisionRow, 'expires_at'>, now: Date): boolean => row.expires_at !== null && row.expires_at.getTime() <= now.getTime();
+
 /** Idempotent: a decision that is no longer pending is returned unchanged with `changed: false`. */
 export async function resolveHeldDecision(deps: { db: Db; signer: TokenSigner; now?: () => Date }, input: ResolveInput): Promise<Resolution> {
   const first = await findDecisionById(deps.db, input.decisionId);
@@ -110,7 +113,11 @@ export async function resolveHeldDecision(deps: { db: Db; signer: TokenSigner; n
     await trx.selectFrom('agents').select('id').where('id', '=', first.agent_id).forUpdate().execute();
     const row = (await lockDecision(trx, input.decisionId))!;
     if (row.status !== 'pending') return { changed: false, decision: toDecisionView(row) };
-    const updated = await applyResolution(trx, deps.signer, row, input, deps.now?.() ?? new Date());
+    const now = deps.now?.() ?? new Date();
+    // No approval after expiry: an outcome that reaches the database once the hold's time is up
+    // (an Update accepted a moment before, retried activities) records the expiry instead.
+    const effective: ResolveInput = isExpired(row, now) && input.outcome !== 'expired' ? { ...input, outcome: 'expired', note: null, resolvedBy: 'system', actor: { type: 'system', id: null } } : input;
+    const updated = await applyResolution(trx, deps.signer, row, effective, now);
     return { changed: true, decision: toDecisionView(updated) };
   });
 }

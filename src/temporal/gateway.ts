@@ -149,7 +149,8 @@ export class TemporalGateway implements WorkflowGateway {
       );
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowExecutionAlreadyStartedError) {
-        throw new ResolutionRejectedError((err as Error).message);
+        // The validator's reason ('already resolved', 'expired') travels as the failure's cause.
+        throw new ResolutionRejectedError((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
       }
       if (Date.now() >= deadline || isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
       throw err;

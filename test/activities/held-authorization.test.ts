@@ -41,6 +41,22 @@ const eventsOf = async (decisionId: string) =>
   (await ctx.database.db.selectFrom('events').selectAll().where('type', '=', 'approval.completed').execute()).filter((e) => (e.data as any).decision_id === decisionId);
 
 describe('resolveHeldDecision activity (real PostgreSQL)', () => {
+  test.each(['approved', 'denied'] as const)('no approval after expiry: a %s outcome reaching the database after expires_at records the expiry instead', async (outcome) => {
+    const agentId = await heldAgent();
+    const id = await hold(agentId, 700);
+    await ctx.database.db.updateTable('decisions').set({ expires_at: new Date(Date.now() - 1_000) }).where('id', '=', id).execute();
+
+    const result = await run({ decisionId: id, outcome, note: 'too late' });
+    expect(result).toMatchObject({ decisionId: id, changed: true, decision: 'denied', status: 'expired', reasonCode: 'approval_expired', resolvedBy: 'system' });
+    const decision = (await acct.test.get(`/v1/decisions/${id}`)).body;
+    expect(decision).toMatchObject({ decision: 'denied', status: 'expired', reason_code: 'approval_expired' });
+    expect(decision).not.toHaveProperty('authorization_token');
+    expect(await spend(agentId)).toEqual({ approved: 0, reserved: 0 });
+    const audit = await auditOf(id);
+    expect(audit).toHaveLength(1);
+    expect(audit[0].actor).toEqual({ type: 'system', id: null });
+  });
+
   test('approve: the reservation becomes spend, a token is minted, one audit record and one event', async () => {
     const agentId = await heldAgent();
     const id = await hold(agentId, 600);

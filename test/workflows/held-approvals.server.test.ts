@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import { ApprovalStatusKey } from '../../src/temporal/search-attributes.js';
 import { heldWorkflowId } from '../../src/temporal/ids.js';
+import { resolveUpdate } from '../../workflows/held-authorization.js';
 import { policyBody, type TestAccount } from '../support/context.js';
 import { openEngineStack, type EngineStack } from '../support/engine-stack.js';
 import { startReceiver } from '../support/receiver.js';
@@ -179,6 +180,7 @@ describe.skipIf(!mode)('held requests on a Temporal server, through the API', ()
     const late = await acct.test.post(`/v1/approvals/${id}/approve`);
     expect(late.status).toBe(409);
     expect(late.body.error.code).toBe('conflict');
+    expect(late.body.error.message).toContain('expired');
     expect(await decision(id)).toMatchObject({ status: 'expired' });
     await recordHistory(temporal(), heldWorkflowId(id), 'expired');
   });
@@ -206,6 +208,48 @@ describe.skipIf(!mode)('held requests on a Temporal server, through the API', ()
     expect(await decision(id)).toMatchObject({ status: winner.body.status });
     const loser = answers.find((a) => a.status === 409)!;
     expect(loser.body.error.code).toBe('conflict');
+  });
+
+  describe('no approval after expiry, while no worker has handled the expiry yet', () => {
+    test('the API refuses an approval 1 s after expires_at: 409 conflict (approval_expired); the hold then expires', async () => {
+      const id = await hold(await heldAgent({ approval_timeout_seconds: 2 }), 600);
+      const handle = await running(id);
+      await stack.stopWorker();
+      try {
+        await new Promise((r) => setTimeout(r, 3_000));
+        const late = await acct.test.post(`/v1/approvals/${id}/approve`);
+        expect(late.status).toBe(409);
+        expect(late.body.error).toMatchObject({ code: 'conflict', param: 'decision_id' });
+        expect(late.body.error.message).toContain('approval_expired');
+        expect((await decision(id)).status).toBe('pending');
+      } finally {
+        await stack.startWorker();
+      }
+      expect(await handle.result()).toMatchObject({ status: 'expired' });
+      expect(await decision(id)).toMatchObject({ status: 'expired', reason_code: 'approval_expired' });
+    });
+
+    test('the timer and an Update land in one workflow task: the validator refuses the Update (workflow time), the hold expires', async () => {
+      const id = await hold(await heldAgent({ approval_timeout_seconds: 2 }), 600);
+      const handle = await running(id);
+      await stack.stopWorker();
+      let update: Promise<unknown>;
+      try {
+        await new Promise((r) => setTimeout(r, 3_000));
+        // Sent straight to the engine (no API check): it waits with the fired timer for a worker.
+        update = handle.executeUpdate(resolveUpdate, { args: [{ outcome: 'approved', reviewer: 'key_late' }] }).then(
+          () => 'accepted',
+          (err: Error & { cause?: Error }) => err.cause?.message ?? err.message,
+        );
+        await new Promise((r) => setTimeout(r, 500));
+      } finally {
+        await stack.startWorker();
+      }
+      expect(await update!).toBe('expired');
+      expect(await handle.result()).toMatchObject({ status: 'expired', resolvedBy: 'system' });
+      expect(await decision(id)).toMatchObject({ decision: 'denied', status: 'expired' });
+      expect((await decision(id)).authorization_token).toBeUndefined();
+    });
   });
 
   test('an approval sent before the relay started the workflow starts it with the Update (update-with-start)', async () => {

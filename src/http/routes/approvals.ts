@@ -6,7 +6,7 @@ import type { WorkflowGateway } from '../../temporal/gateway.js';
 import { callerOf } from '../context.js';
 import { bodyObject, parse } from '../validate.js';
 
-export function approvalsRouter(deps: { db: Db; gateway: WorkflowGateway; onResolved?: (id: string) => void }): Router {
+export function approvalsRouter(deps: { db: Db; gateway: WorkflowGateway; onResolved?: (id: string) => void; now?: () => Date }): Router {
   const r = Router();
   r.get('/', async (req, res) => {
     res.json(await listApprovals(deps.db, callerOf(req), parse(listApprovalsQuery, req.query)));
