@@ -1,5 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { findDecisionById } from '../src/approvals/approvals.repository.js';
 import { resolveHeldDecision as recordResolution } from '../src/approvals/resolution.service.js';
+import type { AuditInput } from '../src/audit/audit.repository.js';
+import { toDecisionView } from '../src/authorization/decision.view.js';
 import type { Db } from '../src/db/database.js';
 import { AppError } from '../src/errors.js';
 import type { TokenSigner } from '../src/tokens/authorization-token.js';
@@ -12,6 +15,20 @@ export interface HeldActivityDeps {
   onResolved?: (decisionId: string) => void;
 }
 
+const ACTOR: Record<Exclude<ResolveActivityInput['via'], 'notice'>, (reviewer: string | null) => AuditInput['actor']> = {
+  api: (reviewer) => ({ type: 'reviewer', id: reviewer }),
+  // An outcome signalled from the Temporal UI or CLI; its id is the signal's `reviewer` field.
+  operator: (reviewer) => ({ type: 'operator', id: reviewer }),
+  system: () => ({ type: 'system', id: null }),
+};
+
+/** A notice that the hold was resolved elsewhere: read it, change nothing. */
+async function readResolution(db: Db, decisionId: string) {
+  const row = await findDecisionById(db, decisionId);
+  if (!row) throw new AppError('not_found', `decision ${decisionId} does not exist`);
+  return { changed: false, decision: toDecisionView(row) };
+}
+
 /** Activities of the held-authorization workflow, built from injected dependencies. */
 export function createHeldActivities(deps: HeldActivityDeps) {
   return {
@@ -19,13 +36,16 @@ export function createHeldActivities(deps: HeldActivityDeps) {
     async resolveHeldDecision(input: ResolveActivityInput): Promise<ResolutionSummary> {
       let resolution;
       try {
-        resolution = await recordResolution(deps, {
-          decisionId: input.decisionId,
-          outcome: input.outcome,
-          note: input.note,
-          resolvedBy: input.reviewer ?? 'system',
-          actor: input.via === 'system' ? { type: 'system', id: null } : { type: 'reviewer', id: input.reviewer },
-        });
+        resolution =
+          input.via === 'notice'
+            ? await readResolution(deps.db, input.decisionId)
+            : await recordResolution(deps, {
+                decisionId: input.decisionId,
+                outcome: input.outcome,
+                note: input.note,
+                resolvedBy: input.reviewer ?? 'system',
+                actor: ACTOR[input.via](input.reviewer),
+              });
       } catch (err) {
         if (err instanceof AppError && err.code === 'not_found') {
           throw ApplicationFailure.nonRetryable(`decision ${input.decisionId} does not exist`, 'DecisionNotFound');

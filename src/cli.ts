@@ -112,7 +112,7 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
       teardownLocal = () => local.teardown();
     }
   }
-  const settings = { address, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue };
+  const settings = { address, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, allowSignalApprovals: config.temporal.allowSignalApprovals };
   const gateway = new TemporalGateway(settings);
   closes.push(() => gateway.close());
   if (teardownLocal) closes.push(teardownLocal);

@@ -33,6 +33,7 @@ const envSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('spend-authorization'),
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
+  TEMPORAL_ALLOW_SIGNAL_APPROVALS: bool.default(true),
   TOKEN_SIGNING_KEY: z.string().min(1).optional(),
   PUBLIC_BASE_URL: optionalUrl,
   WEBHOOK_ALLOW_PRIVATE_URLS: bool.default(false),
@@ -63,6 +64,8 @@ export interface Config {
     cliPath: string | undefined;
     /** The process's PATH, where `dev` looks for a `temporal` binary. */
     searchPath: string | undefined;
+    /** Whether operators may approve or deny holds by signal from the Temporal UI or CLI. */
+    allowSignalApprovals: boolean;
   };
   tokenSigningKey: string | undefined;
   publicBaseUrl: string | undefined;
@@ -106,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       addressGiven: raw.TEMPORAL_ADDRESS !== undefined,
       cliPath: e.TEMPORAL_CLI_PATH ? path.resolve(e.TEMPORAL_CLI_PATH) : undefined,
       searchPath: env.PATH,
+      allowSignalApprovals: e.TEMPORAL_ALLOW_SIGNAL_APPROVALS,
     },
     tokenSigningKey: e.TOKEN_SIGNING_KEY,
     publicBaseUrl: e.PUBLIC_BASE_URL,

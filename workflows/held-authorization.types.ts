@@ -4,6 +4,11 @@ export interface HeldAuthorizationInput {
   decisionId: string;
   /** When the hold expires (ISO 8601): the workflow's timer is derived from it, so a late start still expires on time. */
   expiresAt: string;
+  /**
+   * False when operators may not resolve holds by signal (TEMPORAL_ALLOW_SIGNAL_APPROVALS=false):
+   * signals then only tell the workflow its hold was resolved elsewhere. Absent (older starts): allowed.
+   */
+  signalApprovals?: boolean;
 }
 
 /** What a reviewer (Update from the API) or an operator (signal from the Temporal UI) sends. */
@@ -12,7 +17,9 @@ export interface ReviewerOutcome {
   note?: string | null;
   reviewer?: string | null;
   /** `api` when a reviewer's key resolved it (Update); a signal from the UI or CLI always counts as `operator`. */
-  via?: 'api' | 'operator';
+  via?: 'api' | 'operator' | 'notice';
+  /** Optional on a signal: the decision it is meant for; a signal naming another decision is ignored. */
+  decision_id?: string;
 }
 
 /** The recorded resolution, without the token: workflow history never holds a secret. */
@@ -31,7 +38,8 @@ export interface ResolveActivityInput {
   outcome: 'approved' | 'denied' | 'expired';
   note: string | null;
   reviewer: string | null;
-  via: 'api' | 'operator' | 'system';
+  /** `notice`: the hold was resolved elsewhere (a freeze); the activity reads it and changes nothing. */
+  via: 'api' | 'operator' | 'system' | 'notice';
 }
 
 export function isReviewerOutcome(value: unknown): value is ReviewerOutcome {
@@ -40,6 +48,7 @@ export function isReviewerOutcome(value: unknown): value is ReviewerOutcome {
   return (
     (v.outcome === 'approved' || v.outcome === 'denied') &&
     (v.note === undefined || v.note === null || (typeof v.note === 'string' && v.note.length <= 1000)) &&
-    (v.reviewer === undefined || v.reviewer === null || (typeof v.reviewer === 'string' && v.reviewer.length <= 200))
+    (v.reviewer === undefined || v.reviewer === null || (typeof v.reviewer === 'string' && v.reviewer.length <= 200)) &&
+    (v.decision_id === undefined || typeof v.decision_id === 'string')
   );
 }

@@ -29,7 +29,7 @@ export type AgentView = ReturnType<typeof toAgentView>;
 /** Hooks other features attach to agent transitions, run inside the same transaction. */
 export interface AgentHooks {
   /** Called when an agent stops being able to transact (frozen or deactivated). */
-  onAgentStopped?: (trx: DbOrTrx, agent: AgentRow, reason: 'agent_frozen' | 'agent_deactivated', actor: { type: 'api_key' | 'reviewer' | 'system'; id: string | null }) => Promise<void>;
+  onAgentStopped?: (trx: DbOrTrx, agent: AgentRow, reason: 'agent_frozen' | 'agent_deactivated', actor: { type: 'api_key' | 'reviewer' | 'operator' | 'system'; id: string | null }) => Promise<void>;
 }
 
 async function requirePolicy(trx: DbOrTrx, caller: Caller, policyId: string) {
@@ -152,7 +152,7 @@ const AUDIT_TYPE: Record<Transition, string> = {
   deactivated: 'agent.deactivated',
 };
 
-type Actor = { type: 'api_key' | 'reviewer' | 'system'; id: string | null };
+type Actor = { type: 'api_key' | 'reviewer' | 'operator' | 'system'; id: string | null };
 
 /**
  * Changes an agent's status inside the caller's transaction (the agent row locked): the update,

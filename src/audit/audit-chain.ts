@@ -9,7 +9,7 @@ export interface ChainedFields {
   livemode: boolean;
   sequence: number;
   type: string;
-  actor_type: 'api_key' | 'reviewer' | 'system';
+  actor_type: 'api_key' | 'reviewer' | 'operator' | 'system';
   actor_id: string | null;
   agent_id: string | null;
   decision_id: string | null;

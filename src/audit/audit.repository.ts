@@ -11,7 +11,7 @@ export interface AuditInput {
   accountId: string;
   livemode: boolean;
   type: string;
-  actor: { type: 'api_key' | 'reviewer' | 'system'; id: string | null };
+  actor: { type: 'api_key' | 'reviewer' | 'operator' | 'system'; id: string | null };
   agentId?: string | null;
   decisionId?: string | null;
   decision?: string | null;

@@ -88,7 +88,7 @@ export interface AuditRecordsTable {
   account_id: string;
   livemode: boolean;
   type: string;
-  actor_type: 'api_key' | 'reviewer' | 'system';
+  actor_type: 'api_key' | 'reviewer' | 'operator' | 'system';
   actor_id: string | null;
   agent_id: string | null;
   decision_id: string | null;

@@ -11,6 +11,7 @@ import * as m009 from './migrations/009_authorize_fast_path.js';
 import * as m010 from './migrations/010_audit_insert_order.js';
 import * as m011 from './migrations/011_audit_hmac.js';
 import * as m012 from './migrations/012_idempotency_per_key.js';
+import * as m013 from './migrations/013_operator_actor.js';
 import * as m004 from './migrations/004_quickstart.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '010_audit_insert_order': m010,
   '011_audit_hmac': m011,
   '012_idempotency_per_key': m012,
+  '013_operator_actor': m013,
   '004_quickstart': m004,
 };
 

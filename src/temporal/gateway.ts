@@ -23,6 +23,8 @@ export interface TemporalSettings {
   address: string;
   namespace: string;
   taskQueue: string;
+  /** TEMPORAL_ALLOW_SIGNAL_APPROVALS: whether holds started now may be resolved by an operator's signal (default true). */
+  allowSignalApprovals?: boolean;
 }
 
 /** What the service asks of the workflow engine; the one place that talks to Temporal as a client. */
@@ -40,8 +42,13 @@ export interface WorkflowGateway {
 
 export const ENGINE_HEALTH_TIMEOUT_MS = 2_000;
 
-function heldStartOptions(decision: DecisionRow, taskQueue: string) {
-  const input: HeldAuthorizationInput = { decisionId: decision.id, expiresAt: (decision.expires_at ?? decision.created_at).toISOString() };
+function heldStartOptions(decision: DecisionRow, settings: TemporalSettings) {
+  const { taskQueue } = settings;
+  const input: HeldAuthorizationInput = {
+    decisionId: decision.id,
+    expiresAt: (decision.expires_at ?? decision.created_at).toISOString(),
+    ...(settings.allowSignalApprovals === false ? { signalApprovals: false } : {}),
+  };
   const searchAttributes: SearchAttributePair[] = [
     { key: AgentIdKey, value: decision.agent_id },
     { key: PolicyIdKey, value: decision.policy_id ?? '' },
@@ -91,7 +98,7 @@ export class TemporalGateway implements WorkflowGateway {
   async startHeld(decision: DecisionRow): Promise<'started' | 'already_started'> {
     const client = await this.getClient();
     try {
-      await client.workflow.start('heldAuthorization', heldStartOptions(decision, this.settings.taskQueue));
+      await client.workflow.start('heldAuthorization', heldStartOptions(decision, this.settings));
       return 'started';
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
@@ -121,7 +128,7 @@ export class TemporalGateway implements WorkflowGateway {
   async notifyResolved(decisionId: string): Promise<void> {
     const client = await this.getClient();
     try {
-      await client.workflow.getHandle(heldWorkflowId(decisionId)).signal(approvalDecisionSignal, { outcome: 'denied', reviewer: 'system' });
+      await client.workflow.getHandle(heldWorkflowId(decisionId)).signal(approvalDecisionSignal, { outcome: 'denied', reviewer: 'system', decision_id: decisionId });
     } catch (err) {
       // Never started, or already finished: nothing to tell.
       if (err instanceof WorkflowNotFoundError) return;
@@ -144,7 +151,7 @@ export class TemporalGateway implements WorkflowGateway {
           // The same reviewer asking the same thing again (a retry after a timeout) attaches to
           // the Update already sent instead of sending a second one.
           updateId: `${outcome.outcome === 'approved' ? 'approve' : 'deny'}-${decision.id}-${outcome.reviewer ?? 'anonymous'}`,
-          startWorkflowOperation: new WithStartWorkflowOperation('heldAuthorization', heldStartOptions(decision, this.settings.taskQueue)),
+          startWorkflowOperation: new WithStartWorkflowOperation('heldAuthorization', heldStartOptions(decision, this.settings)),
         }),
       );
     } catch (err) {

@@ -62,12 +62,19 @@ export interface EngineStackOptions {
   server?: ServerEnvironment;
   /** Gateway address override (e.g. a port where the engine is not running yet). */
   address?: string;
+  /** TEMPORAL_ALLOW_SIGNAL_APPROVALS for the holds this stack starts. */
+  allowSignalApprovals?: boolean;
 }
 
 export async function openEngineStack(mode: ServerMode, opts: EngineStackOptions = {}): Promise<EngineStack> {
   quietRuntime();
   const server = opts.server ?? (await openServer(mode, { ...(opts.uiPort !== undefined ? { uiPort: opts.uiPort } : {}), ...(opts.dbFile ? { dbFile: opts.dbFile } : {}) }));
-  const settings: WorkerSettings = { address: opts.address ?? server.address, namespace: server.namespace, taskQueue: 'spend-authorization' };
+  const settings: WorkerSettings & { allowSignalApprovals?: boolean } = {
+    address: opts.address ?? server.address,
+    namespace: server.namespace,
+    taskQueue: 'spend-authorization',
+    ...(opts.allowSignalApprovals === undefined ? {} : { allowSignalApprovals: opts.allowSignalApprovals }),
+  };
   // A database of this file's own: the relay carries every account's rows.
   const ctx = await createTestContext({ testModeRateLimit: 100_000, allowPrivateUrls: true, ownDatabase: true, ...opts.context, gateway: () => new TemporalGateway(settings) });
   const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');

@@ -27,6 +27,7 @@ describe('loadConfig defaults', () => {
       addressGiven: false,
       cliPath: undefined,
       searchPath: undefined,
+      allowSignalApprovals: true,
     });
     expect(config.tokenSigningKey).toBeUndefined();
     expect(config.publicBaseUrl).toBeUndefined();
@@ -87,6 +88,7 @@ describe('loadConfig with values', () => {
       TEMPORAL_NAMESPACE: 'payments',
       TEMPORAL_TASK_QUEUE: 'q1',
       TEMPORAL_CLI_PATH: '/opt/temporal/bin/temporal',
+      TEMPORAL_ALLOW_SIGNAL_APPROVALS: 'false',
       TOKEN_SIGNING_KEY: '{"kty":"OKP"}',
       PUBLIC_BASE_URL: 'https://api.example.com/v1',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
@@ -102,7 +104,7 @@ describe('loadConfig with values', () => {
       port: 8080,
       databaseUrl: 'postgres://u:p@db.internal:5432/spend',
       dataDir: '/var/lib/spend-auth',
-      temporal: { address: 'temporal:7233', namespace: 'payments', taskQueue: 'q1', addressGiven: true, cliPath: '/opt/temporal/bin/temporal', searchPath: undefined },
+      temporal: { address: 'temporal:7233', namespace: 'payments', taskQueue: 'q1', addressGiven: true, cliPath: '/opt/temporal/bin/temporal', searchPath: undefined, allowSignalApprovals: false },
       tokenSigningKey: '{"kty":"OKP"}',
       publicBaseUrl: 'https://api.example.com/v1',
       webhookAllowPrivateUrls: true,
@@ -198,6 +200,7 @@ describe('CONFIG_VARIABLES', () => {
     TEMPORAL_NAMESPACE: 'payments',
     TEMPORAL_TASK_QUEUE: 'q1',
     TEMPORAL_CLI_PATH: '/opt/temporal',
+    TEMPORAL_ALLOW_SIGNAL_APPROVALS: 'false',
     TOKEN_SIGNING_KEY: '{}',
     PUBLIC_BASE_URL: 'https://api.example.com',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',

@@ -143,7 +143,8 @@ describe.skipIf(!mode)('held requests on a Temporal server, through the API', ()
     });
     expect(d.authorization_token).toMatch(/^gca_/);
     const audit = await acct.test.get(`/v1/audit-logs?agent_id=${d.agent_id}`);
-    expect(audit.body.data.find((r: any) => r.type === 'approval.completed' && r.decision_id === id)).toBeDefined();
+    const record = audit.body.data.find((r: any) => r.type === 'approval.completed' && r.decision_id === id);
+    expect(record.actor).toEqual({ type: 'operator', id: 'ops@example.com' });
     expect(await temporal().workflow.getHandle(heldWorkflowId(id)).result()).toMatchObject({ status: 'approved', resolvedBy: 'ops@example.com' });
     await recordHistory(temporal(), heldWorkflowId(id), 'approved-by-signal');
   });
@@ -153,15 +154,17 @@ describe.skipIf(!mode)('held requests on a Temporal server, through the API', ()
     const handle = await running(id);
     await operatorSignal(id, { outcome: 'maybe', reviewer: 42 });
     await operatorSignal(id, 'not an object');
-    // The malformed signals changed nothing: still running, still pending.
-    await until('malformed signals processed', async () => ((await handle.describe()).historyLength >= 9 ? true : undefined));
+    // Meant for another hold: never resolves this one.
+    await operatorSignal(id, { outcome: 'approved', reviewer: 'ops@example.com', decision_id: 'dec_someoneelse' });
+    // The malformed and misdirected signals changed nothing: still running, still pending.
+    await until('signals processed', async () => ((await handle.describe()).historyLength >= 13 ? true : undefined));
     expect((await handle.describe()).status.name).toBe('RUNNING');
     expect((await decision(id)).status).toBe('pending');
 
     await operatorSignal(id, { outcome: 'denied', note: 'vendor not allowed', reviewer: 'ops@example.com' });
     expect(await handle.result()).toMatchObject({ status: 'denied', resolvedBy: 'ops@example.com' });
     expect(await decision(id)).toMatchObject({ decision: 'denied', status: 'denied' });
-    await recordHistory(temporal(), heldWorkflowId(id), 'denied-by-signal-after-malformed-signals');
+    await recordHistory(temporal(), heldWorkflowId(id), 'denied-by-signal-after-ignored-signals');
   });
 
   test('nobody decides within approval_timeout_seconds: expired, approval_expired, the reservation released; a later approval is 409', async () => {
@@ -264,5 +267,56 @@ describe.skipIf(!mode)('held requests on a Temporal server, through the API', ()
     } finally {
       stack.relay.start();
     }
+  });
+});
+
+describe.skipIf(!mode || !cli)('with TEMPORAL_ALLOW_SIGNAL_APPROVALS=false', () => {
+  let stack: EngineStack;
+  let acct: TestAccount;
+
+  beforeAll(async () => {
+    stack = await openEngineStack(mode!, { allowSignalApprovals: false });
+    acct = await stack.ctx.account('growth');
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  async function waitingHold(): Promise<string> {
+    const p = await acct.test.post('/v1/policies', policyBody({ require_approval_above: 100 }));
+    const agentId = (await acct.test.post('/v1/agents', { name: 'no-signal bot', policy_id: p.body.id })).body.id;
+    const res = await acct.test.post('/v1/authorize', { agent_id: agentId, amount: 500, currency: 'USD', vendor: 'shop.example' });
+    const id = res.body.decision_id as string;
+    const handle = stack.server.env.client.workflow.getHandle(heldWorkflowId(id));
+    await until('running', async () => ((await handle.describe()).historyLength >= 3 ? true : undefined));
+    return id;
+  }
+
+  const signal = (id: string, input: unknown) =>
+    run(cli!, ['workflow', 'signal', '--address', stack.server.address, '--workflow-id', heldWorkflowId(id), '--name', 'approvalDecision', '--input', JSON.stringify(input)]);
+
+  test("an operator's approval by signal is ignored: the hold stays pending and only the API resolves it", async () => {
+    const id = await waitingHold();
+    const handle = stack.server.env.client.workflow.getHandle(heldWorkflowId(id));
+    await signal(id, { outcome: 'approved', reviewer: 'ops@example.com' });
+    // Even one claiming to be the service's own notice only makes the workflow look: it decides nothing.
+    await signal(id, { outcome: 'denied', reviewer: 'system' });
+    await until('signals processed', async () => ((await handle.describe()).historyLength >= 9 ? true : undefined));
+    expect((await acct.test.get(`/v1/decisions/${id}`)).body.status).toBe('pending');
+
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+
+    const approved = await acct.test.post(`/v1/approvals/${id}/approve`);
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ status: 'approved' });
+    expect(await handle.result()).toMatchObject({ status: 'approved' });
+  });
+
+  test('freezing the agent still ends the workflows of its holds', async () => {
+    const id = await waitingHold();
+    const agentId = (await acct.test.get(`/v1/decisions/${id}`)).body.agent_id;
+    await acct.test.post(`/v1/agents/${agentId}/freeze`);
+    const result = await stack.server.env.client.workflow.getHandle(heldWorkflowId(id)).result();
+    expect(result).toMatchObject({ changed: false, status: 'denied' });
   });
 });
