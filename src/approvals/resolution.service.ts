@@ -48,7 +48,7 @@ export async function applyResolution(trx: DbOrTrx, signer: TokenSigner | undefi
     if (!signer) throw new Error('approving a hold needs the token signer');
     token = await signAuthorizationToken(
       signer,
-      { sub: row.agent_id, jti: row.id, amount: row.amount, currency: row.currency, vendor: row.vendor, category: row.category, policy: row.policy_id, livemode: row.livemode },
+      { aud: row.account_id, sub: row.agent_id, jti: row.id, amount: row.amount, currency: row.currency, vendor: row.vendor, category: row.category, policy: row.policy_id, livemode: row.livemode },
       now,
     );
   }
