@@ -209,7 +209,11 @@ async function prepareDecision(
   return { agent, view, writes, tipsAutoFreeze, needsLock: tipsAutoFreeze !== null };
 }
 
-/** The current state of a decision; with `waitSeconds`, long-polls while it is pending. */
+/**
+ * The current state of a decision; with `waitSeconds`, long-polls while it is pending. The wait
+ * reads nothing: it is woken by the resolution's commit notification (or its deadline), then reads
+ * once, so a waiter costs two reads however long it waits.
+ */
 export async function getDecision(
   deps: Pick<AuthorizationDeps, 'db' | 'waiter'>,
   caller: Caller,
@@ -219,12 +223,19 @@ export async function getDecision(
 ): Promise<DecisionView> {
   requireRole(caller, ANY_ROLE);
   const deadline = Date.now() + waitSeconds * 1000;
-  for (;;) {
-    const row = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, id);
-    // An agent key reads only its own agent's decisions; anything else is as if it did not exist.
-    if (!row || (caller.role === 'agent' && row.agent_id !== caller.agentId)) throw notFound('decision', 'id');
-    if (row.status !== 'pending' || Date.now() >= deadline || signal?.aborted) return toDecisionView(row);
-    await deps.waiter.nap(id, deadline, signal);
+  const watch = waitSeconds > 0 ? deps.waiter.watch(id) : undefined;
+  try {
+    for (;;) {
+      const row = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, id);
+      // An agent key reads only its own agent's decisions; anything else is as if it did not exist.
+      if (!row || (caller.role === 'agent' && row.agent_id !== caller.agentId)) throw notFound('decision', 'id');
+      if (row.status !== 'pending' || !watch || Date.now() >= deadline || signal?.aborted) return toDecisionView(row);
+      await watch.next(deadline, signal);
+      // Nobody is left to read the answer.
+      if (signal?.aborted) return toDecisionView(row);
+    }
+  } finally {
+    watch?.close();
   }
 }
 

@@ -72,6 +72,8 @@ export interface TestContextOptions {
    * see every row of a table, not only their accounts').
    */
   ownDatabase?: boolean;
+  /** Told of every query the app's database handle sends (query-count tests). */
+  onQuery?: (sql: string) => void;
 }
 
 export async function createTestContext(opts: TestContextOptions = {}): Promise<TestContext> {
@@ -79,7 +81,8 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   const own = sharedUrl && opts.ownDatabase ? await createScratchDatabase(sharedUrl) : undefined;
   const url = own?.url ?? sharedUrl;
   // A generous pool wait: the 200-way concurrency tests queue on one agent's lock on a loaded machine.
-  const database = await connectDatabase(url ? { databaseUrl: url, poolSize: 10, connectTimeoutMs: 30_000 } : { dataDir: 'memory://' });
+  const onQuery = opts.onQuery ? { onQuery: opts.onQuery } : {};
+  const database = await connectDatabase(url ? { databaseUrl: url, poolSize: 10, connectTimeoutMs: 30_000, ...onQuery } : { dataDir: 'memory://', ...onQuery });
   // Global setup already migrated the shared server database; an embedded or own one is new.
   if (!sharedUrl || own) await migrateToLatest(database.db);
   const keys = await keysFromJwks([await generatePrivateJwk()]);

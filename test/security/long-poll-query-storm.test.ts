@@ -1,0 +1,155 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { resolveHeldDecision } from '../../src/approvals/resolution.service.js';
+import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
+
+// Attack: many clients hold GET /v1/decisions/:id?wait=30 open at once; if each waiting request
+// re-reads its decision on a timer, a few hundred of them keep the database busy doing nothing.
+
+const run = promisify(execFile);
+
+/** Queries the test itself sends (resolving holds, as the worker would) are not the waiters'. */
+const byTest = new AsyncLocalStorage<true>();
+let queries = 0;
+let decisionReads = 0;
+const DECISION_READ = /^select .* from "decisions" where "id" = \$1 and "account_id" = \$2/;
+
+let ctx: TestContext;
+let acct: TestAccount;
+
+beforeAll(async () => {
+  ctx = await createTestContext({
+    testModeRateLimit: 100_000,
+    onQuery: (sql) => {
+      if (byTest.getStore()) return;
+      queries += 1;
+      if (DECISION_READ.test(sql)) decisionReads += 1;
+    },
+  });
+  acct = await ctx.account('growth');
+});
+afterAll(() => ctx?.close());
+
+const mine = <T>(fn: () => Promise<T>) => byTest.run(true, fn);
+
+async function heldAgent(): Promise<string> {
+  const p = await acct.test.post('/v1/policies', policyBody({ budget_monthly: 10_000_000, require_approval_above: 1 }));
+  return (await acct.test.post('/v1/agents', { name: 'waiter', policy_id: p.body.id })).body.id;
+}
+
+async function holds(agentId: string, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await acct.test.post('/v1/authorize', { agent_id: agentId, amount: 10, currency: 'USD', vendor: 'shop.example' });
+    expect(res.body.decision).toBe('held');
+    ids.push(res.body.decision_id);
+  }
+  return ids;
+}
+
+const resolve = (decisionId: string, outcome: 'approved' | 'denied' | 'expired') =>
+  mine(() => resolveHeldDecision({ db: ctx.database.db, signer: ctx.signer }, { decisionId, outcome, resolvedBy: 'key_x', actor: { type: 'reviewer', id: 'key_x' } }));
+
+async function until(check: () => boolean, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const WAITERS = 500;
+const WAIT_SECONDS = 4;
+
+describe('GET /v1/decisions/:id?wait= is woken by the resolution, not by re-reading', () => {
+  test(`${WAITERS} concurrent waiters cost at most 2 decision reads each, resolved ones answer at once`, async () => {
+    const agents = await Promise.all(Array.from({ length: 10 }, () => heldAgent()));
+    const ids = (await Promise.all(agents.map((a) => holds(a, WAITERS / 10)))).flat();
+
+    // What one plain read of a decision costs over HTTP (the per-request rate-limit counter included).
+    queries = 0;
+    expect((await acct.test.get(`/v1/decisions/${ids[0]}`)).status).toBe(200);
+    const plainRead = queries;
+
+    queries = 0;
+    decisionReads = 0;
+    const started = Date.now();
+    const waiting = ids.map(async (id) => {
+      const res = await acct.test.get(`/v1/decisions/${id}?wait=${WAIT_SECONDS}`);
+      return { id, status: res.status, body: res.body, ms: Date.now() - started };
+    });
+    await until(() => decisionReads >= WAITERS, 20_000);
+    const resolvedAt = Date.now() - started;
+    const resolved = new Set(ids.filter((_, i) => i % 2 === 0));
+    for (const id of resolved) await resolve(id, 'denied');
+    const answers = await Promise.all(waiting);
+
+    for (const a of answers) {
+      expect(a.status).toBe(200);
+      if (resolved.has(a.id)) {
+        expect(a.body.status, a.id).toBe('denied');
+        expect(a.ms).toBeLessThan(WAIT_SECONDS * 1000);
+      } else {
+        expect(a.body.status, a.id).toBe('pending');
+        expect(a.ms).toBeGreaterThanOrEqual(WAIT_SECONDS * 1000 - 50);
+      }
+    }
+    console.log(
+      `[long-poll] ${WAITERS} waiters: ${decisionReads} decision reads, ${queries} queries in all (a plain GET costs ${plainRead}); resolutions began at ${resolvedAt} ms`,
+    );
+    expect(decisionReads).toBeLessThanOrEqual(2 * WAITERS);
+    // The wait itself adds at most one query (the read at the end) to what a plain GET costs.
+    expect(queries).toBeLessThanOrEqual((plainRead + 1) * WAITERS);
+  }, 120_000);
+
+  /**
+   * Starts a long-poll, lets it sit past a few re-read intervals of a polling design, resolves the
+   * hold with `act`, and says how long the answer took after the resolution and how many reads it cost.
+   */
+  async function waitThrough(id: string, act: () => Promise<unknown>) {
+    decisionReads = 0;
+    const waiting = acct.test.get(`/v1/decisions/${id}?wait=25`);
+    await until(() => decisionReads >= 1, 5_000);
+    await new Promise((r) => setTimeout(r, 1_200));
+    const resolvedAt = Date.now();
+    await act();
+    const res = await waiting;
+    return { body: res.body, afterResolutionMs: Date.now() - resolvedAt, reads: decisionReads };
+  }
+
+  test.each([
+    ['a reviewer approval recorded by the workflow activity', 'approved'],
+    ['expiry', 'expired'],
+  ] as const)('%s wakes the waiter at once, with one read at the end', async (_name, outcome) => {
+    const [id] = await holds(await heldAgent(), 1);
+    const woken = await waitThrough(id!, () => resolve(id!, outcome));
+    expect(woken.body.status).toBe(outcome);
+    expect(woken.afterResolutionMs).toBeLessThan(1_000);
+    expect(woken.reads).toBe(2);
+  });
+
+  test.each(['freeze', 'deactivate'] as const)('to %s the agent wakes its waiters at once', async (stop) => {
+    const agentId = await heldAgent();
+    const [id] = await holds(agentId, 1);
+    const woken = await waitThrough(id!, async () => {
+      const stopped = stop === 'freeze' ? await acct.test.post(`/v1/agents/${agentId}/freeze`) : await acct.test.delete(`/v1/agents/${agentId}`);
+      expect(stopped.status).toBe(200);
+    });
+    expect(woken.body).toMatchObject({ status: 'denied', reason_code: stop === 'freeze' ? 'agent_frozen' : 'agent_deactivated' });
+    expect(woken.afterResolutionMs).toBeLessThan(1_000);
+    expect(woken.reads).toBe(2);
+  });
+
+  test.runIf(process.env.DATABASE_URL)('a resolution committed by another process (the worker) wakes the waiter through PostgreSQL', async () => {
+    const [id] = await holds(await heldAgent(), 1);
+    const woken = await waitThrough(id!, async () => {
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'test/support/resolve-held.ts', id!, 'denied'], { env: process.env });
+      expect(JSON.parse(stdout)).toEqual({ changed: true });
+    });
+    expect(woken.body.status).toBe('denied');
+    // The other process needs a few seconds to start; the waiter reads twice whatever that takes.
+    expect(woken.reads).toBe(2);
+  }, 60_000);
+});
