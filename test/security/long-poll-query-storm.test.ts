@@ -2,7 +2,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { sql } from 'kysely';
 import { resolveHeldDecision } from '../../src/approvals/resolution.service.js';
+import { DECISION_RESOLVED_CHANNEL } from '../../src/authorization/decision-waiter.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
 
 // Attack: many clients hold GET /v1/decisions/:id?wait=30 open at once; if each waiting request
@@ -151,5 +153,29 @@ describe('GET /v1/decisions/:id?wait= is woken by the resolution, not by re-read
     expect(woken.body.status).toBe('denied');
     // The other process needs a few seconds to start; the waiter reads twice whatever that takes.
     expect(woken.reads).toBe(2);
+  }, 60_000);
+
+  test.runIf(process.env.DATABASE_URL)('a lost listening connection is opened again, and its waiters still wake', async () => {
+    const listeners = () =>
+      sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = ${`LISTEN "${DECISION_RESOLVED_CHANNEL}"`}`.execute(ctx.database.db);
+    const [id] = await holds(await heldAgent(), 1);
+    const woken = await waitThrough(id!, async () => {
+      const before = (await mine(listeners)).rows.map((r) => r.pid);
+      expect(before.length).toBeGreaterThan(0);
+      await mine(() => sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ANY(${before})`.execute(ctx.database.db));
+      // Opened again within the retry interval (other files' listeners on this database come back too).
+      await mine(async () => {
+        const end = Date.now() + 5_000;
+        while (!(await listeners()).rows.some((r) => !before.includes(r.pid))) {
+          if (Date.now() > end) throw new Error('the listener was not opened again');
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      });
+      await resolve(id!, 'denied');
+    });
+    expect(woken.body.status).toBe('denied');
+    expect(woken.afterResolutionMs).toBeLessThan(7_000);
+    // One more read than usual: the reconnection wakes every waiter, as notifications may have been lost.
+    expect(woken.reads).toBeLessThanOrEqual(3);
   }, 60_000);
 });
