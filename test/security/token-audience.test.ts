@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { resolveHeldDecision } from '../../src/approvals/resolution.service.js';
-import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
+import { agentWithPolicy, createTestContext, type Client, type TestAccount, type TestContext } from '../support/context.js';
 
 // Attack: a rail serving one account is handed a genuine `gca_` token of another account, or of
 // the other mode, or of an agent that has since been frozen; it must not be honoured.
@@ -21,10 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx?.close());
 
-async function agentOf(client: Client, policy: Record<string, unknown> = {}): Promise<string> {
-  const p = await client.post('/v1/policies', policyBody(policy));
-  return (await client.post('/v1/agents', { name: 'buyer', policy_id: p.body.id })).body.id;
-}
+const agentOf = async (client: Client, policy: Record<string, unknown> = {}) => (await agentWithPolicy(client, policy)).agentId;
 
 async function approvedToken(client: Client, agentId?: string): Promise<string> {
   const res = await client.post('/v1/authorize', { agent_id: agentId ?? (await agentOf(client)), amount: 500, currency: 'USD', vendor: 'shop.example' });

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { evaluate, type EvaluatedPolicy } from '../../src/authorization/evaluate.js';
-import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
+import { evaluate } from '../../src/authorization/evaluate.js';
+import { agentWithPolicy, createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
+import { evaluatedPolicy } from '../support/policies.js';
 
 // Attack: a customer key spells a listed host another way, so the deny- or allowlist (and the
 // duplicate-spend rule) no longer recognises it while the rail still pays the same host.
@@ -16,13 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx?.close());
 
-async function agentWith(policy: Record<string, unknown>): Promise<{ agentId: string; policyId: string }> {
-  const p = await acct.test.post('/v1/policies', policyBody(policy));
-  expect(p.status).toBe(201);
-  const a = await acct.test.post('/v1/agents', { name: 'buyer', policy_id: p.body.id });
-  expect(a.status).toBe(201);
-  return { agentId: a.body.id, policyId: p.body.id };
-}
+const agentWith = (policy: Record<string, unknown>) => agentWithPolicy(acct.test, policy);
 
 const spend = (agentId: string, vendor: string, over: Record<string, unknown> = {}) =>
   acct.test.post('/v1/authorize', { agent_id: agentId, amount: 1_000, currency: 'USD', vendor, ...over });
@@ -234,19 +229,6 @@ function urlHost(spelling: string): string | undefined {
   }
 }
 
-const bareDenyPolicy = (listed: string): EvaluatedPolicy => ({
-  id: 'pol_x',
-  active: true,
-  currency: 'USD',
-  budget_monthly: 100_000,
-  budget_daily: null,
-  budget_single_max: 10_000,
-  vendor_allowlist: [],
-  vendor_denylist: [listed],
-  require_approval_above: null,
-  categories_allowed: [],
-});
-
 describe('property: a denylisted host is never approved, however it is spelled', () => {
   const spelled = host.chain((h) => spellingOf(h).map((s) => ({ h, s }))).filter(({ h, s }) => urlHost(s) === h);
 
@@ -255,7 +237,7 @@ describe('property: a denylisted host is never approved, however it is spelled',
       fc.property(spelled, ({ h, s }) => {
         const outcome = evaluate({
           agent: { kyc_status: 'verified' },
-          policy: bareDenyPolicy(h),
+          policy: evaluatedPolicy({ vendor_denylist: [h] }),
           request: { amount: 100, currency: 'USD', vendor: s, category: null },
           spend: { month: { approved: 0, reserved: 0 }, day: { approved: 0, reserved: 0 } },
         });

@@ -167,6 +167,15 @@ async function createScratchDatabase(sharedUrl: string): Promise<{ url: string; 
   };
 }
 
+/** A fresh policy (policyBody with `policy` over it) and an agent bound to it. */
+export async function agentWithPolicy(client: Client, policy: Record<string, unknown> = {}): Promise<{ agentId: string; policyId: string }> {
+  const p = await client.post('/v1/policies', policyBody(policy));
+  if (p.status !== 201) throw new Error(`policy not created: ${p.status} ${p.text}`);
+  const a = await client.post('/v1/agents', { name: 'buyer', policy_id: p.body.id });
+  if (a.status !== 201) throw new Error(`agent not created: ${a.status} ${a.text}`);
+  return { agentId: a.body.id, policyId: p.body.id };
+}
+
 /** A policy body with sensible defaults, for tests that need one and care about a few fields. */
 export const policyBody = (overrides: Record<string, unknown> = {}) => ({
   name: 'Test policy',
