@@ -5,7 +5,7 @@ import type { Database } from './db/connect.js';
 import { authenticate } from './keys/keys.service.js';
 import { KeyCache } from './keys/key-cache.js';
 import type { Logger } from './logger.js';
-import type { DecisionWaiter } from './authorization/decision-waiter.js';
+import { DecisionWaiter, listenForResolutions } from './authorization/decision-waiter.js';
 import type { TokenSigner } from './tokens/authorization-token.js';
 import type { WorkflowGateway } from './temporal/gateway.js';
 import type { Metrics } from './observability/metrics.js';
@@ -29,10 +29,14 @@ export async function startHttpServer(
   host?: string,
 ): Promise<RunningServer> {
   const { db } = database;
+  const waiter = services.waiter ?? new DecisionWaiter();
+  // Before listening for clients, so no resolution committed after a long-poll began is missed.
+  const stopListening = await listenForResolutions(database, waiter);
   const keys = new KeyCache((raw) => authenticate(db, raw));
   const app = createApp({
     db,
     ...services,
+    waiter,
     authenticate: (raw) => keys.authenticate(raw),
     onKeyRevoked: (hash) => keys.revoke(hash),
     logError: (err, requestId) => log.error({ err, request_id: requestId }, 'unhandled error'),
@@ -41,6 +45,9 @@ export async function startHttpServer(
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, host ?? '0.0.0.0', () => resolve(s));
     s.once('error', reject);
+  }).catch(async (err: unknown) => {
+    await stopListening();
+    throw err;
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -58,7 +65,7 @@ export async function startHttpServer(
         server.close(() => {
           clearTimeout(force);
           clearInterval(sweep);
-          resolve();
+          void stopListening().finally(resolve);
         });
         server.closeIdleConnections();
       }),

@@ -1,6 +1,8 @@
+import { sql } from 'kysely';
 import type { DbOrTrx, DecisionStatus } from '../db/database.js';
 import { afterRow } from '../db/pagination.js';
 import type { DecisionRow } from '../authorization/decision.view.js';
+import { DECISION_RESOLVED_CHANNEL } from '../authorization/decision-waiter.js';
 
 /** The decision row locked for the transaction, whatever its state. */
 export async function lockDecision(db: DbOrTrx, id: string): Promise<DecisionRow | undefined> {
@@ -13,6 +15,11 @@ export async function findDecisionById(db: DbOrTrx, id: string): Promise<Decisio
 
 export async function updateDecision(db: DbOrTrx, id: string, set: Partial<Omit<DecisionRow, 'id' | 'metadata'>>): Promise<DecisionRow> {
   return db.updateTable('decisions').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Wakes the long-polls of the decision in every API process, once (and only if) the transaction commits. */
+export async function notifyDecisionResolved(db: DbOrTrx, id: string): Promise<void> {
+  await sql`SELECT pg_notify(${DECISION_RESOLVED_CHANNEL}, ${id})`.execute(db);
 }
 
 export async function pendingDecisionIdsOfAgent(db: DbOrTrx, agentId: string): Promise<string[]> {

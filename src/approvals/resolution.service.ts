@@ -6,7 +6,7 @@ import { emitEvent } from '../events/events.repository.js';
 import { notFound } from '../errors.js';
 import { enqueueOutbox } from '../outbox/outbox.repository.js';
 import { signAuthorizationToken, type TokenSigner } from '../tokens/authorization-token.js';
-import { findDecisionById, lockDecision, pendingDecisionIdsOfAgent, updateDecision } from './approvals.repository.js';
+import { findDecisionById, lockDecision, notifyDecisionResolved, pendingDecisionIdsOfAgent, updateDecision } from './approvals.repository.js';
 
 export type ResolutionOutcome = 'approved' | 'denied' | 'expired';
 export type ResolutionReason = 'approval_expired' | 'agent_frozen' | 'agent_deactivated' | 'policy_denied';
@@ -48,7 +48,7 @@ export async function applyResolution(trx: DbOrTrx, signer: TokenSigner | undefi
     if (!signer) throw new Error('approving a hold needs the token signer');
     token = await signAuthorizationToken(
       signer,
-      { sub: row.agent_id, jti: row.id, amount: row.amount, currency: row.currency, vendor: row.vendor, category: row.category, policy: row.policy_id, livemode: row.livemode },
+      { aud: row.account_id, sub: row.agent_id, jti: row.id, amount: row.amount, currency: row.currency, vendor: row.vendor, category: row.category, policy: row.policy_id, livemode: row.livemode },
       now,
     );
   }
@@ -65,6 +65,7 @@ export async function applyResolution(trx: DbOrTrx, signer: TokenSigner | undefi
     resolution_note: note,
     updated_at: now,
   });
+  await notifyDecisionResolved(trx, row.id);
   // A hold counts in the period it was requested in, also when resolved later.
   const periods = { month: row.spend_month, day: row.spend_day };
   await changeSpend(trx, row.agent_id, periods, { approved: approved ? row.amount : 0, reserved: -row.amount });

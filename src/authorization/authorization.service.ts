@@ -26,6 +26,7 @@ import type { DecisionWaiter } from './decision-waiter.js';
 import { autoFreezeTips, evaluate } from './evaluate.js';
 import { loadSafetyInputs } from './safety.js';
 import { transitionAgent } from '../agents/agents.service.js';
+import { findAgentInScope } from '../agents/agents.repository.js';
 import { agentStopHooks } from '../approvals/agent-hooks.js';
 import { countCheckStatement } from '../usage/usage.repository.js';
 import { monthOf } from '../usage/month.js';
@@ -141,7 +142,7 @@ async function prepareDecision(
   if (outcome.decision === 'approved') {
     token = await signAuthorizationToken(
       deps.signer,
-      { sub: agent.id, jti: id, amount: input.amount, currency: input.currency, vendor: input.vendor, category: request.category, policy: outcome.policy_applied, livemode: caller.livemode },
+      { aud: caller.accountId, sub: agent.id, jti: id, amount: input.amount, currency: input.currency, vendor: input.vendor, category: request.category, policy: outcome.policy_applied, livemode: caller.livemode },
       now,
     );
   }
@@ -208,7 +209,11 @@ async function prepareDecision(
   return { agent, view, writes, tipsAutoFreeze, needsLock: tipsAutoFreeze !== null };
 }
 
-/** The current state of a decision; with `waitSeconds`, long-polls while it is pending. */
+/**
+ * The current state of a decision; with `waitSeconds`, long-polls while it is pending. The wait
+ * reads nothing: it is woken by the resolution's commit notification (or its deadline), then reads
+ * once, so a waiter costs two reads however long it waits.
+ */
 export async function getDecision(
   deps: Pick<AuthorizationDeps, 'db' | 'waiter'>,
   caller: Caller,
@@ -218,22 +223,38 @@ export async function getDecision(
 ): Promise<DecisionView> {
   requireRole(caller, ANY_ROLE);
   const deadline = Date.now() + waitSeconds * 1000;
-  for (;;) {
-    const row = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, id);
-    // An agent key reads only its own agent's decisions; anything else is as if it did not exist.
-    if (!row || (caller.role === 'agent' && row.agent_id !== caller.agentId)) throw notFound('decision', 'id');
-    if (row.status !== 'pending' || Date.now() >= deadline || signal?.aborted) return toDecisionView(row);
-    await deps.waiter.nap(id, deadline, signal);
+  const watch = waitSeconds > 0 ? deps.waiter.watch(id) : undefined;
+  try {
+    for (;;) {
+      const row = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, id);
+      // An agent key reads only its own agent's decisions; anything else is as if it did not exist.
+      if (!row || (caller.role === 'agent' && row.agent_id !== caller.agentId)) throw notFound('decision', 'id');
+      if (row.status !== 'pending' || !watch || Date.now() >= deadline || signal?.aborted) return toDecisionView(row);
+      await watch.next(deadline, signal);
+      // Nobody is left to read the answer.
+      if (signal?.aborted) return toDecisionView(row);
+    }
+  } finally {
+    watch?.close();
   }
 }
 
-/** For rails that prefer a call to offline verification; a token of another account or mode is not valid here. */
+/**
+ * For rails that prefer a call to offline verification. Beyond the offline checks: a token of
+ * another account or mode is not valid for the caller, and a token stops verifying once its agent
+ * is frozen or deactivated (it verifies again if the agent is unfrozen).
+ */
 export async function verifyToken(deps: Pick<AuthorizationDeps, 'db' | 'signer' | 'now'>, caller: Caller, token: string): Promise<VerifyResult> {
   requireRole(caller, ANY_ROLE);
   const result = await verifyAuthorizationToken(deps.signer, token, deps.now?.() ?? new Date());
   if (!result.valid) return result;
+  const fail = (error: 'wrong_audience' | 'unknown_token' | 'agent_inactive'): VerifyResult => ({ valid: false, claims: null, error });
+  // Tokens minted before `aud` existed have none; the scoped lookup below still confines them.
+  if ((result.claims.aud !== undefined && result.claims.aud !== caller.accountId) || result.claims.livemode !== caller.livemode) return fail('wrong_audience');
   const decision = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, result.claims.jti);
-  if (!decision || decision.decision !== 'approved') return { valid: false, claims: null, error: 'unknown_token' };
+  if (!decision || decision.decision !== 'approved') return fail('unknown_token');
+  const agent = await findAgentInScope(deps.db, caller.accountId, caller.livemode, decision.agent_id);
+  if (!agent || agent.status !== 'active') return fail('agent_inactive');
   return result;
 }
 

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { metadataSchema } from '../http/validate.js';
 import { currencySchema } from '../policies/policies.schemas.js';
+import { vendorSchema } from './vendor.js';
 
 export const authorizeSchema = z.strictObject({
   agent_id: z.string().min(1).max(100),
   amount: z.number().int('must be an integer number of minor units').positive().max(Number.MAX_SAFE_INTEGER),
   currency: currencySchema,
-  vendor: z.string().trim().min(1).max(255),
+  vendor: vendorSchema(),
   category: z.string().trim().min(1).max(64).transform((s) => s.toLowerCase()).optional(),
   metadata: metadataSchema.optional(),
 });

@@ -1,11 +1,20 @@
 import { EventEmitter } from 'node:events';
-
-export const DECISION_POLL_INTERVAL_MS = 500;
+import type { Database } from '../db/connect.js';
 
 /**
- * Wakes long-polls of GET /v1/decisions/:id. Resolutions in this process notify at once; those
- * made by another process (the worker) are seen by the periodic re-read.
+ * The channel a resolving transaction notifies (`pg_notify`, delivered on commit only) with the
+ * decision id; every API process listens on it, so a hold resolved by the worker in another
+ * process wakes that process's long-polls.
  */
+export const DECISION_RESOLVED_CHANNEL = 'decision_resolved';
+
+export interface DecisionWatch {
+  /** Resolves on a notification received since the previous call (or the watch began), the deadline or an abort. */
+  next(deadline: number, signal?: AbortSignal): Promise<void>;
+  close(): void;
+}
+
+/** Wakes long-polls of GET /v1/decisions/:id when their decision is resolved; never polls. */
 export class DecisionWaiter {
   private readonly emitter = new EventEmitter();
 
@@ -17,19 +26,43 @@ export class DecisionWaiter {
     this.emitter.emit(decisionId);
   }
 
-  /** Resolves after a notification, the poll interval, the deadline or an abort, whichever is first. */
-  nap(decisionId: string, deadline: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const ms = Math.max(0, Math.min(DECISION_POLL_INTERVAL_MS, deadline - Date.now()));
-      const done = () => {
-        clearTimeout(timer);
-        this.emitter.off(decisionId, done);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.emitter.once(decisionId, done);
-      signal?.addEventListener('abort', done, { once: true });
-    });
+  /** After the listening connection was lost notifications may have been missed: every waiter reads once more. */
+  wakeAll(): void {
+    for (const name of this.emitter.eventNames()) this.emitter.emit(name);
   }
+
+  /** Taken before the caller's first read, so a resolution committed in between is not missed. */
+  watch(decisionId: string): DecisionWatch {
+    let woken = false;
+    let wake: (() => void) | undefined;
+    const onNotify = () => {
+      woken = true;
+      wake?.();
+    };
+    this.emitter.on(decisionId, onNotify);
+    return {
+      next: (deadline, signal) =>
+        new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', done);
+            wake = undefined;
+            woken = false;
+            resolve();
+          };
+          const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+          if (woken || signal?.aborted) return done();
+          wake = done;
+          signal?.addEventListener('abort', done, { once: true });
+        }),
+      close: () => {
+        this.emitter.off(decisionId, onNotify);
+      },
+    };
+  }
+}
+
+/** Feeds `waiter` from the database's resolution notifications; returns the function that stops listening. */
+export function listenForResolutions(database: Pick<Database, 'listen'>, waiter: DecisionWaiter): Promise<() => Promise<void>> {
+  return database.listen(DECISION_RESOLVED_CHANNEL, (decisionId) => waiter.notify(decisionId), () => waiter.wakeAll());
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { DB, Db } from './database.js';
 
@@ -11,7 +11,60 @@ export interface Database {
   db: Db;
   /** `postgres` for a server reached through DATABASE_URL, `embedded` for PGlite. */
   kind: 'postgres' | 'embedded';
+  /**
+   * LISTENs on `channel` for the process: `onMessage` gets each committed notification's payload.
+   * On PostgreSQL one dedicated connection (not a pooled one) listens and is re-opened when lost,
+   * after which `onReconnect` is called (notifications sent meanwhile are gone). Returns the stop
+   * function; stop before `close`.
+   */
+  listen(channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+/** How long a lost listening connection waits before it is opened again. */
+export const LISTEN_RETRY_MS = 1_000;
+
+/** The first connection is awaited (bounded), so the process listens before it serves; a failure is retried in the background. */
+const LISTEN_CONNECT_TIMEOUT_MS = 5_000;
+
+async function listenOnPostgres(connectionString: string, channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>> {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const open = async (again: boolean) => {
+    const c = new pg.Client({ connectionString, connectionTimeoutMillis: LISTEN_CONNECT_TIMEOUT_MS });
+    c.on('notification', (n) => {
+      if (n.channel === channel && n.payload) onMessage(n.payload);
+    });
+    // A lost connection ends the client: 'end' schedules the next one.
+    c.on('error', () => {});
+    c.on('end', () => {
+      if (client === c) client = undefined;
+      if (!stopped) schedule();
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${c.escapeIdentifier(channel)}`);
+    } catch {
+      await c.end().catch(() => {});
+      if (!stopped) schedule();
+      return;
+    }
+    if (stopped) return void (await c.end().catch(() => {}));
+    client = c;
+    if (again) onReconnect?.();
+  };
+  const schedule = () => {
+    clearTimeout(retry);
+    retry = setTimeout(() => void open(true), LISTEN_RETRY_MS);
+    retry.unref();
+  };
+  await open(false);
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client?.end().catch(() => {});
+  };
 }
 
 export interface ConnectOptions {
@@ -21,6 +74,13 @@ export interface ConnectOptions {
   poolSize?: number;
   /** How long a query waits for a pooled connection before failing (503 to the client). */
   connectTimeoutMs?: number;
+  /** Told of every query sent (tests count them); absent, nothing is added to the query path. */
+  onQuery?: (sql: string) => void;
+}
+
+function queryLog(opts: ConnectOptions): KyselyConfig['log'] {
+  const onQuery = opts.onQuery;
+  return onQuery && ((event) => onQuery(event.query.sql));
 }
 
 /**
@@ -44,8 +104,14 @@ export async function connectDatabase(opts: ConnectOptions): Promise<Database> {
     // crash the process: the query in flight fails, the pool replaces the client.
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: 'postgres', close: () => db.destroy() };
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryLog(opts) });
+    const databaseUrl = opts.databaseUrl;
+    return {
+      db,
+      kind: 'postgres',
+      listen: (channel, onMessage, onReconnect) => listenOnPostgres(databaseUrl, channel, onMessage, onReconnect),
+      close: () => db.destroy(),
+    };
   }
 
   const { PGlite, types } = await import('@electric-sql/pglite');
@@ -60,6 +126,12 @@ export async function connectDatabase(opts: ConnectOptions): Promise<Database> {
   const client = await PGlite.create(location, {
     parsers: { [types.INT8]: toNumber, [types.NUMERIC]: toNumber },
   });
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
-  return { db, kind: 'embedded', close: () => db.destroy() };
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(client), log: queryLog(opts) });
+  return {
+    db,
+    kind: 'embedded',
+    // One process owns the embedded database, and PGlite delivers a notification on commit.
+    listen: (channel, onMessage) => client.listen(channel, onMessage),
+    close: () => db.destroy(),
+  };
 }

@@ -102,7 +102,11 @@ const authorization: RouteDoc[] = [
     roles: ANY,
     summary: 'Verify a gca_ authorization token by a call',
     body: verifyTokenSchema,
-    response: { status: 200, description: '`{valid, claims, error}`' },
+    response: {
+      status: 200,
+      description:
+        '`{valid, claims, error}`; `error`: malformed, unknown_key, bad_signature, expired, wrong_issuer, wrong_audience (another account or mode), unknown_token, agent_inactive (agent frozen or deactivated)',
+    },
   },
   {
     method: 'get',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { vendorListSchema } from '../authorization/vendor.js';
 import { moneySchema } from '../http/validate.js';
 
 export const MAX_LIST_ENTRIES = 500;
@@ -6,7 +7,7 @@ export const MAX_APPROVAL_TIMEOUT_SECONDS = 30 * 24 * 3600;
 export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 72 * 3600;
 
 export const currencySchema = z.string().regex(/^[A-Z]{3}$/, 'must be an upper-case ISO 4217 code');
-const vendorList = z.array(z.string().trim().min(1).max(255)).max(MAX_LIST_ENTRIES);
+const vendorList = vendorListSchema(MAX_LIST_ENTRIES);
 const categoryList = z
   .array(z.string().trim().min(1).max(64).transform((s) => s.toLowerCase()))
   .max(MAX_LIST_ENTRIES);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { vendorSchema } from '../authorization/vendor.js';
 import { parseMajorUnits } from './decimal.js';
 
 function toMinor(value: unknown, ctx: z.RefinementCtx, allowZero: boolean): number {
@@ -46,7 +47,7 @@ export type VaultInput = z.output<typeof vaultSchema>;
 export const quickstartAuthorizeSchema = z.strictObject({
   token: z.string().min(1).max(200),
   amount: majorUnits(),
-  merchant_name: z.string().trim().min(1).max(255),
+  merchant_name: vendorSchema(),
   merchant_category: z.string().trim().min(1).max(64).transform((s) => s.toLowerCase()).optional(),
 });
 export type QuickstartAuthorizeInput = z.output<typeof quickstartAuthorizeSchema>;

@@ -7,6 +7,8 @@ export const DEFAULT_ISSUER = 'spend-auth';
 
 export interface TokenClaims {
   iss: string;
+  /** The account id (`acct_…`): a rail serving one account rejects another account's tokens offline. */
+  aud: string;
   sub: string;
   jti: string;
   amount: number;
@@ -41,7 +43,11 @@ export async function signAuthorizationToken(
 
 export type VerifyResult =
   | { valid: true; claims: TokenClaims; error: null }
-  | { valid: false; claims: null; error: 'malformed' | 'unknown_key' | 'bad_signature' | 'expired' | 'wrong_issuer' | 'unknown_token' };
+  | {
+      valid: false;
+      claims: null;
+      error: 'malformed' | 'unknown_key' | 'bad_signature' | 'expired' | 'wrong_issuer' | 'wrong_audience' | 'unknown_token' | 'agent_inactive';
+    };
 
 /** Verifies signature, issuer and expiry; never throws for a bad token. */
 export async function verifyAuthorizationToken(signer: TokenSigner, token: string, now: Date): Promise<VerifyResult> {

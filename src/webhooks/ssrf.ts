@@ -26,16 +26,38 @@ const REFUSED_RANGES = new Set([
   'teredo',
 ]);
 
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number];
+
+/**
+ * The one form an address is judged and connected by: IPv6 text as the WHATWG URL serializer
+ * writes it (hex groups only: ipaddr.js alone reads `::8.8.8.8` as `::ffff:8.8.8.8`, where the
+ * network reads `::808:808`), and an IPv4-mapped address (`::ffff:7f00:1`, however written) as
+ * the IPv4 address it carries. Undefined for what is not an IP address.
+ */
+export function canonicalAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  let text = address;
+  if (text.includes(':')) {
+    try {
+      // A zone id (`fe80::1%eth0`) only ever names a link-local address, which is refused anyway.
+      text = new URL(`http://[${text.replace(/%.*$/, '')}]`).hostname.slice(1, -1);
+    } catch {
+      return undefined;
+    }
+  }
+  if (!ipaddr.isValid(text)) return undefined;
+  const parsed = ipaddr.parse(text);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) return (parsed as ipaddr.IPv6).toIPv4Address();
+  return parsed;
+}
+
 /** Why an address is refused, or null when it is a public unicast address. */
 export function refusedAddressReason(address: string): string | null {
-  if (!ipaddr.isValid(address)) return 'not an IP address';
-  let parsed = ipaddr.parse(address);
-  // ::ffff:127.0.0.1 and friends are judged as the IPv4 address they carry.
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
+  const parsed = canonicalAddress(address);
+  if (!parsed) return 'not an IP address';
   const range = parsed.range();
   if (REFUSED_RANGES.has(range)) return `${range} address`;
+  // ::a.b.c.d (deprecated by RFC 4291) has no public use and may reach a.b.c.d through a tunnel.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).match(IPV4_COMPATIBLE)) return 'IPv4-compatible address';
   if (parsed.kind() === 'ipv4' && (parsed as ipaddr.IPv4).match(ipaddr.parse('0.0.0.0') as ipaddr.IPv4, 8)) return 'unspecified address';
   return null;
 }
@@ -72,19 +94,25 @@ export interface ResolvedTarget {
   family: 4 | 6;
 }
 
+/** Every address a host name resolves to (injectable for tests). */
+export type HostResolver = (host: string) => Promise<{ address: string; family: number }[]>;
+
+const systemResolver: HostResolver = (host) => lookup(host, { all: true, verbatim: true });
+
 /**
  * Resolves the URL's host and refuses it when any address it resolves to is not public
- * (unless allowed by configuration). Returns the address to pin the connection to.
+ * (unless allowed by configuration). Returns the address to pin the connection to, in the
+ * canonical form it was judged in.
  */
-export async function resolveSafeTarget(raw: string, policy: UrlPolicy): Promise<ResolvedTarget> {
+export async function resolveSafeTarget(raw: string, policy: UrlPolicy, resolve: HostResolver = systemResolver): Promise<ResolvedTarget> {
   const url = checkUrlShape(raw, policy);
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: { address: string; family: number }[];
+  let addresses: string[];
   if (ipaddr.isValid(host)) {
-    addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];
+    addresses = [host];
   } else {
     try {
-      addresses = await lookup(host, { all: true, verbatim: true });
+      addresses = (await resolve(host)).map((a) => a.address);
     } catch {
       throw new UnsafeUrlError(`host ${host} does not resolve`);
     }
@@ -92,10 +120,11 @@ export async function resolveSafeTarget(raw: string, policy: UrlPolicy): Promise
   if (addresses.length === 0) throw new UnsafeUrlError(`host ${host} does not resolve`);
   if (!policy.allowPrivate) {
     for (const a of addresses) {
-      const reason = refusedAddressReason(a.address);
-      if (reason) throw new UnsafeUrlError(`host ${host} resolves to a refused ${reason} (${a.address})`);
+      const reason = refusedAddressReason(a);
+      if (reason) throw new UnsafeUrlError(`host ${host} resolves to a refused ${reason} (${a})`);
     }
   }
-  const first = addresses[0]!;
-  return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+  const pinned = canonicalAddress(addresses[0]!);
+  if (!pinned) throw new UnsafeUrlError(`host ${host} resolves to something that is not an IP address`);
+  return { url, address: pinned.toString(), family: pinned.kind() === 'ipv6' ? 6 : 4 };
 }

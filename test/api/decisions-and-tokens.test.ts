@@ -117,7 +117,7 @@ describe('gca_ authorization tokens', () => {
 
     const expired = await signAuthorizationToken(
       ctx.signer,
-      { sub: agentId, jti: made.body.decision_id, amount: 1, currency: 'USD', vendor: 'x', category: null, policy: null, livemode: false },
+      { aud: acct.id, sub: agentId, jti: made.body.decision_id, amount: 1, currency: 'USD', vendor: 'x', category: null, policy: null, livemode: false },
       new Date(Date.now() - 3600_000),
     );
     expect((await acct.test.post('/v1/authorization-tokens/verify', { token: expired.token })).body.error).toBe('expired');

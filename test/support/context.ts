@@ -75,6 +75,8 @@ export interface TestContextOptions {
    * see every row of a table, not only their accounts').
    */
   ownDatabase?: boolean;
+  /** Told of every query the app's database handle sends (query-count tests). */
+  onQuery?: (sql: string) => void;
 }
 
 export async function createTestContext(opts: TestContextOptions = {}): Promise<TestContext> {
@@ -83,7 +85,8 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   const own = sharedUrl && opts.ownDatabase ? await createScratchDatabase(sharedUrl) : undefined;
   const url = own?.url ?? sharedUrl;
   // A generous pool wait: the 200-way concurrency tests queue on one agent's lock on a loaded machine.
-  const database = await connectDatabase(url ? { databaseUrl: url, poolSize: 10, connectTimeoutMs: 30_000 } : { dataDir: 'memory://' });
+  const onQuery = opts.onQuery ? { onQuery: opts.onQuery } : {};
+  const database = await connectDatabase(url ? { databaseUrl: url, poolSize: 10, connectTimeoutMs: 30_000, ...onQuery } : { dataDir: 'memory://', ...onQuery });
   // Global setup already migrated the shared server database; an embedded or own one is new.
   if (!sharedUrl || own) await migrateToLatest(database.db);
   const keys = await keysFromJwks([await generatePrivateJwk()]);
@@ -167,6 +170,15 @@ export async function createScratchDatabase(sharedUrl: string): Promise<{ url: s
     url: url.toString(),
     drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => admin(`DROP DATABASE IF EXISTS "${name}"`)),
   };
+}
+
+/** A fresh policy (policyBody with `policy` over it) and an agent bound to it. */
+export async function agentWithPolicy(client: Client, policy: Record<string, unknown> = {}): Promise<{ agentId: string; policyId: string }> {
+  const p = await client.post('/v1/policies', policyBody(policy));
+  if (p.status !== 201) throw new Error(`policy not created: ${p.status} ${p.text}`);
+  const a = await client.post('/v1/agents', { name: 'buyer', policy_id: p.body.id });
+  if (a.status !== 201) throw new Error(`agent not created: ${a.status} ${a.text}`);
+  return { agentId: a.body.id, policyId: p.body.id };
 }
 
 /** A policy body with sensible defaults, for tests that need one and care about a few fields. */

@@ -2,19 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { evaluate, type EvaluatedPolicy, type EvaluationInput } from '../../src/authorization/evaluate.js';
 import { normalizeVendor, vendorMatches } from '../../src/authorization/vendor.js';
+import { evaluatedPolicy } from '../support/policies.js';
 
-const basePolicy: EvaluatedPolicy = {
-  id: 'pol_1',
-  active: true,
-  currency: 'USD',
-  budget_monthly: 100_000,
-  budget_daily: null,
-  budget_single_max: 10_000,
-  vendor_allowlist: [],
-  vendor_denylist: [],
-  require_approval_above: null,
-  categories_allowed: [],
-};
+const basePolicy: EvaluatedPolicy = evaluatedPolicy();
 const none = { approved: 0, reserved: 0 };
 const input = (over: Partial<EvaluationInput> = {}): EvaluationInput => ({
   agent: { kyc_status: 'verified' },
