@@ -225,12 +225,12 @@ export async function getDecision(
   const deadline = Date.now() + waitSeconds * 1000;
   const watch = waitSeconds > 0 ? deps.waiter.watch(id) : undefined;
   try {
-    for (;;) {
+    for (let last = false; ; ) {
       const row = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, id);
       // An agent key reads only its own agent's decisions; anything else is as if it did not exist.
       if (!row || (caller.role === 'agent' && row.agent_id !== caller.agentId)) throw notFound('decision', 'id');
-      if (row.status !== 'pending' || !watch || Date.now() >= deadline || signal?.aborted) return toDecisionView(row);
-      await watch.next(deadline, signal);
+      if (last || row.status !== 'pending' || !watch || Date.now() >= deadline || signal?.aborted) return toDecisionView(row);
+      last = (await watch.next(deadline, signal)) === 'deadline';
       // Nobody is left to read the answer.
       if (signal?.aborted) return toDecisionView(row);
     }

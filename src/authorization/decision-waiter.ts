@@ -9,8 +9,8 @@ import type { Database } from '../db/connect.js';
 export const DECISION_RESOLVED_CHANNEL = 'decision_resolved';
 
 export interface DecisionWatch {
-  /** Resolves on a notification received since the previous call (or the watch began), the deadline or an abort. */
-  next(deadline: number, signal?: AbortSignal): Promise<void>;
+  /** Resolves on a notification received since the previous call (or the watch began) or an abort ('woken'), or at the deadline ('deadline'). */
+  next(deadline: number, signal?: AbortSignal): Promise<'woken' | 'deadline'>;
   close(): void;
 }
 
@@ -42,15 +42,17 @@ export class DecisionWaiter {
     this.emitter.on(decisionId, onNotify);
     return {
       next: (deadline, signal) =>
-        new Promise<void>((resolve) => {
-          const done = () => {
+        new Promise<'woken' | 'deadline'>((resolve) => {
+          const finish = (why: 'woken' | 'deadline') => {
             clearTimeout(timer);
             signal?.removeEventListener('abort', done);
             wake = undefined;
             woken = false;
-            resolve();
+            resolve(why);
           };
-          const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+          const done = () => finish('woken');
+          // A timer may fire a millisecond before Date.now() reaches the deadline: say which ended the wait.
+          const timer = setTimeout(() => finish('deadline'), Math.max(0, deadline - Date.now()));
           if (woken || signal?.aborted) return done();
           wake = done;
           signal?.addEventListener('abort', done, { once: true });

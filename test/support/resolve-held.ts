@@ -4,8 +4,10 @@
  */
 import { resolveHeldDecision } from '../../src/approvals/resolution.service.js';
 import { connectDatabase } from '../../src/db/connect.js';
+import { useTestAuditKey } from './server-keys.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
 
+useTestAuditKey();
 const [decisionId, outcome] = process.argv.slice(2);
 if (!decisionId || (outcome !== 'approved' && outcome !== 'denied')) throw new Error('usage: resolve-held.ts <decision_id> approved|denied');
 const database = await connectDatabase({ databaseUrl: process.env.DATABASE_URL });

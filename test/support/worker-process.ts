@@ -7,11 +7,14 @@
  * would need the test's rows. Prints "ready" once the worker polls.
  */
 import { connectDatabase } from '../../src/db/connect.js';
+import { useTestAuditKey } from './server-keys.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
 import { startWorker } from '../../src/temporal/worker.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
 
+// Agrees with the test process on the audit key, should this worker ever write a record.
+useTestAuditKey();
 const address = process.env.TEMPORAL_ADDRESS;
 if (!address) throw new Error('TEMPORAL_ADDRESS is required');
 const url = process.env.WORKER_DATABASE_URL;
