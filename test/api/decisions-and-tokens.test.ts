@@ -1,3 +1,4 @@
+import { resolveHeldDecision } from '../../src/approvals/resolution.service.js';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signAuthorizationToken } from '../../src/tokens/authorization-token.js';
@@ -57,17 +58,17 @@ describe('GET /v1/decisions/:id', () => {
     expect(res.body).toMatchObject({ decision: 'held', status: 'pending' });
   });
 
-  test('?wait wakes when the pending decision is resolved meanwhile', async () => {
+  test('?wait wakes when the pending decision is resolved meanwhile, long before its deadline', async () => {
     const held = await spend(6_000);
+    const started = Date.now();
     const polled = acct.test.get(`/v1/decisions/${held.body.decision_id}?wait=20`);
     await new Promise((r) => setTimeout(r, 300));
-    await ctx.database.db
-      .updateTable('decisions')
-      .set({ decision: 'denied', status: 'denied', reason_code: 'approval_expired', resolved_at: new Date() })
-      .where('id', '=', held.body.decision_id)
-      .execute();
+    // Resolved as the workflow's expiry does (its commit notifies the waiters).
+    await resolveHeldDecision({ db: ctx.database.db, signer: ctx.signer }, { decisionId: held.body.decision_id, outcome: 'expired', resolvedBy: 'system', actor: { type: 'system', id: null } });
     const res = await polled;
-    expect(res.body).toMatchObject({ decision: 'denied', status: 'denied', reason_code: 'approval_expired' });
+    expect(res.body).toMatchObject({ decision: 'denied', status: 'expired', reason_code: 'approval_expired' });
+    // Woken by the resolution, not answered at the 20 s deadline.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
 
