@@ -1,10 +1,11 @@
 import { createHeldActivities, type HeldActivityDeps } from './held-authorization.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook-delivery.js';
 import { createUsageReportActivities, type UsageReportActivityDeps } from './usage-report.js';
+import { createReconcileActivities, type ReconcileActivityDeps } from './reconcile-holds.js';
 
-export type ActivityDeps = HeldActivityDeps & WebhookActivityDeps & UsageReportActivityDeps;
+export type ActivityDeps = HeldActivityDeps & WebhookActivityDeps & UsageReportActivityDeps & ReconcileActivityDeps;
 
 /** Every activity the worker registers. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createHeldActivities(deps), ...createWebhookActivities(deps), ...createUsageReportActivities(deps) };
+  return { ...createHeldActivities(deps), ...createWebhookActivities(deps), ...createUsageReportActivities(deps), ...createReconcileActivities(deps) };
 }

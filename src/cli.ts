@@ -36,6 +36,9 @@ Commands:
                              report each live account's checks of an ended month to the
                              billing meter (what the monthly schedule runs); exit code 1
                              when some account is left unreported
+  temporal setup [--json]    register the search attributes and create or update the
+                             Schedules (usage report, reconciler) on TEMPORAL_NAMESPACE;
+                             safe to repeat (run it at deploy)
   mcp                        serve the MCP tools authorize_spend and get_decision on stdio
                              (needs SPEND_AUTH_BASE_URL and SPEND_AUTH_API_KEY)
 `;
@@ -112,7 +115,7 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
       teardownLocal = () => local.teardown();
     }
   }
-  const settings = { address, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, allowSignalApprovals: config.temporal.allowSignalApprovals };
+  const settings = { ...engineSettings(config), address };
   const gateway = new TemporalGateway(settings);
   closes.push(() => gateway.close());
   if (teardownLocal) closes.push(teardownLocal);
@@ -126,7 +129,7 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
     relay.start();
     const worker = superviseWorker(
       settings,
-      { db: database.db, signer, allowPrivateUrls: config.webhookAllowPrivateUrls, onResolved: (id) => waiter.notify(id), onAttempt: metrics.recordWebhookAttempt, billingMeter: config.billingMeter, log },
+      { db: database.db, signer, gateway, allowPrivateUrls: config.webhookAllowPrivateUrls, onResolved: (id) => waiter.notify(id), onAttempt: metrics.recordWebhookAttempt, billingMeter: config.billingMeter, log },
       log,
     );
     drains.push(() => relay.stop(), () => worker.stop());
@@ -173,6 +176,44 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/** Where and how the engine is reached, from the configuration. */
+function engineSettings(config: Config) {
+  const t = config.temporal;
+  return {
+    address: t.address,
+    namespace: t.namespace,
+    taskQueue: t.taskQueue,
+    allowSignalApprovals: t.allowSignalApprovals,
+    tls: t.tls,
+    apiKey: t.apiKey,
+    reconcileIntervalSeconds: t.reconcileIntervalSeconds,
+  };
+}
+
+/** `temporal setup`: registers the search attributes and creates or updates the Schedules; safe to repeat. */
+async function temporalCommand(config: Config, args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  if (sub !== 'setup') throw new UsageError(`Unknown temporal subcommand: ${sub ?? '(none)'}`);
+  const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean', default: false } }, strict: true });
+  const { setupTemporal } = await import('./temporal/worker.js');
+  let report;
+  try {
+    report = await setupTemporal(engineSettings(config));
+  } catch (err) {
+    throw new UsageError(`temporal setup against ${config.temporal.address} (namespace ${config.temporal.namespace}) failed: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return;
+  }
+  const sa = report.searchAttributes;
+  process.stdout.write(
+    `Namespace ${report.namespace}: search attributes ${sa.added.length ? `registered ${sa.added.join(', ')}` : 'already registered'}` +
+      `${sa.added.length && sa.present.length ? ` (present: ${sa.present.join(', ')})` : ''}.\n` +
+      Object.entries(report.schedules).map(([id, outcome]) => `Schedule ${id}: ${outcome}.\n`).join(''),
+  );
 }
 
 async function accountsCommand(config: Config, args: string[]): Promise<void> {
@@ -298,6 +339,9 @@ export async function main(argv: string[]): Promise<void> {
         return;
       case 'usage':
         await usageCommand(config, args);
+        return;
+      case 'temporal':
+        await temporalCommand(config, args);
         return;
       default:
         throw new UsageError(`Unknown command: ${command}`);

@@ -34,6 +34,12 @@ const envSchema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('spend-authorization'),
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
   TEMPORAL_ALLOW_SIGNAL_APPROVALS: bool.default(true),
+  TEMPORAL_TLS_CERT: z.string().min(1).optional(),
+  TEMPORAL_TLS_KEY: z.string().min(1).optional(),
+  TEMPORAL_TLS_CA: z.string().min(1).optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
+  RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
   TOKEN_SIGNING_KEY: z.string().min(1).optional(),
   PUBLIC_BASE_URL: optionalUrl,
   WEBHOOK_ALLOW_PRIVATE_URLS: bool.default(false),
@@ -66,6 +72,12 @@ export interface Config {
     searchPath: string | undefined;
     /** Whether operators may approve or deny holds by signal from the Temporal UI or CLI. */
     allowSignalApprovals: boolean;
+    /** TLS to the engine (Temporal Cloud): client certificate and key for mTLS, a server CA and name; PEM text or file paths. Undefined: plain connection. */
+    tls: { cert: string | undefined; key: string | undefined; ca: string | undefined; serverName: string | undefined } | undefined;
+    /** Temporal Cloud API key (implies TLS). */
+    apiKey: string | undefined;
+    /** How often pending holds are compared with their workflows. */
+    reconcileIntervalSeconds: number;
   };
   tokenSigningKey: string | undefined;
   publicBaseUrl: string | undefined;
@@ -98,6 +110,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
   }
   const e = parsed.data;
+  if (Boolean(e.TEMPORAL_TLS_CERT) !== Boolean(e.TEMPORAL_TLS_KEY)) {
+    throw new ConfigError('Invalid configuration: TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together (the client certificate and its key)');
+  }
   return {
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
@@ -110,6 +125,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       cliPath: e.TEMPORAL_CLI_PATH ? path.resolve(e.TEMPORAL_CLI_PATH) : undefined,
       searchPath: env.PATH,
       allowSignalApprovals: e.TEMPORAL_ALLOW_SIGNAL_APPROVALS,
+      tls:
+        e.TEMPORAL_TLS_CERT || e.TEMPORAL_TLS_CA || e.TEMPORAL_TLS_SERVER_NAME
+          ? { cert: e.TEMPORAL_TLS_CERT, key: e.TEMPORAL_TLS_KEY, ca: e.TEMPORAL_TLS_CA, serverName: e.TEMPORAL_TLS_SERVER_NAME }
+          : undefined,
+      apiKey: e.TEMPORAL_API_KEY,
+      reconcileIntervalSeconds: e.RECONCILE_INTERVAL_SECONDS,
     },
     tokenSigningKey: e.TOKEN_SIGNING_KEY,
     publicBaseUrl: e.PUBLIC_BASE_URL,

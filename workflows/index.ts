@@ -1,3 +1,4 @@
 export { heldAuthorization, approvalDecisionSignal, resolveUpdate } from './held-authorization.js';
 export { webhookDelivery } from './webhook-delivery.js';
 export { usageReport } from './usage-report.js';
+export { reconcileHeldRequests } from './reconcile-holds.js';

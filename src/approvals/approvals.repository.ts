@@ -45,3 +45,19 @@ export async function listHeld(
   if (cursorId) q = q.where(afterRow('decisions', cursorId, scope));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
+
+/**
+ * Holds still pending that were created before `createdBefore` (younger ones are the relay's
+ * business), oldest first, across accounts: what the reconciler compares with the engine.
+ */
+export async function pendingHoldsToReconcile(db: DbOrTrx, createdBefore: Date, limit: number): Promise<DecisionRow[]> {
+  return db
+    .selectFrom('decisions')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('expires_at', 'is not', null)
+    .where('created_at', '<', createdBefore)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+}

@@ -195,6 +195,9 @@ export interface OutboxTable {
   next_attempt_at: Date;
   last_error: string | null;
   processed_at: Date | null;
+  /** Failures of the row's own (engine outages not counted). */
+  failures: Generated<number>;
+  dead_lettered_at: Date | null;
 }
 
 export interface WebhookEndpointsTable {

@@ -12,6 +12,7 @@ import * as m010 from './migrations/010_audit_insert_order.js';
 import * as m011 from './migrations/011_audit_hmac.js';
 import * as m012 from './migrations/012_idempotency_per_key.js';
 import * as m013 from './migrations/013_operator_actor.js';
+import * as m014 from './migrations/014_outbox_dead_letter.js';
 import * as m004 from './migrations/004_quickstart.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '011_audit_hmac': m011,
   '012_idempotency_per_key': m012,
   '013_operator_actor': m013,
+  '014_outbox_dead_letter': m014,
   '004_quickstart': m004,
 };
 

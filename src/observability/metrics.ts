@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/database.js';
-import { outboxLag } from '../outbox/outbox.repository.js';
+import { countDeadLetters, outboxLag } from '../outbox/outbox.repository.js';
 
 /** Long polls last up to 30 s, so the buckets reach that far. */
 export const HTTP_DURATION_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -80,6 +80,15 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       async collect() {
         const l = await lag();
         if (l) this.set(l.pending);
+      },
+    });
+    new Gauge({
+      name: 'outbox_dead_letters',
+      help: 'Outbox rows dead-lettered after repeated failures of their own, waiting for an operator (alert when above 0)',
+      registers: [registry],
+      async collect() {
+        const n = await countDeadLetters(db).catch(() => undefined);
+        if (n !== undefined) this.set(n);
       },
     });
     new Gauge({

@@ -22,6 +22,8 @@ export interface OutboxRow {
   ref_id: string;
   payload: Record<string, unknown>;
   attempts: number;
+  /** Failures of the row's own, toward dead-lettering. */
+  failures: number;
   created_at: Date;
 }
 
@@ -37,31 +39,48 @@ export async function claimDueOutbox(db: DbOrTrx, topics: OutboxTopic[], limit: 
     UPDATE outbox SET next_attempt_at = ${new Date(now.getTime() + OUTBOX_LEASE_MS)}
     WHERE id IN (
       SELECT id FROM outbox
-      WHERE processed_at IS NULL AND next_attempt_at <= ${now} AND topic IN (${sql.join(topics)})
+      WHERE processed_at IS NULL AND dead_lettered_at IS NULL AND next_attempt_at <= ${now} AND topic IN (${sql.join(topics)})
         ${accountId ? sql`AND account_id = ${accountId}` : sql``}
       ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-    RETURNING id, topic, ref_id, payload, attempts, created_at`.execute(db);
-  return res.rows.map((r) => ({ ...r, id: Number(r.id), attempts: Number(r.attempts) })).sort((a, b) => a.id - b.id);
+    RETURNING id, topic, ref_id, payload, attempts, failures, created_at`.execute(db);
+  return res.rows.map((r) => ({ ...r, id: Number(r.id), attempts: Number(r.attempts), failures: Number(r.failures) })).sort((a, b) => a.id - b.id);
 }
 
 export async function markOutboxDone(db: DbOrTrx, id: number, now: Date): Promise<void> {
   await db.updateTable('outbox').set({ processed_at: now, last_error: null }).where('id', '=', id).execute();
 }
 
-export async function rescheduleOutbox(db: DbOrTrx, id: number, attempts: number, nextAttemptAt: Date, error: string): Promise<void> {
+export async function rescheduleOutbox(db: DbOrTrx, id: number, attempts: number, nextAttemptAt: Date, error: string, failures?: number): Promise<void> {
   await db
     .updateTable('outbox')
-    .set({ attempts, next_attempt_at: nextAttemptAt, last_error: error.slice(0, 1000) })
+    .set({ attempts, next_attempt_at: nextAttemptAt, last_error: error.slice(0, 1000), ...(failures === undefined ? {} : { failures }) })
     .where('id', '=', id)
     .execute();
 }
 
-/** Unprocessed rows and the age of the oldest: the relay's lag. */
+/** Gives up on a row: it is no longer claimed, and stays (with its last error) for an operator. */
+export async function deadLetterOutbox(db: DbOrTrx, id: number, failures: number, error: string, now: Date): Promise<void> {
+  await db.updateTable('outbox').set({ failures, dead_lettered_at: now, last_error: error.slice(0, 1000) }).where('id', '=', id).execute();
+}
+
+/** Hands claimed rows back at once (a batch cut short), without counting an attempt. */
+export async function releaseOutbox(db: DbOrTrx, ids: number[], now: Date): Promise<void> {
+  if (ids.length) await db.updateTable('outbox').set({ next_attempt_at: now }).where('id', 'in', ids).execute();
+}
+
+/** Dead-lettered rows (not yet resolved by an operator). */
+export async function countDeadLetters(db: DbOrTrx): Promise<number> {
+  const row = await db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('dead_lettered_at', 'is not', null).where('processed_at', 'is', null).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Unprocessed rows and the age of the oldest: the relay's lag (dead letters are counted apart). */
 export async function outboxLag(db: DbOrTrx, now: Date, topics?: OutboxTopic[], accountId?: string): Promise<{ pending: number; oldest_age_seconds: number }> {
   let q = db
     .selectFrom('outbox')
     .select((eb) => [eb.fn.countAll<number>().as('pending'), eb.fn.min('created_at').as('oldest')])
-    .where('processed_at', 'is', null);
+    .where('processed_at', 'is', null)
+    .where('dead_lettered_at', 'is', null);
   if (topics) q = q.where('topic', 'in', topics);
   if (accountId) q = q.where('account_id', '=', accountId);
   const row = await q.executeTakeFirstOrThrow();

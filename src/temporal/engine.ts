@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ActivityDeps } from '../../activities/index.js';
 import type { Logger } from '../logger.js';
-import { startWorker, type RunningWorker, type WorkerSettings } from './worker.js';
+import { startWorker, TemporalSetupError, type RunningWorker, type WorkerSettings } from './worker.js';
 import { findTemporalCli, preferredPort, startDevServer } from './dev-server.js';
 
 export const WORKER_RETRY_MIN_MS = 2_000;
@@ -15,26 +15,38 @@ export const WORKER_RETRY_MAX_MS = 30_000;
 export function superviseWorker(settings: WorkerSettings, deps: ActivityDeps, log: Logger): { stop(): Promise<void> } {
   let stopped = false;
   let current: RunningWorker | undefined;
+  let starting: Promise<unknown> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let delay = WORKER_RETRY_MIN_MS;
-  let warned = false;
+  /** What the last failed start was, so each state change is logged once. */
+  let problem: 'unreachable' | 'setup' | undefined;
 
   const attempt = async () => {
     if (stopped) return;
     try {
-      current = await startWorker(settings, deps, log);
+      const start = startWorker(settings, deps, log);
+      starting = start.catch(() => undefined);
+      current = await start;
+      starting = undefined;
+      // stop() was called while the worker was starting: do not leave it running.
+      if (stopped) return void (await current.shutdown());
       delay = WORKER_RETRY_MIN_MS;
-      warned = false;
+      problem = undefined;
       await current.done;
       current = undefined;
       if (!stopped) log.warn('Temporal worker stopped; restarting');
     } catch (err) {
-      if (!warned) {
-        warned = true;
-        log.warn(
-          { address: settings.address, err: (err as Error).message },
-          'workflow engine unreachable: held requests wait for an engine (authorize keeps answering; retrying in the background)',
-        );
+      starting = undefined;
+      const kind = err instanceof TemporalSetupError ? 'setup' : 'unreachable';
+      if (problem !== kind) {
+        problem = kind;
+        if (kind === 'setup') log.error({ namespace: settings.namespace }, (err as Error).message);
+        else {
+          log.warn(
+            { address: settings.address, err: (err as Error).message.split('\n')[0] },
+            'workflow engine unreachable: held requests wait for an engine (authorize keeps answering; retrying in the background)',
+          );
+        }
       }
       delay = Math.min(WORKER_RETRY_MAX_MS, delay * 2);
     }
@@ -45,6 +57,7 @@ export function superviseWorker(settings: WorkerSettings, deps: ActivityDeps, lo
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      await starting;
       await current?.shutdown();
     },
   };

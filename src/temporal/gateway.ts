@@ -3,6 +3,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Searc
 import type { DecisionRow } from '../authorization/decision.view.js';
 import type { HeldAuthorizationInput, ResolutionSummary, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
 import { approvalDecisionSignal, resolveUpdate } from '../../workflows/held-authorization.js';
+import { clientConnectionOptions, type EngineConnectionSettings } from './connection.js';
 import { heldWorkflowId } from './ids.js';
 import { AgentIdKey, AmountMinorKey, ApprovalStatusKey, LivemodeKey, PolicyIdKey, VendorKey } from './search-attributes.js';
 
@@ -19,9 +20,7 @@ export class ResolutionRejectedError extends Error {
   override name = 'ResolutionRejectedError';
 }
 
-export interface TemporalSettings {
-  address: string;
-  namespace: string;
+export interface TemporalSettings extends EngineConnectionSettings {
   taskQueue: string;
   /** TEMPORAL_ALLOW_SIGNAL_APPROVALS: whether holds started now may be resolved by an operator's signal (default true). */
   allowSignalApprovals?: boolean;
@@ -35,12 +34,18 @@ export interface WorkflowGateway {
   /** Tells a held workflow its decision was resolved elsewhere (agent frozen); a missing workflow is fine. */
   notifyResolved(decisionId: string): Promise<void>;
   resolve(decision: DecisionRow, outcome: ReviewerOutcome, deadlineMs?: number): Promise<ResolutionSummary>;
+  /** Whether the hold's workflow is running, closed (completed, failed, terminated…) or was never started. */
+  heldWorkflowState(decisionId: string): Promise<'running' | 'closed' | 'missing'>;
+  /** Starts a hold's workflow again after its run closed without resolving it (the reconciler). */
+  restartHeld(decision: DecisionRow): Promise<'started' | 'already_started'>;
   /** Whether the engine answers right now (for /readyz; never throws). */
   health(): Promise<'up' | 'down'>;
   close(): Promise<void>;
 }
 
 export const ENGINE_HEALTH_TIMEOUT_MS = 2_000;
+/** Every other call to the engine gives up after this long (well inside the outbox lease). */
+export const ENGINE_CALL_DEADLINE_MS = 5_000;
 
 function heldStartOptions(decision: DecisionRow, settings: TemporalSettings) {
   const { taskQueue } = settings;
@@ -86,7 +91,7 @@ export class TemporalGateway implements WorkflowGateway {
   constructor(private readonly settings: TemporalSettings) {}
 
   private async getClient(): Promise<Client> {
-    this.client ??= Connection.connect({ address: this.settings.address, connectTimeout: ENGINE_CONNECT_TIMEOUT_MS })
+    this.client ??= Connection.connect(clientConnectionOptions(this.settings, ENGINE_CONNECT_TIMEOUT_MS))
       .then((connection) => new Client({ connection, namespace: this.settings.namespace }))
       .catch((err: unknown) => {
         this.client = undefined;
@@ -117,6 +122,33 @@ export class TemporalGateway implements WorkflowGateway {
         workflowIdConflictPolicy: 'USE_EXISTING',
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
       });
+      return 'started';
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
+      if (isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
+      throw err;
+    }
+  }
+
+  async heldWorkflowState(decisionId: string): Promise<'running' | 'closed' | 'missing'> {
+    const client = await this.getClient();
+    try {
+      const description = await client.withDeadline(Date.now() + ENGINE_CALL_DEADLINE_MS, () => client.workflow.getHandle(heldWorkflowId(decisionId)).describe());
+      return description.status.name === 'RUNNING' ? 'running' : 'closed';
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return 'missing';
+      if (isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
+      throw err;
+    }
+  }
+
+  async restartHeld(decision: DecisionRow): Promise<'started' | 'already_started'> {
+    const client = await this.getClient();
+    try {
+      // A closed run may be followed by a new one here (and only here): the hold is still pending.
+      await client.withDeadline(Date.now() + ENGINE_CALL_DEADLINE_MS, () =>
+        client.workflow.start('heldAuthorization', { ...heldStartOptions(decision, this.settings), workflowIdReusePolicy: 'ALLOW_DUPLICATE' }),
+      );
       return 'started';
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';

@@ -3,12 +3,26 @@ import { findDecisionById } from '../approvals/approvals.repository.js';
 import type { Logger } from '../logger.js';
 import { fanOutEvent } from '../webhooks/webhooks.service.js';
 import { findDelivery } from '../webhooks/webhooks.repository.js';
-import { claimDueOutbox, markOutboxDone, outboxLag, rescheduleOutbox, type OutboxRow, type OutboxTopic } from '../outbox/outbox.repository.js';
+import {
+  claimDueOutbox,
+  deadLetterOutbox,
+  markOutboxDone,
+  OUTBOX_LEASE_MS,
+  outboxLag,
+  releaseOutbox,
+  rescheduleOutbox,
+  type OutboxRow,
+  type OutboxTopic,
+} from '../outbox/outbox.repository.js';
 import { EngineUnavailableError, type WorkflowGateway } from './gateway.js';
 
 export const RELAY_POLL_INTERVAL_MS = 500;
 export const RELAY_BATCH_SIZE = 50;
 export const RELAY_MAX_BACKOFF_MS = 60_000;
+/** A batch stops starting rows after this long and hands the rest back (half the claim's lease). */
+export const RELAY_BATCH_BUDGET_MS = OUTBOX_LEASE_MS / 2;
+/** Failures of a row's own (not engine outages) before it is dead-lettered: about 10 minutes of backoff. */
+export const OUTBOX_MAX_FAILURES = 10;
 export const RELAY_TOPICS: OutboxTopic[] = ['held_decision', 'held_resolved', 'event', 'webhook_delivery'];
 
 /** Exponential backoff with jitter: 1 s, 2 s, 4 s … capped at one minute. */
@@ -35,19 +49,29 @@ export class OutboxRelay {
       pollIntervalMs?: number;
       /** Carry only this account's rows (tests sharing one database; an operator draining one account). */
       accountId?: string;
+      /** Overrides OUTBOX_MAX_FAILURES. */
+      maxFailures?: number;
+      /** Told when a row is dead-lettered (the metric). */
+      onDeadLetter?: () => void;
     },
   ) {}
 
   /** Processes one batch of due rows; returns how many were carried out. */
   async tick(now = new Date()): Promise<number> {
     const rows = await claimDueOutbox(this.deps.db, RELAY_TOPICS, RELAY_BATCH_SIZE, now, this.deps.accountId);
+    const started = Date.now();
     let done = 0;
     for (const [i, row] of rows.entries()) {
+      // Well inside the lease: past it another relay could claim the rest and start them too.
+      if (Date.now() - started > RELAY_BATCH_BUDGET_MS) {
+        await releaseOutbox(this.deps.db, rows.slice(i).map((r) => r.id), new Date());
+        break;
+      }
       try {
-        await this.carry(row);
+        const usedEngine = await this.carry(row);
         await markOutboxDone(this.deps.db, row.id, new Date());
         done += 1;
-        if (this.engineDownLogged) {
+        if (usedEngine && this.engineDownLogged) {
           this.engineDownLogged = false;
           this.deps.log.info('workflow engine reachable again; outbox relay resumed');
         }
@@ -58,12 +82,11 @@ export class OutboxRelay {
           for (const r of rows.slice(i)) await this.reschedule(r, message);
           if (!this.engineDownLogged) {
             this.engineDownLogged = true;
-            this.deps.log.warn({ err: message }, 'workflow engine unreachable; held requests wait in the outbox and are retried with backoff');
+            this.deps.log.warn({ err: message.split('\n')[0] }, 'workflow engine unreachable; held requests wait in the outbox and are retried with backoff');
           }
           break;
         }
-        await this.reschedule(row, message);
-        this.deps.log.error({ err, outbox_id: row.id, topic: row.topic }, 'outbox row failed; will retry');
+        await this.fail(row, message);
       }
     }
     return done;
@@ -74,21 +97,49 @@ export class OutboxRelay {
     await rescheduleOutbox(this.deps.db, row.id, attempts, new Date(Date.now() + relayBackoffMs(attempts)), error);
   }
 
-  private async carry(row: OutboxRow): Promise<void> {
+  /** A failure of the row's own: retried with backoff, dead-lettered after the last allowed one. */
+  private async fail(row: OutboxRow, error: string): Promise<void> {
+    const failures = row.failures + 1;
+    const max = this.deps.maxFailures ?? OUTBOX_MAX_FAILURES;
+    if (failures >= max) {
+      await deadLetterOutbox(this.deps.db, row.id, failures, error, new Date());
+      this.deps.onDeadLetter?.();
+      this.deps.log.error(
+        { outbox_id: row.id, topic: row.topic, ref_id: row.ref_id, failures, err: error },
+        `outbox row dead-lettered after ${failures} failures: it is no longer retried (see docs/operations.md, "Dead letters")`,
+      );
+      return;
+    }
+    const attempts = row.attempts + 1;
+    await rescheduleOutbox(this.deps.db, row.id, attempts, new Date(Date.now() + relayBackoffMs(attempts)), error, failures);
+    this.deps.log.warn({ err: error, outbox_id: row.id, topic: row.topic, failures }, 'outbox row failed; will retry');
+  }
+
+  /** Carries one row; true when that needed the engine (and so shows it answers). */
+  private async carry(row: OutboxRow): Promise<boolean> {
     if (row.topic === 'held_decision') {
       const decision = await findDecisionById(this.deps.db, row.ref_id);
       // Resolved before its workflow existed (agent frozen meanwhile): nothing to start.
-      if (!decision || decision.status !== 'pending') return;
+      if (!decision || decision.status !== 'pending') return false;
       await this.deps.gateway.startHeld(decision);
-    } else if (row.topic === 'held_resolved') {
+      return true;
+    }
+    if (row.topic === 'held_resolved') {
       await this.deps.gateway.notifyResolved(row.ref_id);
-    } else if (row.topic === 'event') {
+      return true;
+    }
+    if (row.topic === 'event') {
       // Fan-out is database work only; each delivery gets its own outbox row for its workflow.
       await fanOutEvent(this.deps.db, row.ref_id);
-    } else if (row.topic === 'webhook_delivery') {
-      const delivery = await findDelivery(this.deps.db, row.ref_id);
-      if (delivery && delivery.status === 'pending') await this.deps.gateway.startWebhookDelivery(delivery);
+      return false;
     }
+    if (row.topic === 'webhook_delivery') {
+      const delivery = await findDelivery(this.deps.db, row.ref_id);
+      if (!delivery || delivery.status !== 'pending') return false;
+      await this.deps.gateway.startWebhookDelivery(delivery);
+      return true;
+    }
+    throw new Error(`unknown outbox topic ${JSON.stringify(row.topic)}`);
   }
 
   lag(now = new Date()) {

@@ -1,5 +1,4 @@
-import { Client, Connection, ScheduleAlreadyRunning, ScheduleOverlapPolicy, type ScheduleOptions } from '@temporalio/client';
-import type { Logger } from '../logger.js';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
 import type { UsageReportInput } from '../../workflows/usage-report.types.js';
 
 export const USAGE_REPORT_SCHEDULE_ID = 'usage-report-monthly';
@@ -24,7 +23,11 @@ export function usageReportSchedule(taskQueue: string, scheduleId = USAGE_REPORT
 
 /** Creates the Schedule, or brings an existing one up to date: safe on every worker start. */
 export async function ensureUsageReportSchedule(client: Client, taskQueue: string, scheduleId = USAGE_REPORT_SCHEDULE_ID): Promise<'created' | 'updated'> {
-  const options = usageReportSchedule(taskQueue, scheduleId);
+  return upsertSchedule(client, usageReportSchedule(taskQueue, scheduleId));
+}
+
+/** Creates a Schedule, or updates the spec, action and policies of the existing one (its state, such as a pause, is kept). */
+export async function upsertSchedule(client: Client, options: ScheduleOptions): Promise<'created' | 'updated'> {
   try {
     await client.schedule.create(options);
     return 'created';
@@ -37,16 +40,5 @@ export async function ensureUsageReportSchedule(client: Client, taskQueue: strin
       policies: { ...previous.policies, ...options.policies },
     }));
     return 'updated';
-  }
-}
-
-/** Connects as a client for the one call; used at worker start. */
-export async function ensureUsageReportScheduleAt(settings: { address: string; namespace: string; taskQueue: string }, log: Logger): Promise<void> {
-  const connection = await Connection.connect({ address: settings.address, connectTimeout: 5_000 });
-  try {
-    const outcome = await ensureUsageReportSchedule(new Client({ connection, namespace: settings.namespace }), settings.taskQueue);
-    log.info({ schedule_id: USAGE_REPORT_SCHEDULE_ID, outcome }, 'usage report schedule ready');
-  } finally {
-    await connection.close();
   }
 }

@@ -1,13 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities/index.js';
 import type { Logger } from '../logger.js';
 import { ALL_SEARCH_ATTRIBUTE_KEYS } from './search-attributes.js';
-import { ensureUsageReportScheduleAt } from './usage-schedule.js';
+import { Client, Connection } from '@temporalio/client';
+import { clientConnectionOptions, nativeConnectionOptions, type EngineConnectionSettings } from './connection.js';
+import { ensureReconcileSchedule, RECONCILE_SCHEDULE_ID } from './reconcile-schedule.js';
+import { ensureUsageReportSchedule, USAGE_REPORT_SCHEDULE_ID } from './usage-schedule.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** This module runs as src/temporal/worker.ts from a checkout, or as dist/src/temporal/worker.js once compiled. */
@@ -26,28 +28,70 @@ const INDEXED_TYPE = {
   BOOL: IndexedValueType.INDEXED_VALUE_TYPE_BOOL,
 } as const;
 
-export interface WorkerSettings {
-  address: string;
-  namespace: string;
+export interface WorkerSettings extends EngineConnectionSettings {
   taskQueue: string;
+  /** How often the reconcile Schedule runs (RECONCILE_INTERVAL_SECONDS). */
+  reconcileIntervalSeconds?: number;
 }
 
-/** Registers the search attributes operators filter on, where the namespace lacks them. */
-export async function ensureSearchAttributes(settings: WorkerSettings, log: Logger): Promise<void> {
-  const connection = await Connection.connect({ address: settings.address, connectTimeout: 5_000 });
+/** The namespace lacks search attributes the workflows set: every start would fail. */
+export class TemporalSetupError extends Error {
+  override name = 'TemporalSetupError';
+}
+
+const SETUP_CONNECT_TIMEOUT_MS = 5_000;
+
+async function withClientConnection<T>(settings: EngineConnectionSettings, fn: (connection: Connection) => Promise<T>): Promise<T> {
+  const connection = await Connection.connect(clientConnectionOptions(settings, SETUP_CONNECT_TIMEOUT_MS));
   try {
-    const existing = await connection.operatorService.listSearchAttributes({ namespace: settings.namespace });
-    const known = new Set([...Object.keys(existing.customAttributes ?? {}), ...Object.keys(existing.systemAttributes ?? {})]);
-    const missing = ALL_SEARCH_ATTRIBUTE_KEYS.filter((k) => !known.has(k.name));
-    if (missing.length === 0) return;
-    await connection.operatorService.addSearchAttributes({
-      namespace: settings.namespace,
-      searchAttributes: Object.fromEntries(missing.map((k) => [k.name, INDEXED_TYPE[k.type as keyof typeof INDEXED_TYPE]])),
-    });
-    log.info({ added: missing.map((k) => k.name) }, 'search attributes registered');
+    return await fn(connection);
   } finally {
     await connection.close();
   }
+}
+
+/** Registers the search attributes operators filter on, where the namespace lacks them; returns what was added. */
+export async function ensureSearchAttributes(settings: EngineConnectionSettings, log?: Logger): Promise<{ added: string[]; present: string[] }> {
+  return withClientConnection(settings, async (connection) => {
+    const existing = await connection.operatorService.listSearchAttributes({ namespace: settings.namespace });
+    const known = new Set([...Object.keys(existing.customAttributes ?? {}), ...Object.keys(existing.systemAttributes ?? {})]);
+    const missing = ALL_SEARCH_ATTRIBUTE_KEYS.filter((k) => !known.has(k.name));
+    const present = ALL_SEARCH_ATTRIBUTE_KEYS.filter((k) => known.has(k.name)).map((k) => k.name);
+    if (missing.length === 0) return { added: [], present };
+    try {
+      await connection.operatorService.addSearchAttributes({
+        namespace: settings.namespace,
+        searchAttributes: Object.fromEntries(missing.map((k) => [k.name, INDEXED_TYPE[k.type as keyof typeof INDEXED_TYPE]])),
+      });
+    } catch (err) {
+      throw new TemporalSetupError(
+        `namespace ${settings.namespace} lacks the search attributes ${missing.map((k) => k.name).join(', ')} and they could not be registered (${(err as Error).message.split('\n')[0]}): ` +
+          'run `spend-auth temporal setup` with rights to register them, or add them in Temporal Cloud',
+      );
+    }
+    log?.info({ added: missing.map((k) => k.name) }, 'search attributes registered');
+    return { added: missing.map((k) => k.name), present };
+  });
+}
+
+/** Creates or updates every Schedule the service runs: the monthly usage report and the reconciler. */
+export async function ensureSchedules(settings: WorkerSettings, log?: Logger): Promise<Record<string, 'created' | 'updated'>> {
+  return withClientConnection(settings, async (connection) => {
+    const client = new Client({ connection, namespace: settings.namespace });
+    const outcome = {
+      [USAGE_REPORT_SCHEDULE_ID]: await ensureUsageReportSchedule(client, settings.taskQueue),
+      [RECONCILE_SCHEDULE_ID]: await ensureReconcileSchedule(client, settings.taskQueue, settings.reconcileIntervalSeconds),
+    };
+    log?.info({ schedules: outcome }, 'schedules ready');
+    return outcome;
+  });
+}
+
+/** `spend-auth temporal setup`: everything the service needs registered on its namespace; safe to repeat. */
+export async function setupTemporal(settings: WorkerSettings, log?: Logger) {
+  const searchAttributes = await ensureSearchAttributes(settings, log);
+  const schedules = await ensureSchedules(settings, log);
+  return { namespace: settings.namespace, searchAttributes, schedules };
 }
 
 export interface RunningWorker {
@@ -65,18 +109,19 @@ export async function startWorker(
 ): Promise<RunningWorker> {
   const { connection } = opts;
   // Connect first: while the engine is down this fails fast and the caller retries quietly.
-  const nativeConnection = connection ?? (await NativeConnection.connect({ address: settings.address }));
+  const nativeConnection = connection ?? (await NativeConnection.connect(nativeConnectionOptions(settings)));
   try {
+    // Without them every start of a held request fails: refuse to run, saying what to do.
     await ensureSearchAttributes(settings, log);
+    try {
+      await ensureSchedules(settings, log);
+    } catch (err) {
+      // The worker still serves held requests; the next start tries again (or `spend-auth temporal setup`).
+      log.warn({ err: (err as Error).message }, 'could not create or update the schedules');
+    }
   } catch (err) {
-    // A namespace the worker may not administer still runs workflows; the UI just cannot filter.
-    log.warn({ err: (err as Error).message }, 'could not register search attributes');
-  }
-  try {
-    await ensureUsageReportScheduleAt(settings, log);
-  } catch (err) {
-    // The worker still serves held requests; the next start tries again, and the CLI reports meanwhile.
-    log.warn({ err: (err as Error).message }, 'could not create or update the usage report schedule');
+    if (!connection) await nativeConnection.close();
+    throw err;
   }
   const worker = await Worker.create({
     connection: nativeConnection,

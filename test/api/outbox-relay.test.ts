@@ -65,4 +65,39 @@ describe('outbox relay', () => {
     expect(fake.started).not.toContain(decisionId);
     expect(fake.notified).toContain(decisionId);
   });
+
+  test('a row that keeps failing for a reason of its own is dead-lettered after N failures: no longer claimed, out of the lag, counted in /metrics, logged once', async () => {
+    const lines: Array<{ level: number; msg: string; outbox_id?: number }> = [];
+    const capture = createLogger('info', 'relay-test', { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const decisionId = await holdOne();
+    const row = await rowOf(decisionId);
+    // FAKE engine that refuses this start for a reason of the request's own, as a server does for
+    // an argument it rejects (INVALID_ARGUMENT): not an outage.
+    const fake = new FakeInlineGateway({ db: ctx.database.db, signer: ctx.signer });
+    fake.startHeld = async () => {
+      throw new Error('3 INVALID_ARGUMENT: search attribute AgentId is not defined');
+    };
+    const relay = new OutboxRelay({ accountId: acct.id, db: ctx.database.db, gateway: fake, log: capture, maxFailures: 3 });
+    for (let i = 1; i <= 5; i++) await relay.tick(new Date(Date.now() + i * 120_000));
+
+    const after = await ctx.database.db.selectFrom('outbox').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+    expect(after).toMatchObject({ failures: 3, processed_at: null });
+    expect(after.dead_lettered_at).not.toBeNull();
+    expect(after.last_error).toMatch(/INVALID_ARGUMENT/);
+    expect((await relay.lag()).pending).toBe(0);
+    const deadLines = lines.filter((l) => l.msg.includes('dead-lettered'));
+    expect(deadLines).toHaveLength(1);
+    expect(deadLines[0]).toMatchObject({ level: 50, outbox_id: row.id });
+    const metrics = await ctx.raw('/metrics');
+    expect(metrics.text).toMatch(/^outbox_dead_letters [1-9]\d*$/m);
+  });
+
+  test('an engine outage never counts toward dead-lettering', async () => {
+    const decisionId = await holdOne();
+    const downRelay = new OutboxRelay({ accountId: acct.id, db: ctx.database.db, gateway: new TemporalGateway({ address: `127.0.0.1:${UNREACHABLE_ENGINE_PORT}`, namespace: 'default', taskQueue: 'q' }), log, maxFailures: 2 });
+    for (let i = 1; i <= 4; i++) await downRelay.tick(new Date(Date.now() + i * 120_000));
+    const row = await rowOf(decisionId);
+    expect(row.attempts).toBeGreaterThanOrEqual(4);
+    expect(row).toMatchObject({ failures: 0, dead_lettered_at: null, processed_at: null });
+  });
 });

@@ -90,7 +90,7 @@ export async function openEngineStack(mode: ServerMode, opts: EngineStackOptions
     async startWorker() {
       const w = await startWorker(
         settings,
-        { db: ctx.database.db, signer: ctx.signer, allowPrivateUrls: true, log, ...opts.deps },
+        { db: ctx.database.db, signer: ctx.signer, gateway: ctx.gateway, allowPrivateUrls: true, log, ...opts.deps },
         log,
         { workflowBundle: await workflowBundle() },
       );

@@ -51,6 +51,15 @@ export class FakeInlineGateway implements WorkflowGateway {
     });
   }
 
+  async heldWorkflowState(decisionId: string) {
+    return this.resolved.has(decisionId) ? ('closed' as const) : this.started.includes(decisionId) ? ('running' as const) : ('missing' as const);
+  }
+
+  async restartHeld(decision: DecisionRow) {
+    this.started.push(decision.id);
+    return 'started' as const;
+  }
+
   async health() {
     return 'up' as const;
   }

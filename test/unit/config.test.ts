@@ -28,6 +28,9 @@ describe('loadConfig defaults', () => {
       cliPath: undefined,
       searchPath: undefined,
       allowSignalApprovals: true,
+      tls: undefined,
+      apiKey: undefined,
+      reconcileIntervalSeconds: 300,
     });
     expect(config.tokenSigningKey).toBeUndefined();
     expect(config.publicBaseUrl).toBeUndefined();
@@ -89,6 +92,12 @@ describe('loadConfig with values', () => {
       TEMPORAL_TASK_QUEUE: 'q1',
       TEMPORAL_CLI_PATH: '/opt/temporal/bin/temporal',
       TEMPORAL_ALLOW_SIGNAL_APPROVALS: 'false',
+      TEMPORAL_TLS_CERT: '/etc/temporal/client.pem',
+      TEMPORAL_TLS_KEY: '/etc/temporal/client.key',
+      TEMPORAL_TLS_CA: '/etc/temporal/ca.pem',
+      TEMPORAL_TLS_SERVER_NAME: 'payments.tmprl.cloud',
+      TEMPORAL_API_KEY: 'tcak_123',
+      RECONCILE_INTERVAL_SECONDS: '60',
       TOKEN_SIGNING_KEY: '{"kty":"OKP"}',
       PUBLIC_BASE_URL: 'https://api.example.com/v1',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
@@ -104,7 +113,11 @@ describe('loadConfig with values', () => {
       port: 8080,
       databaseUrl: 'postgres://u:p@db.internal:5432/spend',
       dataDir: '/var/lib/spend-auth',
-      temporal: { address: 'temporal:7233', namespace: 'payments', taskQueue: 'q1', addressGiven: true, cliPath: '/opt/temporal/bin/temporal', searchPath: undefined, allowSignalApprovals: false },
+      temporal: { address: 'temporal:7233', namespace: 'payments', taskQueue: 'q1', addressGiven: true, cliPath: '/opt/temporal/bin/temporal', searchPath: undefined, allowSignalApprovals: false,
+        tls: { cert: '/etc/temporal/client.pem', key: '/etc/temporal/client.key', ca: '/etc/temporal/ca.pem', serverName: 'payments.tmprl.cloud' },
+        apiKey: 'tcak_123',
+        reconcileIntervalSeconds: 60,
+      },
       tokenSigningKey: '{"kty":"OKP"}',
       publicBaseUrl: 'https://api.example.com/v1',
       webhookAllowPrivateUrls: true,
@@ -201,6 +214,12 @@ describe('CONFIG_VARIABLES', () => {
     TEMPORAL_TASK_QUEUE: 'q1',
     TEMPORAL_CLI_PATH: '/opt/temporal',
     TEMPORAL_ALLOW_SIGNAL_APPROVALS: 'false',
+    TEMPORAL_TLS_CERT: '/etc/temporal/client.pem',
+    TEMPORAL_TLS_KEY: '/etc/temporal/client.key',
+    TEMPORAL_TLS_CA: '/etc/temporal/ca.pem',
+    TEMPORAL_TLS_SERVER_NAME: 'payments.tmprl.cloud',
+    TEMPORAL_API_KEY: 'tcak_123',
+    RECONCILE_INTERVAL_SECONDS: '60',
     TOKEN_SIGNING_KEY: '{}',
     PUBLIC_BASE_URL: 'https://api.example.com',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
@@ -213,7 +232,24 @@ describe('CONFIG_VARIABLES', () => {
     AUDIT_HMAC_KEY: 'dd'.repeat(32),
   };
 
+  /** Variables valid only in pairs: each is set with its companion, against the companion alone. */
+  const COMPANION: Partial<Record<(typeof CONFIG_VARIABLES)[number], Record<string, string>>> = {
+    TEMPORAL_TLS_CERT: { TEMPORAL_TLS_CA: '/etc/temporal/ca.pem', TEMPORAL_TLS_KEY: '/etc/temporal/client.key' },
+    TEMPORAL_TLS_KEY: { TEMPORAL_TLS_CERT: '/etc/temporal/client.pem' },
+  };
+
   test.each([...CONFIG_VARIABLES])('%s is read: setting it changes the configuration', (name) => {
-    expect(loadConfig({ [name]: SAMPLE[name] })).not.toEqual(loadConfig({}));
+    const companion = COMPANION[name] ?? {};
+    if (name === 'TEMPORAL_TLS_KEY') {
+      // The key alone with its certificate is the pair itself: compare with neither.
+      expect(loadConfig({ ...companion, [name]: SAMPLE[name] })).not.toEqual(loadConfig({}));
+      return;
+    }
+    expect(loadConfig({ ...companion, [name]: SAMPLE[name] })).not.toEqual(loadConfig(name === 'TEMPORAL_TLS_CERT' ? { TEMPORAL_TLS_CA: '/etc/temporal/ca.pem' } : companion));
+  });
+
+  test('TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together: one without the other stops the process', () => {
+    expect(() => loadConfig({ TEMPORAL_TLS_CERT: '/c.pem' })).toThrow(/TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY/);
+    expect(() => loadConfig({ TEMPORAL_TLS_KEY: '/c.key' })).toThrow(/TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY/);
   });
 });
