@@ -78,11 +78,20 @@ function heldStartOptions(decision: DecisionRow, settings: TemporalSettings) {
   };
 }
 
-const isConnectivityError = (err: unknown): boolean => {
-  const e = err as { code?: number; name?: string; message?: string };
-  // gRPC UNAVAILABLE (14), DEADLINE_EXCEEDED (4), CANCELLED (1); connection set-up failures.
-  return e?.code === 14 || e?.code === 4 || e?.code === 1 || /connect|unavailable|deadline|timed? ?out|ECONNREFUSED/i.test(`${e?.name} ${e?.message}`);
-};
+/** gRPC UNAVAILABLE (14), DEADLINE_EXCEEDED (4), CANCELLED (1): the engine, not the request, is at fault. */
+const OUTAGE_CODES = new Set([14, 4, 1]);
+
+/**
+ * Whether an error means the engine could not be reached or did not answer. The client wraps the
+ * gRPC status in its own errors (ServiceError and others), with the status on `.cause`.
+ */
+export function isConnectivityError(err: unknown): boolean {
+  for (let e = err as { code?: unknown; name?: string; message?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'number' && OUTAGE_CODES.has(e.code)) return true;
+    if (/connect|unavailable|deadline|timed? ?out|ECONNREFUSED|ECONNRESET/i.test(`${e.name} ${e.message}`)) return true;
+  }
+  return false;
+}
 
 /** Connects lazily and reconnects after a failure, so the API starts and serves while the engine is down. */
 export class TemporalGateway implements WorkflowGateway {
@@ -103,7 +112,7 @@ export class TemporalGateway implements WorkflowGateway {
   async startHeld(decision: DecisionRow): Promise<'started' | 'already_started'> {
     const client = await this.getClient();
     try {
-      await client.workflow.start('heldAuthorization', heldStartOptions(decision, this.settings));
+      await client.withDeadline(Date.now() + ENGINE_CALL_DEADLINE_MS, () => client.workflow.start('heldAuthorization', heldStartOptions(decision, this.settings)));
       return 'started';
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
@@ -115,13 +124,13 @@ export class TemporalGateway implements WorkflowGateway {
   async startWebhookDelivery(delivery: { id: string; workflow_id: string }): Promise<'started' | 'already_started'> {
     const client = await this.getClient();
     try {
-      await client.workflow.start('webhookDelivery', {
+      await client.withDeadline(Date.now() + ENGINE_CALL_DEADLINE_MS, () => client.workflow.start('webhookDelivery', {
         workflowId: delivery.workflow_id,
         taskQueue: this.settings.taskQueue,
         args: [{ deliveryId: delivery.id }],
         workflowIdConflictPolicy: 'USE_EXISTING',
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      });
+      }));
       return 'started';
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
@@ -160,7 +169,9 @@ export class TemporalGateway implements WorkflowGateway {
   async notifyResolved(decisionId: string): Promise<void> {
     const client = await this.getClient();
     try {
-      await client.workflow.getHandle(heldWorkflowId(decisionId)).signal(approvalDecisionSignal, { outcome: 'denied', reviewer: 'system', decision_id: decisionId });
+      await client.withDeadline(Date.now() + ENGINE_CALL_DEADLINE_MS, () =>
+        client.workflow.getHandle(heldWorkflowId(decisionId)).signal(approvalDecisionSignal, { outcome: 'denied', reviewer: 'system', decision_id: decisionId }),
+      );
     } catch (err) {
       // Never started, or already finished: nothing to tell.
       if (err instanceof WorkflowNotFoundError) return;
