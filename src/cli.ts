@@ -7,6 +7,7 @@ import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { AppError } from './errors.js';
 import { createLogger } from './logger.js';
 import { SHUTDOWN_GRACE_MS, startHttpServer } from './server.js';
+import { listenHttp, ListenError } from './http/listen.js';
 import { createMetrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import { startHousekeeping } from './housekeeping.js';
@@ -55,6 +56,10 @@ async function withDatabase<T>(config: Config, fn: (d: Database) => Promise<T>):
 
 type ProcessMode = 'serve' | 'worker' | 'dev';
 
+/** The host name to print in an address a person opens: a wildcard or loopback bind is reached as localhost. */
+const browsableHost = (host: string) =>
+  ['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost'].includes(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+
 /** HTTP drain (≤ 10 s) and worker drain (≤ 10 s) run side by side; past this the process exits 1. */
 export const SHUTDOWN_HARD_LIMIT_MS = 25_000;
 
@@ -64,6 +69,10 @@ export const SHUTDOWN_HARD_LIMIT_MS = 25_000;
  */
 async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerKeys): Promise<void> {
   const log = createLogger(config.logLevel);
+  // `dev` is a developer's machine: not reachable from the network unless HOST says so.
+  const host = config.host ?? (mode === 'dev' ? '127.0.0.1' : '0.0.0.0');
+  // Bound first: a port that is taken stops the process before it migrates or creates a dev account.
+  const listener = mode === 'worker' ? undefined : await listenHttp(config.port, host);
   const database = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   if (mode === 'dev') {
     const applied = await migrateToLatest(database.db);
@@ -132,15 +141,22 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
     drains.push(() => relay.stop(), () => worker.stop());
   }
   if (mode === 'worker') {
-    const metricsServer = await startMetricsServer(metrics, config.metricsPort, log);
+    const metricsServer = await startMetricsServer(metrics, config.metricsPort, log, host);
     closes.push(() => metricsServer.close());
   }
   if (mode === 'serve' || mode === 'dev') {
-    const running = await startHttpServer(database, config, { signer, gateway, waiter, allowPrivateUrls: config.webhookAllowPrivateUrls, metrics, idempotencyKey: serverKeys.idempotency }, log);
-    log.info({ port: running.port, database: database.kind }, 'API listening');
+    const running = await startHttpServer(
+      database,
+      config,
+      { signer, gateway, waiter, allowPrivateUrls: config.webhookAllowPrivateUrls, metrics, idempotencyKey: serverKeys.idempotency },
+      log,
+      host,
+      listener,
+    );
+    log.info({ host, port: running.port, database: database.kind }, 'API listening');
     if (mode === 'dev') {
       process.stdout.write(
-        `\nReviewer dashboard: http://localhost:${running.port}/dashboard\n` +
+        `\nReviewer dashboard: http://${browsableHost(host)}:${running.port}/dashboard\n` +
           (temporalUi
             ? `Temporal UI:        ${temporalUi} (held requests: ApprovalStatus="pending")\n\n`
             : `Temporal UI:        none (no local Temporal CLI; see README, "Workflow engine")\n\n`),
@@ -303,6 +319,10 @@ export async function main(argv: string[]): Promise<void> {
         throw new UsageError(`Unknown command: ${command}`);
     }
   } catch (err) {
+    if (err instanceof ListenError) {
+      process.stderr.write(`spend-auth: ${err.message}\n`);
+      process.exit(1);
+    }
     if (err instanceof ConfigError || err instanceof UsageError || err instanceof AppError) {
       process.stderr.write(`spend-auth: ${err.message}\n`);
       if (err instanceof UsageError && /Unknown/.test(err.message)) process.stderr.write(USAGE);

@@ -24,6 +24,7 @@ const secretKey = (bytes: number, exact: boolean) =>
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).optional(),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
@@ -52,6 +53,8 @@ export const CONFIG_VARIABLES = Object.keys(envSchema.shape) as ReadonlyArray<ke
 
 export interface Config {
   port: number;
+  /** The address the API (and the worker's metrics) listen on; unset: 127.0.0.1 for `dev`, 0.0.0.0 otherwise. */
+  host: string | undefined;
   databaseUrl: string | undefined;
   dataDir: string;
   temporal: {
@@ -97,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   return {
     port: e.PORT,
+    host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),
     temporal: {

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { createApp, type AppDeps } from './app.js';
+import { listenHttp } from './http/listen.js';
 import type { Config } from './config.js';
 import type { Database } from './db/connect.js';
 import { authenticate } from './keys/keys.service.js';
@@ -20,13 +21,14 @@ export interface RunningServer {
 export const SHUTDOWN_GRACE_MS = 10_000;
 const DRAIN_SWEEP_INTERVAL_MS = 100;
 
-/** Composes the app from a connected database and listens. */
+/** Composes the app from a connected database and serves it on `server` (bound by listenHttp), or listens itself. */
 export async function startHttpServer(
   database: Database,
   config: Pick<Config, 'port'>,
   services: { signer: TokenSigner; gateway: WorkflowGateway; idempotencyKey: Buffer; waiter?: DecisionWaiter; allowPrivateUrls?: boolean; now?: () => Date; rateLimit?: AppDeps['rateLimit']; metrics?: Metrics },
   log: Logger,
-  host?: string,
+  host = '0.0.0.0',
+  bound?: Server,
 ): Promise<RunningServer> {
   const { db } = database;
   const keys = new KeyCache((raw) => authenticate(db, raw));
@@ -38,10 +40,10 @@ export async function startHttpServer(
     logError: (err, requestId) => log.error({ err, request_id: requestId }, 'unhandled error'),
     log,
   });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(config.port, host ?? '0.0.0.0', () => resolve(s));
-    s.once('error', reject);
-  });
+  // Not app.listen: Express 5 hands a listen error to its callback, which would report a socket it never got.
+  const server = bound ?? (await listenHttp(config.port, host));
+  server.removeAllListeners('request');
+  server.on('request', app);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {

@@ -41,13 +41,16 @@ function childEnv(overrides: Record<string, string | undefined>): NodeJS.Process
   return env;
 }
 
-/** Runs the bin to completion; never rejects on a non-zero exit (the tests look at the code). */
-function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
+/**
+ * Runs the bin to completion; never rejects on a non-zero exit (the tests look at the code). A
+ * process still running after `timeoutMs` is killed (signal SIGTERM, code null).
+ */
+function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = CLI_TIMEOUT - 5_000): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: ROOT, env, timeout: CLI_TIMEOUT - 5_000, maxBuffer: 16 * 1024 * 1024 },
+      { cwd: ROOT, env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number' && !error.signal) return reject(error);
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
@@ -55,6 +58,16 @@ function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
       },
     );
   });
+}
+
+/** A port held by another program until `close` is called. */
+async function takenPort(): Promise<{ port: number; close(): Promise<void> }> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  return { port: (server.address() as net.AddressInfo).port, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 async function freePort(): Promise<number> {
@@ -318,6 +331,25 @@ describe.concurrent('spend-auth migrate, dev and errors', () => {
       expect(res.code).not.toBeNull();
       expect(res.stderr).toContain('Unknown command: frobnicate');
       expect(res.stderr).toContain('Usage: spend-auth');
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'dev on a port another program holds stops at once with one line naming the port and exit code 1, and prints no admin key',
+    async ({ expect }) => {
+      const taken = await takenPort();
+      try {
+        const res = await runCli(['dev'], childEnv({ DATA_DIR: await tempDataDir(), PORT: String(taken.port), DATABASE_URL: undefined }), 45_000);
+        expect(res.signal).toBeNull();
+        expect(res.code).toBe(1);
+        expect(res.stdout).not.toContain('API listening');
+        expect(res.stdout).not.toContain('gc_test_');
+        expect(res.stderr).toMatch(new RegExp(`^spend-auth: port ${taken.port} on \\S+ is already in use`));
+        expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
+      } finally {
+        await taken.close();
+      }
     },
     CLI_TIMEOUT,
   );

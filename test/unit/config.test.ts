@@ -17,6 +17,7 @@ describe('loadConfig defaults', () => {
   it('fills every default from an empty environment', () => {
     const config = loadConfig({});
     expect(config.port).toBe(3000);
+    expect(config.host).toBeUndefined();
     expect(config.databaseUrl).toBeUndefined();
     expect(config.dataDir).toBe(path.resolve('./.data'));
     expect(path.isAbsolute(config.dataDir)).toBe(true);
@@ -52,6 +53,7 @@ describe('loadConfig defaults', () => {
     const empty = Object.fromEntries(
       [
         'PORT',
+        'HOST',
         'DATABASE_URL',
         'DATA_DIR',
         'TEMPORAL_ADDRESS',
@@ -81,6 +83,7 @@ describe('loadConfig with values', () => {
   it('reads every variable', () => {
     const config = loadConfig({
       PORT: '8080',
+      HOST: '10.0.0.5',
       DATABASE_URL: 'postgres://u:p@db.internal:5432/spend',
       DATA_DIR: '/var/lib/spend-auth',
       TEMPORAL_ADDRESS: 'temporal:7233',
@@ -100,6 +103,7 @@ describe('loadConfig with values', () => {
     });
     expect(config).toEqual({
       port: 8080,
+      host: '10.0.0.5',
       databaseUrl: 'postgres://u:p@db.internal:5432/spend',
       dataDir: '/var/lib/spend-auth',
       temporal: { address: 'temporal:7233', namespace: 'payments', taskQueue: 'q1', addressGiven: true, cliPath: '/opt/temporal/bin/temporal', searchPath: undefined },
@@ -192,6 +196,7 @@ describe('CONFIG_VARIABLES', () => {
   /** A valid value for each variable, unlike its default; typed so a new variable must be added here. */
   const SAMPLE: Record<(typeof CONFIG_VARIABLES)[number], string> = {
     PORT: '8080',
+    HOST: '0.0.0.0',
     DATABASE_URL: 'postgres://db/x',
     DATA_DIR: '/srv/data',
     TEMPORAL_ADDRESS: 'temporal:7233',
