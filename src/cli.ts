@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { createAccount, countAccounts } from './accounts/accounts.service.js';
 import { ConfigError, loadConfig, loadMcpConfig, type Config } from './config.js';
 import { connectDatabase, type Database } from './db/connect.js';
+import { DataDirInUseError } from './db/data-dir-lock.js';
 import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { AppError } from './errors.js';
 import { createLogger } from './logger.js';
@@ -319,7 +320,7 @@ export async function main(argv: string[]): Promise<void> {
         throw new UsageError(`Unknown command: ${command}`);
     }
   } catch (err) {
-    if (err instanceof ListenError) {
+    if (err instanceof ListenError || err instanceof DataDirInUseError) {
       process.stderr.write(`spend-auth: ${err.message}\n`);
       process.exit(1);
     }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DB, Db } from './database.js';
+import { lockDataDir } from './data-dir-lock.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -52,14 +53,32 @@ export async function connectDatabase(opts: ConnectOptions): Promise<Database> {
   const { PGliteDialect } = await import('kysely-pglite-dialect');
   const dataDir = opts.dataDir ?? './.data';
   let location = dataDir;
+  let unlock = () => {};
   if (!dataDir.startsWith('memory://')) {
     location = path.join(dataDir, 'pgdata');
     fs.mkdirSync(location, { recursive: true });
+    unlock = lockDataDir(dataDir);
   }
   const toNumber = (v: string) => Number(v);
-  const client = await PGlite.create(location, {
-    parsers: { [types.INT8]: toNumber, [types.NUMERIC]: toNumber },
-  });
+  let client;
+  try {
+    client = await PGlite.create(location, {
+      parsers: { [types.INT8]: toNumber, [types.NUMERIC]: toNumber },
+    });
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
-  return { db, kind: 'embedded', close: () => db.destroy() };
+  return {
+    db,
+    kind: 'embedded',
+    close: async () => {
+      try {
+        await db.destroy();
+      } finally {
+        unlock();
+      }
+    },
+  };
 }

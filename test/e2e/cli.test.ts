@@ -91,11 +91,11 @@ interface DevProcess {
 }
 
 /** Starts `spend-auth dev` on an embedded DATA_DIR and waits until the API listens. */
-async function startDev(dataDir: string): Promise<DevProcess> {
+async function startDev(dataDir: string, overrides: Record<string, string | undefined> = {}): Promise<DevProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'dev'], {
     cwd: ROOT,
-    env: childEnv({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', DATABASE_URL: undefined }),
+    env: childEnv({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', DATABASE_URL: undefined, ...overrides }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -352,6 +352,37 @@ describe.concurrent('spend-auth migrate, dev and errors', () => {
       }
     },
     CLI_TIMEOUT,
+  );
+
+  it(
+    'a second process on the embedded database of a running dev refuses with one line naming the holder, exit code 1',
+    async ({ expect }) => {
+      const dataDir = await tempDataDir();
+      // No engine: this test is about the database, and a local Temporal dev server would only cost time.
+      const dev = await startDev(dataDir, { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+      try {
+        const holder = new RegExp(`^spend-auth: the embedded database in ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by another process \\(pid ${dev.child.pid}\\)`);
+        for (const args of [['migrate'], ['accounts', 'create', '--name', 'Second', '--plan', 'sandbox']]) {
+          const res = await runCli(args, childEnv({ DATA_DIR: dataDir, DATABASE_URL: undefined }));
+          expect(res.code, args.join(' ')).toBe(1);
+          expect(res.stdout).toBe('');
+          expect(res.stderr).toMatch(holder);
+          expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
+        }
+        const second = await runCli(['dev'], childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), DATABASE_URL: undefined, TEMPORAL_ADDRESS: '127.0.0.1:1' }), 45_000);
+        expect(second.code).toBe(1);
+        expect(second.stderr).toMatch(holder);
+        // The first one is unharmed.
+        expect((await fetch(`http://127.0.0.1:${dev.port}/healthz`)).status).toBe(200);
+      } finally {
+        expect(await dev.stop()).toEqual({ code: 0, signal: null });
+      }
+      // Released on exit: the next process opens it.
+      const after = await runCli(['migrate'], childEnv({ DATA_DIR: dataDir, DATABASE_URL: undefined }));
+      expect(after.stderr).toBe('');
+      expect(after.stdout).toBe('Database is up to date.\n');
+    },
+    DEV_TIMEOUT,
   );
 
   it(
