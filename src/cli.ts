@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createAccount, countAccounts } from './accounts/accounts.service.js';
 import { ConfigError, loadConfig, loadMcpConfig, type Config } from './config.js';
 import { connectDatabase, type Database } from './db/connect.js';
@@ -22,7 +22,9 @@ import { parseUsdRate } from './usage/pricing.js';
 import { isMonth, monthEnd } from './usage/month.js';
 
 
-const USAGE = `Usage: spend-auth <command>
+const HELP_LINE = '  -h, --help                 print this help and exit\n';
+
+const USAGE = `Usage: spend-auth <command> [options]
 
 Commands:
   serve                      run the HTTP API
@@ -40,9 +42,137 @@ Commands:
                              when some account is left unreported
   mcp                        serve the MCP tools authorize_spend and get_decision on stdio
                              (needs SPEND_AUTH_BASE_URL and SPEND_AUTH_API_KEY)
+
+Options:
+${HELP_LINE}
+Run \`spend-auth <command> --help\` for a command's own options. Settings come from the
+environment (README, "Configuration").
 `;
 
-class UsageError extends Error {}
+type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
+
+/** Every command's help and options; any other option, and any stray argument, is an error. */
+const COMMANDS = {
+  serve: {
+    usage: `Usage: spend-auth serve
+
+Runs the HTTP API, the reviewer dashboard, /metrics, /healthz and /readyz on HOST:PORT
+(default 0.0.0.0:3000). Refuses to start while migrations are pending (\`spend-auth migrate\`).
+
+Options:
+${HELP_LINE}`,
+    options: {},
+  },
+  worker: {
+    usage: `Usage: spend-auth worker
+
+Runs the Temporal worker (task queue TEMPORAL_TASK_QUEUE) and the outbox relay, with /metrics
+and /healthz on HOST:METRICS_PORT (default 0.0.0.0:9464). Keeps retrying while the engine is down.
+
+Options:
+${HELP_LINE}`,
+    options: {},
+  },
+  dev: {
+    usage: `Usage: spend-auth dev
+
+What \`npm start\` runs: applies migrations, creates a dev account on an empty embedded
+database (printing its admin key once), then runs the API on HOST:PORT (default
+127.0.0.1:3000) and the worker in one process. Without TEMPORAL_ADDRESS it runs the dev
+server of a local Temporal CLI when there is one.
+
+Options:
+${HELP_LINE}`,
+    options: {},
+  },
+  migrate: {
+    usage: `Usage: spend-auth migrate
+
+Applies pending database migrations (DATABASE_URL, else the embedded database under DATA_DIR).
+
+Options:
+${HELP_LINE}`,
+    options: {},
+  },
+  'accounts create': {
+    usage: `Usage: spend-auth accounts create --name N --plan sandbox|starter|growth|enterprise [options]
+
+Creates an account and prints its first admin keys (a test key; a live key too, except on
+the sandbox plan).
+
+Options:
+  --name N                   the account's name (required)
+  --plan P                   sandbox, starter, growth or enterprise (required)
+  --rate-limit N             enterprise: live requests per minute (default 2000)
+  --included-checks N        enterprise: checks included per month (default 100000)
+  --overage-rate USD         enterprise: price of each further check, e.g. 0.0005
+  --json                     print {"account": {...}, "keys": {...}} as one JSON line
+${HELP_LINE}`,
+    options: {
+      name: { type: 'string' },
+      plan: { type: 'string' },
+      'rate-limit': { type: 'string' },
+      'included-checks': { type: 'string' },
+      'overage-rate': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  },
+  'usage report': {
+    usage: `Usage: spend-auth usage report --month YYYY-MM [--json]
+
+Reports each live account's checks of an ended month to the billing meter, as the monthly
+schedule does; safe to re-run. Exit code 1 when some account is left unreported.
+
+Options:
+  --month YYYY-MM            the month to report (required; it must have ended)
+  --json                     print the summary as one JSON line
+${HELP_LINE}`,
+    options: { month: { type: 'string' }, json: { type: 'boolean', default: false } },
+  },
+  mcp: {
+    usage: `Usage: spend-auth mcp
+
+Serves the MCP tools authorize_spend and get_decision on stdio, calling a running service.
+Reads only SPEND_AUTH_BASE_URL (the /v1 base address) and SPEND_AUTH_API_KEY.
+
+Options:
+${HELP_LINE}`,
+    options: {},
+  },
+} satisfies Record<string, { usage: string; options: OptionSpecs }>;
+
+type CommandName = keyof typeof COMMANDS;
+type OptionValues = Record<string, string | boolean | undefined>;
+
+/** A mistake in how the command was called: the message, then the usage that applies (exit code 2). */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly usage?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The command's options, or undefined once `--help` has printed its usage. */
+function parseCommand(name: CommandName, args: string[]): OptionValues | undefined {
+  const spec = COMMANDS[name];
+  let values: OptionValues;
+  try {
+    const options: OptionSpecs = { ...spec.options, help: { type: 'boolean', short: 'h' } };
+    values = parseArgs({ args, options, strict: true, allowPositionals: false }).values as OptionValues;
+  } catch (err) {
+    if (!(err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw err;
+    // Node's message may go on with advice about positional arguments; its first sentence is the point.
+    const first = (/^(.*?)\.(\s|$)/.exec((err as Error).message)?.[1] ?? (err as Error).message).replace(/\.$/, '');
+    throw new UsageError(`${first}.`, spec.usage);
+  }
+  if (values.help) {
+    process.stdout.write(spec.usage);
+    return undefined;
+  }
+  return values;
+}
 
 const PLANS = ['sandbox', 'starter', 'growth', 'enterprise'] as const;
 
@@ -192,44 +322,50 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-async function accountsCommand(config: Config, args: string[]): Promise<void> {
-  const [sub, ...rest] = args;
-  if (sub !== 'create') throw new UsageError(`Unknown accounts subcommand: ${sub ?? '(none)'}`);
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      name: { type: 'string' },
-      plan: { type: 'string' },
-      'rate-limit': { type: 'string' },
-      'included-checks': { type: 'string' },
-      'overage-rate': { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  if (!values.name) throw new UsageError('--name is required');
-  const plan = values.plan as (typeof PLANS)[number] | undefined;
-  if (!plan || !PLANS.includes(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
+interface AccountInput {
+  name: string;
+  plan: (typeof PLANS)[number];
+  rateLimit: number | undefined;
+  includedChecks: number | undefined;
+  overageRateMicros: number | undefined;
+  json: boolean;
+}
+
+/** Checked before any configuration or database is touched. */
+function accountInput(values: OptionValues): AccountInput {
+  const usage = COMMANDS['accounts create'].usage;
+  const str = (name: string) => values[name] as string | undefined;
+  const name = str('name');
+  if (!name) throw new UsageError('--name is required', usage);
+  const plan = str('plan') as (typeof PLANS)[number] | undefined;
+  if (!plan || !PLANS.includes(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`, usage);
   let rateLimit: number | undefined;
-  if (values['rate-limit'] !== undefined) {
-    rateLimit = Number(values['rate-limit']);
-    if (!Number.isSafeInteger(rateLimit) || rateLimit < 1) throw new UsageError('--rate-limit must be a positive integer');
+  if (str('rate-limit') !== undefined) {
+    rateLimit = Number(str('rate-limit'));
+    if (!Number.isSafeInteger(rateLimit) || rateLimit < 1) throw new UsageError('--rate-limit must be a positive integer', usage);
   }
   let includedChecks: number | undefined;
-  if (values['included-checks'] !== undefined) {
-    includedChecks = /^\d+$/.test(values['included-checks']) ? Number(values['included-checks']) : NaN;
-    if (!Number.isSafeInteger(includedChecks)) throw new UsageError('--included-checks must be a non-negative integer');
+  const included = str('included-checks');
+  if (included !== undefined) {
+    includedChecks = /^\d+$/.test(included) ? Number(included) : NaN;
+    if (!Number.isSafeInteger(includedChecks)) throw new UsageError('--included-checks must be a non-negative integer', usage);
   }
   let overageRateMicros: number | undefined;
-  if (values['overage-rate'] !== undefined) {
-    overageRateMicros = parseUsdRate(values['overage-rate']);
-    if (overageRateMicros === undefined) throw new UsageError('--overage-rate must be a USD amount per check with at most 4 decimal places, e.g. 0.0005');
+  const rate = str('overage-rate');
+  if (rate !== undefined) {
+    overageRateMicros = parseUsdRate(rate);
+    if (overageRateMicros === undefined) throw new UsageError('--overage-rate must be a USD amount per check with at most 4 decimal places, e.g. 0.0005', usage);
   }
+  return { name, plan, rateLimit, includedChecks, overageRateMicros, json: values.json === true };
+}
+
+async function accountsCommand(config: Config, input: AccountInput): Promise<void> {
+  const { json, ...account } = input;
   const created = await withDatabase(config, async ({ db }) => {
     await migrateToLatest(db);
-    return createAccount(db, { name: values.name!, plan, rateLimit, includedChecks, overageRateMicros });
+    return createAccount(db, account);
   });
-  if (values.json) {
+  if (json) {
     process.stdout.write(`${JSON.stringify(created)}\n`);
   } else {
     process.stdout.write(`Account ${created.account.id} (${created.account.plan})\n`);
@@ -238,13 +374,16 @@ async function accountsCommand(config: Config, args: string[]): Promise<void> {
   }
 }
 
-async function usageCommand(config: Config, args: string[]): Promise<void> {
-  const [sub, ...rest] = args;
-  if (sub !== 'report') throw new UsageError(`Unknown usage subcommand: ${sub ?? '(none)'}`);
-  const { values } = parseArgs({ args: rest, options: { month: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
-  const month = values.month;
-  if (!month || !isMonth(month)) throw new UsageError('--month must be a month as YYYY-MM');
-  if (new Date() < monthEnd(month)) throw new UsageError(`--month ${month} has not ended yet: only a whole month is reported`);
+/** Checked before any configuration or database is touched. */
+function reportMonth(values: OptionValues): string {
+  const usage = COMMANDS['usage report'].usage;
+  const month = values.month as string | undefined;
+  if (!month || !isMonth(month)) throw new UsageError('--month must be a month as YYYY-MM', usage);
+  if (new Date() < monthEnd(month)) throw new UsageError(`--month ${month} has not ended yet: only a whole month is reported`, usage);
+  return month;
+}
+
+async function usageCommand(config: Config, month: string, json: boolean): Promise<void> {
   // Loaded here: the other commands should not pay for the Temporal SDK.
   const { createUsageReportActivities } = await import('../activities/usage-report.js');
   const { runUsageReport } = await import('./usage/usage-report.runner.js');
@@ -254,7 +393,7 @@ async function usageCommand(config: Config, args: string[]): Promise<void> {
     if (pending.length) throw new UsageError(`The database has pending migrations (${pending.join(', ')}); run \`spend-auth migrate\` first.`);
     return runUsageReport({ month, activities: createUsageReportActivities({ db, billingMeter: config.billingMeter, log }) });
   });
-  if (values.json) {
+  if (json) {
     process.stdout.write(`${JSON.stringify(summary)}\n`);
   } else {
     process.stdout.write(
@@ -283,41 +422,70 @@ async function mcpCommand(): Promise<void> {
   await runMcpServer(mcpConfig);
 }
 
-/** Entry point of the `spend-auth` bin. */
+/** A subcommand group (`accounts`, `usage`) with one subcommand: its help, or the subcommand's arguments. */
+function subcommand(group: string, sub: string | undefined, name: CommandName): boolean {
+  const { usage } = COMMANDS[name];
+  if (sub === '--help' || sub === '-h') {
+    process.stdout.write(usage);
+    return false;
+  }
+  if (`${group} ${sub}` !== name) throw new UsageError(`Unknown ${group} subcommand: ${sub ?? '(none)'}`, usage);
+  return true;
+}
+
+async function serverSetup(): Promise<{ config: Config; serverKeys: ServerKeys }> {
+  const config = loadConfig();
+  // Every command but mcp reads or writes the database, audit records included (and `migrate` may re-seal them).
+  const serverKeys = await loadServerKeys(config);
+  useAuditHmacKey(serverKeys.auditHmac);
+  return { config, serverKeys };
+}
+
+/** Entry point of the `spend-auth` bin. Options are checked (and `--help` answered) before anything else happens. */
 export async function main(argv: string[]): Promise<void> {
   const [command, ...args] = argv;
   try {
-    if (!command || command === 'help' || command === '--help') {
+    if (!command || command === 'help' || command === '--help' || command === '-h') {
       process.stdout.write(USAGE);
       return;
     }
-    if (command === 'mcp') {
-      await mcpCommand();
-      return;
-    }
-    const config = loadConfig();
-    // Every other command reads or writes the database, audit records included (and `migrate` may re-seal them).
-    const serverKeys = await loadServerKeys(config);
-    useAuditHmacKey(serverKeys.auditHmac);
     switch (command) {
+      case 'mcp':
+        if (parseCommand('mcp', args)) await mcpCommand();
+        return;
       case 'serve':
       case 'worker':
-      case 'dev':
+      case 'dev': {
+        if (!parseCommand(command, args)) return;
+        const { config, serverKeys } = await serverSetup();
         await runProcess(config, command, serverKeys);
         return;
+      }
       case 'migrate': {
+        if (!parseCommand('migrate', args)) return;
+        const { config } = await serverSetup();
         const applied = await withDatabase(config, ({ db }) => migrateToLatest(db));
         process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
         return;
       }
-      case 'accounts':
-        await accountsCommand(config, args);
+      case 'accounts': {
+        if (!subcommand('accounts', args[0], 'accounts create')) return;
+        const values = parseCommand('accounts create', args.slice(1));
+        if (!values) return;
+        const input = accountInput(values);
+        await accountsCommand((await serverSetup()).config, input);
         return;
-      case 'usage':
-        await usageCommand(config, args);
+      }
+      case 'usage': {
+        if (!subcommand('usage', args[0], 'usage report')) return;
+        const values = parseCommand('usage report', args.slice(1));
+        if (!values) return;
+        const month = reportMonth(values);
+        await usageCommand((await serverSetup()).config, month, values.json === true);
         return;
+      }
       default:
-        throw new UsageError(`Unknown command: ${command}`);
+        throw new UsageError(`Unknown command: ${command}`, USAGE);
     }
   } catch (err) {
     if (err instanceof ListenError || err instanceof DataDirInUseError) {
@@ -326,12 +494,8 @@ export async function main(argv: string[]): Promise<void> {
     }
     if (err instanceof ConfigError || err instanceof UsageError || err instanceof AppError) {
       process.stderr.write(`spend-auth: ${err.message}\n`);
-      if (err instanceof UsageError && /Unknown/.test(err.message)) process.stderr.write(USAGE);
+      if (err instanceof UsageError && err.usage) process.stderr.write(err.usage);
       process.exit(err instanceof ConfigError ? 78 : 2);
-    }
-    if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`spend-auth: ${err.message}\n${USAGE}`);
-      process.exit(2);
     }
     throw err;
   }

@@ -6,7 +6,8 @@
  * removed from its environment): the first start on an empty DATA_DIR is what prints the dev key.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -147,13 +148,13 @@ async function startDev(dataDir: string, overrides: Record<string, string | unde
 
 const tempDirs: string[] = [];
 async function tempDataDir(): Promise<string> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'spend-auth-cli-'));
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'spend-auth-cli-'));
   tempDirs.push(dir);
   return dir;
 }
 
 afterAll(async () => {
-  await Promise.all(tempDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })));
+  await Promise.all(tempDirs.map((dir) => fsp.rm(dir, { recursive: true, force: true })));
 });
 
 describe.sequential('spend-auth accounts create', () => {
@@ -322,6 +323,58 @@ describe.concurrent('spend-auth migrate, dev and errors', () => {
       expect(res.stderr).toContain(name);
     },
   );
+
+  // An unreachable database and a DATA_DIR that must never appear: a command that did more than
+  // print its usage would fail, hang or create the directory.
+  const inertEnv = async () =>
+    childEnv({ DATA_DIR: path.join(await tempDataDir(), 'never-created'), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', PORT: String(await freePort()), TEMPORAL_ADDRESS: '127.0.0.1:1' });
+
+  it.for([
+    [['--help'], 'Usage: spend-auth <command>'],
+    [['help'], 'Usage: spend-auth <command>'],
+    [['serve', '--help'], 'Usage: spend-auth serve'],
+    [['serve', '-h'], 'Usage: spend-auth serve'],
+    [['worker', '--help'], 'Usage: spend-auth worker'],
+    [['dev', '--help'], 'Usage: spend-auth dev'],
+    [['migrate', '--help'], 'Usage: spend-auth migrate'],
+    [['accounts', '--help'], 'Usage: spend-auth accounts create'],
+    [['accounts', 'create', '--help'], 'Usage: spend-auth accounts create'],
+    [['accounts', 'create', '--name', 'X', '--help'], 'Usage: spend-auth accounts create'],
+    [['usage', '--help'], 'Usage: spend-auth usage report'],
+    [['usage', 'report', '--help'], 'Usage: spend-auth usage report'],
+    [['mcp', '--help'], 'Usage: spend-auth mcp'],
+  ] as Array<[string[], string]>)('%j prints its usage on stdout, exit code 0, and does nothing else', { timeout: CLI_TIMEOUT }, async ([args, usage], { expect }) => {
+    const env = await inertEnv();
+    const res = await runCli(args, env, 30_000);
+    expect(res.signal).toBeNull();
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout.startsWith(usage)).toBe(true);
+    expect(res.stdout).toMatch(/-h, --help/);
+    expect(fs.existsSync(env.DATA_DIR!)).toBe(false);
+  });
+
+  it.for([
+    [['serve', '--port', '4000'], "Unknown option '--port'", 'Usage: spend-auth serve'],
+    [['worker', '--verbose'], "Unknown option '--verbose'", 'Usage: spend-auth worker'],
+    [['dev', '-x'], "Unknown option '-x'", 'Usage: spend-auth dev'],
+    [['migrate', '--dry-run'], "Unknown option '--dry-run'", 'Usage: spend-auth migrate'],
+    [['migrate', 'now'], "Unexpected argument 'now'", 'Usage: spend-auth migrate'],
+    [['accounts', 'create', '--name', 'A', '--plan', 'growth', 'extra'], "Unexpected argument 'extra'", 'Usage: spend-auth accounts create'],
+    [['accounts', 'delete'], 'Unknown accounts subcommand: delete', 'Usage: spend-auth accounts create'],
+    [['usage', 'report', '--month', '2020-01', '--colour'], "Unknown option '--colour'", 'Usage: spend-auth usage report'],
+    [['mcp', '--stdio'], "Unknown option '--stdio'", 'Usage: spend-auth mcp'],
+  ] as Array<[string[], string, string]>)('%j is refused: one line naming it, then that command\'s usage, exit code 2', { timeout: CLI_TIMEOUT }, async ([args, message, usage], { expect }) => {
+    const env = await inertEnv();
+    const res = await runCli(args, env, 30_000);
+    expect(res.signal).toBeNull();
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('');
+    const [first, ...rest] = res.stderr.split('\n');
+    expect(first).toBe(`spend-auth: ${message}${message.endsWith("'") ? '.' : ''}`);
+    expect(rest.join('\n').startsWith(usage)).toBe(true);
+    expect(fs.existsSync(env.DATA_DIR!)).toBe(false);
+  });
 
   it(
     'rejects an unknown command with the usage on stderr',
