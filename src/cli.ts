@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createAccount, countAccounts } from './accounts/accounts.service.js';
 import { ConfigError, loadConfig, loadMcpConfig, type Config } from './config.js';
-import { connectDatabase, type Database } from './db/connect.js';
+import { connectDatabase, describeDatabaseError, type Database } from './db/connect.js';
 import { DataDirInUseError } from './db/data-dir-lock.js';
 import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { AppError } from './errors.js';
@@ -433,8 +433,12 @@ function subcommand(group: string, sub: string | undefined, name: CommandName): 
   return true;
 }
 
+/** Set once the configuration is read, so a failure can be described in its terms. */
+let loadedConfig: Config | undefined;
+
 async function serverSetup(): Promise<{ config: Config; serverKeys: ServerKeys }> {
   const config = loadConfig();
+  loadedConfig = config;
   // Every command but mcp reads or writes the database, audit records included (and `migrate` may re-seal them).
   const serverKeys = await loadServerKeys(config);
   useAuditHmacKey(serverKeys.auditHmac);
@@ -497,6 +501,17 @@ export async function main(argv: string[]): Promise<void> {
       if (err instanceof UsageError && err.usage) process.stderr.write(err.usage);
       process.exit(err instanceof ConfigError ? 78 : 2);
     }
-    throw err;
+    process.stderr.write(`spend-auth: ${failureLine(err)}\n`);
+    // The stack is for whoever debugs the service, not for every user of the command.
+    if (loadedConfig && ['debug', 'trace'].includes(loadedConfig.logLevel) && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+    process.exit(1);
   }
+}
+
+/** Any other failure as one line: the database's in its own terms, anything else by its message. */
+function failureLine(err: unknown): string {
+  const described = describeDatabaseError(err, loadedConfig?.databaseUrl);
+  if (described) return described;
+  const message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim() || 'unknown error';
+  return `${message} (LOG_LEVEL=debug shows the stack)`;
 }

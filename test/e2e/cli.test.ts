@@ -376,6 +376,48 @@ describe.concurrent('spend-auth migrate, dev and errors', () => {
     expect(fs.existsSync(env.DATA_DIR!)).toBe(false);
   });
 
+  /** Where DATABASE_URL points, with another database name: one that does not exist. */
+  const missingDatabase = () => {
+    const url = new URL(DATABASE_URL!);
+    url.pathname = `/spend_auth_missing_${Date.now().toString(36)}`;
+    return url.toString();
+  };
+
+  it.for([
+    [
+      'a database that does not exist',
+      () => ({ DATABASE_URL: missingDatabase() }),
+      /^spend-auth: database "spend_auth_missing_\w+" does not exist on [\w.-]+:\d+: create it \(createdb -h [\w.-]+ -p \d+ -U \w+ spend_auth_missing_\w+\) or fix DATABASE_URL$/,
+      Boolean(DATABASE_URL),
+    ],
+    [
+      'a server that does not answer',
+      () => ({ DATABASE_URL: 'postgres://postgres:secret@127.0.0.1:1/spend_auth' }),
+      /^spend-auth: cannot connect to PostgreSQL at 127\.0\.0\.1:1 \(connection refused\): is it running\? Check DATABASE_URL$/,
+      true,
+    ],
+    [
+      'a DATA_DIR that is a file',
+      () => ({ DATABASE_URL: undefined, DATA_DIR: path.join(ROOT, 'package.json') }),
+      /^spend-auth: ENOTDIR: not a directory/,
+      true,
+    ],
+  ] as Array<[string, () => Record<string, string | undefined>, RegExp, boolean]>)(
+    'migrate against %s fails with one line and exit code 1, never a stack trace',
+    { timeout: CLI_TIMEOUT },
+    async ([, env, message, applies], { expect, skip }) => {
+      if (!applies) skip('needs DATABASE_URL (a PostgreSQL server)');
+      const res = await runCli(['migrate'], childEnv({ DATA_DIR: await tempDataDir(), ...env() }), 45_000);
+      expect(res.signal).toBeNull();
+      expect(res.code).toBe(1);
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toMatch(/\n$/);
+      expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(res.stderr.trimEnd()).toMatch(message);
+      expect(res.stderr).not.toContain('secret');
+    },
+  );
+
   it(
     'rejects an unknown command with the usage on stderr',
     async ({ expect }) => {
