@@ -1,12 +1,12 @@
 import { pino } from 'pino';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { createAccount, countAccounts } from './accounts/accounts.service.js';
+import { createAccount, firstAccount } from './accounts/accounts.service.js';
 import { ConfigError, loadConfig, loadMcpConfig, type Config } from './config.js';
 import { connectDatabase, describeDatabaseError, type Database } from './db/connect.js';
 import { DataDirInUseError } from './db/data-dir-lock.js';
 import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { AppError } from './errors.js';
-import { createLogger } from './logger.js';
+import { createLogger, prettyDestination, resolveLogFormat } from './logger.js';
 import { SHUTDOWN_GRACE_MS, startHttpServer } from './server.js';
 import { listenHttp, ListenError } from './http/listen.js';
 import { createMetrics } from './observability/metrics.js';
@@ -199,22 +199,30 @@ export const SHUTDOWN_HARD_LIMIT_MS = 25_000;
  * migrating, on the embedded database by default. Each keeps running while the engine is down.
  */
 async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerKeys): Promise<void> {
-  const log = createLogger(config.logLevel);
+  const format = resolveLogFormat(config.logFormat, { tty: Boolean(process.stdout.isTTY), nodeEnv: config.nodeEnv });
+  const log = createLogger(config.logLevel, 'spend-auth', format === 'pretty' ? prettyDestination(process.stdout) : undefined);
   // `dev` is a developer's machine: not reachable from the network unless HOST says so.
   const host = config.host ?? (mode === 'dev' ? '127.0.0.1' : '0.0.0.0');
   // Bound first: a port that is taken stops the process before it migrates or creates a dev account.
   const listener = mode === 'worker' ? undefined : await listenHttp(config.port, host);
   const database = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // What `dev` says about its account, printed with the addresses once the API listens.
+  const devAccount: string[] = [];
   if (mode === 'dev') {
     const applied = await migrateToLatest(database.db);
     if (applied.length) log.info({ migrations: applied }, 'migrations applied');
-    if (database.kind === 'embedded' && (await countAccounts(database.db)) === 0) {
-      const created = await createAccount(database.db, { name: 'Development', plan: 'sandbox' });
-      // Printed once, on the first start of an empty embedded database: it is never stored in clear.
-      process.stdout.write(
-        `\nDev account ${created.account.id} created.\nAdmin test key (shown once, keep it): ${created.keys.test}\n` +
-          `Sign in to the reviewer dashboard with this key (its address is printed once the API listens).\n\n`,
-      );
+    if (database.kind === 'embedded') {
+      const existing = await firstAccount(database.db);
+      if (!existing) {
+        const created = await createAccount(database.db, { name: 'Development', plan: 'sandbox' });
+        // Shown once, on the first start of an empty embedded database: it is never stored in clear.
+        devAccount.push(`Dev account ${created.account.id} created.`, `Admin test key (shown once, keep it): ${created.keys.test}`, 'Sign in to the reviewer dashboard with this key.');
+      } else {
+        devAccount.push(
+          `Dev account ${existing.id} (${existing.name}) in use, created ${existing.created_at.toISOString().slice(0, 10)}; its admin test key was printed on its first start.`,
+          `Lost it? Stop the service and run \`npx spend-auth accounts create --name Me --plan sandbox\` for another account, or delete ${config.dataDir} to start over.`,
+        );
+      }
     }
   } else {
     const pending = await pendingMigrations(database.db);
@@ -286,12 +294,19 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
     );
     log.info({ host, port: running.port, database: database.kind }, 'API listening');
     if (mode === 'dev') {
-      process.stdout.write(
-        `\nReviewer dashboard: http://${browsableHost(host)}:${running.port}/dashboard\n` +
-          (temporalUi
-            ? `Temporal UI:        ${temporalUi} (held requests: ApprovalStatus="pending")\n\n`
-            : `Temporal UI:        none (no local Temporal CLI; see README, "Workflow engine")\n\n`),
-      );
+      // One block after the log lines of start-up, so the key and the addresses are found at a glance.
+      const rule = '─'.repeat(72);
+      const lines = [
+        ...devAccount,
+        ...(devAccount.length ? [''] : []),
+        `Reviewer dashboard: http://${browsableHost(host)}:${running.port}/dashboard`,
+        temporalUi
+          ? `Temporal UI:        ${temporalUi} (held requests: ApprovalStatus="pending")`
+          : config.temporal.addressGiven
+            ? `Workflow engine:    ${address} (TEMPORAL_ADDRESS)`
+            : 'Temporal UI:        none (no local Temporal CLI; see README, "Workflow engine")',
+      ];
+      process.stdout.write(`\n${rule}\n${lines.join('\n')}\n${rule}\n\n`);
     }
     const stopHousekeeping = startHousekeeping(database.db, log);
     drains.push(async () => stopHousekeeping(), () => running.close());

@@ -40,6 +40,7 @@ const envSchema = z.object({
   BILLING_METER_URL: optionalUrl,
   BILLING_METER_API_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   /** AES-256-GCM key for stored idempotent responses (exactly 32 bytes). */
@@ -72,6 +73,8 @@ export interface Config {
   webhookAllowPrivateUrls: boolean;
   billingMeter: { url: string | undefined; apiKey: string | undefined };
   logLevel: string;
+  /** Unset: readable lines on a terminal outside production, JSON otherwise (logger.ts, resolveLogFormat). */
+  logFormat: 'json' | 'pretty' | undefined;
   nodeEnv: 'development' | 'production' | 'test';
   /** `spend-auth worker` serves /metrics and /healthz on this port (the API serves them on PORT). */
   metricsPort: number;
@@ -116,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
     billingMeter: { url: e.BILLING_METER_URL, apiKey: e.BILLING_METER_API_KEY },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     nodeEnv: e.NODE_ENV,
     metricsPort: e.METRICS_PORT,
     idempotencyEncryptionKey: e.IDEMPOTENCY_ENCRYPTION_KEY,

@@ -481,6 +481,42 @@ describe.concurrent('spend-auth migrate, dev and errors', () => {
   );
 
   it(
+    'dev with readable logs (LOG_FORMAT=pretty, as on a terminal): no JSON lines, one banner block after "API listening", and a restart names the dev account it uses',
+    async ({ expect }) => {
+      const dataDir = await tempDataDir();
+      const env = { LOG_FORMAT: 'pretty', TEMPORAL_ADDRESS: '127.0.0.1:1' };
+      const first = await startDev(dataDir, env);
+      let account: string;
+      try {
+        const lines = first.output().stdout.split('\n');
+        expect(lines.filter((l) => l.startsWith('{'))).toEqual([]);
+        // Bound to this machine only: dev is a developer's.
+        const listening = lines.findIndex((l) => new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  API listening host=127\\.0\\.0\\.1 port=${first.port} database=embedded$`).test(l));
+        expect(listening, first.output().stdout).toBeGreaterThanOrEqual(0);
+        const keyLine = lines.findIndex((l) => l.startsWith('Admin test key (shown once, keep it): gc_test_'));
+        const dashboardLine = lines.findIndex((l) => l.startsWith(`Reviewer dashboard: http://localhost:${first.port}/dashboard`));
+        expect(keyLine).toBeGreaterThan(listening);
+        // The key and the address are one block: no log line comes between them.
+        expect(dashboardLine).toBeGreaterThan(keyLine);
+        expect(lines.slice(keyLine, dashboardLine + 1).filter((l) => /^\d\d:\d\d:\d\d\.\d{3} /.test(l))).toEqual([]);
+        account = /Dev account (acct_[0-9A-Za-z]+) created\./.exec(first.output().stdout)![1]!;
+      } finally {
+        expect(await first.stop()).toEqual({ code: 0, signal: null });
+      }
+      const second = await startDev(dataDir, env);
+      try {
+        const { stdout } = second.output();
+        expect(stdout).toContain(`Dev account ${account} (Development) in use`);
+        expect(stdout).not.toContain('gc_test_');
+        expect(stdout).toContain(`Reviewer dashboard: http://localhost:${second.port}/dashboard`);
+      } finally {
+        expect(await second.stop()).toEqual({ code: 0, signal: null });
+      }
+    },
+    DEV_TIMEOUT,
+  );
+
+  it(
     'migrate applies the migrations, then reports the database up to date',
     async ({ expect }) => {
       const env = childEnv({ DATA_DIR: await tempDataDir(), DATABASE_URL });

@@ -34,6 +34,7 @@ describe('loadConfig defaults', () => {
     expect(config.webhookAllowPrivateUrls).toBe(false);
     expect(config.billingMeter).toEqual({ url: undefined, apiKey: undefined });
     expect(config.logLevel).toBe('info');
+    expect(config.logFormat).toBeUndefined();
     expect(config.nodeEnv).toBe('development');
     expect(config.metricsPort).toBe(9464);
   });
@@ -65,6 +66,7 @@ describe('loadConfig defaults', () => {
         'BILLING_METER_URL',
         'BILLING_METER_API_KEY',
         'LOG_LEVEL',
+        'LOG_FORMAT',
         'NODE_ENV',
         'METRICS_PORT',
         'IDEMPOTENCY_ENCRYPTION_KEY',
@@ -96,6 +98,7 @@ describe('loadConfig with values', () => {
       BILLING_METER_URL: 'https://meter.example.com/events',
       BILLING_METER_API_KEY: 'mk_123',
       LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'pretty',
       NODE_ENV: 'production',
       METRICS_PORT: '9100',
       IDEMPOTENCY_ENCRYPTION_KEY: '11'.repeat(32),
@@ -112,6 +115,7 @@ describe('loadConfig with values', () => {
       webhookAllowPrivateUrls: true,
       billingMeter: { url: 'https://meter.example.com/events', apiKey: 'mk_123' },
       logLevel: 'debug',
+      logFormat: 'pretty',
       nodeEnv: 'production',
       metricsPort: 9100,
       idempotencyEncryptionKey: Buffer.alloc(32, 0x11),
@@ -167,6 +171,7 @@ describe('loadConfig rejects bad values with a ConfigError naming the variable',
     ['WEBHOOK_ALLOW_PRIVATE_URLS', 'maybe'],
     ['WEBHOOK_ALLOW_PRIVATE_URLS', 'yes'],
     ['LOG_LEVEL', 'loud'],
+    ['LOG_FORMAT', 'text'],
     ['NODE_ENV', 'staging'],
     ['PUBLIC_BASE_URL', 'not a url'],
     ['BILLING_METER_URL', 'x'],
@@ -209,6 +214,7 @@ describe('CONFIG_VARIABLES', () => {
     BILLING_METER_URL: 'https://meter.example.com',
     BILLING_METER_API_KEY: 'mk',
     LOG_LEVEL: 'debug',
+    LOG_FORMAT: 'json',
     NODE_ENV: 'test',
     METRICS_PORT: '9100',
     IDEMPOTENCY_ENCRYPTION_KEY: 'cc'.repeat(32),
