@@ -308,7 +308,7 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
       ];
       process.stdout.write(`\n${rule}\n${lines.join('\n')}\n${rule}\n\n`);
     }
-    const stopHousekeeping = startHousekeeping(database.db, log);
+    const stopHousekeeping = startHousekeeping(database.db, log, { onHoldExpired: (id) => waiter.notify(id) });
     drains.push(async () => stopHousekeeping(), () => running.close());
   }
 
