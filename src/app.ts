@@ -23,6 +23,7 @@ import { outboxLag } from './outbox/outbox.repository.js';
 import { eventsRouter, webhookEndpointsRouter } from './http/routes/webhooks.js';
 import { QUICKSTART_PATHS, quickstartRouter } from './http/routes/quickstart.js';
 import type { WorkflowGateway } from './temporal/gateway.js';
+import { EngineMonitor } from './temporal/engine-status.js';
 import { rateLimiter, type RateLimitDeps } from './http/rate-limit.js';
 import { usageRouter } from './http/routes/usage.js';
 import type { Logger } from './logger.js';
@@ -38,6 +39,8 @@ export interface AppDeps {
   waiter?: DecisionWaiter;
   /** The workflow engine, as a client: reviewer outcomes travel through it. */
   gateway: WorkflowGateway;
+  /** The engine's last known state for /readyz; absent: one probing through the gateway on demand. */
+  engine?: Pick<EngineMonitor, 'current'>;
   /** WEBHOOK_ALLOW_PRIVATE_URLS: lifts the webhook address check (tests, local development). */
   allowPrivateUrls?: boolean;
   /** The clock decisions are made by; injectable so tests can move time instead of sleeping. */
@@ -73,6 +76,14 @@ export function createApp(deps: AppDeps): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  const engineState =
+    deps.engine ??
+    new EngineMonitor({
+      address: 'workflow engine',
+      probe: async () => {
+        if ((await deps.gateway.health()) !== 'up') throw new Error('no answer in time');
+      },
+    });
   app.get('/readyz', async (_req, res) => {
     let database: 'up' | 'down' = 'up';
     let outbox: Awaited<ReturnType<typeof outboxLag>> | undefined;
@@ -82,8 +93,8 @@ export function createApp(deps: AppDeps): Express {
     } catch {
       database = 'down';
     }
-    // The engine's state is reported, never required: authorize works without it.
-    const engine = await deps.gateway.health();
+    // The engine's state is reported, never required (authorize works without it), and never waited for.
+    const engine = await engineState.current();
     res.status(database === 'up' ? 200 : 503).json({ status: database === 'up' ? 'ready' : 'unavailable', database, workflow_engine: engine, outbox });
   });
 

@@ -236,6 +236,7 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
   const { TemporalGateway } = await import('./temporal/gateway.js');
   const { OutboxRelay } = await import('./temporal/outbox-relay.js');
   const { superviseWorker, tryLocalDevServer } = await import('./temporal/engine.js');
+  const { EngineMonitor, engineProbe } = await import('./temporal/engine-status.js');
   const keys = await loadSigningKeys(config);
   const signer = { issuer: config.publicBaseUrl ?? DEFAULT_ISSUER, keys };
   const waiter = new DecisionWaiter();
@@ -262,7 +263,10 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
   }
   const settings = { address, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue };
   const gateway = new TemporalGateway(settings);
-  closes.push(() => gateway.close());
+  // The one voice on the engine's state: the relay and the worker report to it, readyz reads it.
+  const engine = new EngineMonitor({ address, probe: engineProbe(address, () => gateway.health()), log });
+  engine.start();
+  closes.push(async () => engine.stop(), () => gateway.close());
   if (teardownLocal) closes.push(teardownLocal);
 
   const stopSealer = startAuditSealer(database.db, log);
@@ -270,12 +274,13 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
   closes.push(stopSealer);
 
   if (mode === 'worker' || mode === 'dev') {
-    const relay = new OutboxRelay({ db: database.db, gateway, log });
+    const relay = new OutboxRelay({ db: database.db, gateway, log, engine });
     relay.start();
     const worker = superviseWorker(
       settings,
       { db: database.db, signer, allowPrivateUrls: config.webhookAllowPrivateUrls, onResolved: (id) => waiter.notify(id), onAttempt: metrics.recordWebhookAttempt, billingMeter: config.billingMeter, log },
       log,
+      engine,
     );
     drains.push(() => relay.stop(), () => worker.stop());
   }
@@ -287,7 +292,7 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
     const running = await startHttpServer(
       database,
       config,
-      { signer, gateway, waiter, allowPrivateUrls: config.webhookAllowPrivateUrls, metrics, idempotencyKey: serverKeys.idempotency },
+      { signer, gateway, engine, waiter, allowPrivateUrls: config.webhookAllowPrivateUrls, metrics, idempotencyKey: serverKeys.idempotency },
       log,
       host,
       listener,

@@ -25,7 +25,7 @@ const DRAIN_SWEEP_INTERVAL_MS = 100;
 export async function startHttpServer(
   database: Database,
   config: Pick<Config, 'port'>,
-  services: { signer: TokenSigner; gateway: WorkflowGateway; idempotencyKey: Buffer; waiter?: DecisionWaiter; allowPrivateUrls?: boolean; now?: () => Date; rateLimit?: AppDeps['rateLimit']; metrics?: Metrics },
+  services: Pick<AppDeps, 'signer' | 'gateway' | 'idempotencyKey' | 'waiter' | 'allowPrivateUrls' | 'now' | 'rateLimit' | 'metrics' | 'engine'>,
   log: Logger,
   host = '0.0.0.0',
   bound?: Server,

@@ -4,37 +4,39 @@ import type { ActivityDeps } from '../../activities/index.js';
 import type { Logger } from '../logger.js';
 import { startWorker, type RunningWorker, type WorkerSettings } from './worker.js';
 import { findTemporalCli, preferredPort, startDevServer } from './dev-server.js';
+import { engineFailureReason, isConnectivityFailure, type EngineMonitor } from './engine-status.js';
 
 export const WORKER_RETRY_MIN_MS = 2_000;
 export const WORKER_RETRY_MAX_MS = 30_000;
 
 /**
- * Keeps a worker running: while the engine is unreachable it retries with backoff, logging once,
- * so the process stays up and held requests start as soon as the engine is back.
+ * Keeps a worker running: while the engine is unreachable it retries with backoff, telling the
+ * engine monitor (which logs the change once), so the process stays up and held requests start as soon as the engine is back.
  */
-export function superviseWorker(settings: WorkerSettings, deps: ActivityDeps, log: Logger): { stop(): Promise<void> } {
+export function superviseWorker(settings: WorkerSettings, deps: ActivityDeps, log: Logger, engine?: Pick<EngineMonitor, 'report'>): { stop(): Promise<void> } {
   let stopped = false;
   let current: RunningWorker | undefined;
   let timer: NodeJS.Timeout | undefined;
   let delay = WORKER_RETRY_MIN_MS;
-  let warned = false;
+  let lastFailure: string | undefined;
 
   const attempt = async () => {
     if (stopped) return;
     try {
       current = await startWorker(settings, deps, log);
       delay = WORKER_RETRY_MIN_MS;
-      warned = false;
+      lastFailure = undefined;
+      engine?.report('up');
       await current.done;
       current = undefined;
       if (!stopped) log.warn('Temporal worker stopped; restarting');
     } catch (err) {
-      if (!warned) {
-        warned = true;
-        log.warn(
-          { address: settings.address, err: (err as Error).message },
-          'workflow engine unreachable: held requests wait for an engine (authorize keeps answering; retrying in the background)',
-        );
+      // An engine out of reach is the monitor's to log, once; any other cause is the worker's own.
+      if (isConnectivityFailure(err)) {
+        engine?.report('down', err);
+      } else if (engineFailureReason(err) !== lastFailure) {
+        lastFailure = engineFailureReason(err);
+        log.warn({ address: settings.address, reason: lastFailure }, 'Temporal worker could not start; retrying in the background');
       }
       delay = Math.min(WORKER_RETRY_MAX_MS, delay * 2);
     }

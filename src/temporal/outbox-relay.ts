@@ -5,6 +5,7 @@ import { fanOutEvent } from '../webhooks/webhooks.service.js';
 import { findDelivery } from '../webhooks/webhooks.repository.js';
 import { claimDueOutbox, markOutboxDone, outboxLag, rescheduleOutbox, type OutboxRow, type OutboxTopic } from '../outbox/outbox.repository.js';
 import { EngineUnavailableError, type WorkflowGateway } from './gateway.js';
+import type { EngineMonitor } from './engine-status.js';
 
 export const RELAY_POLL_INTERVAL_MS = 500;
 export const RELAY_BATCH_SIZE = 50;
@@ -25,7 +26,6 @@ export class OutboxRelay {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = true;
-  private engineDownLogged = false;
 
   constructor(
     private readonly deps: {
@@ -35,6 +35,8 @@ export class OutboxRelay {
       pollIntervalMs?: number;
       /** Carry only this account's rows (tests sharing one database; an operator draining one account). */
       accountId?: string;
+      /** Told what the engine did; it logs the engine's state (the relay does not). */
+      engine?: Pick<EngineMonitor, 'report'>;
     },
   ) {}
 
@@ -44,22 +46,17 @@ export class OutboxRelay {
     let done = 0;
     for (const [i, row] of rows.entries()) {
       try {
-        await this.carry(row);
+        const usedEngine = await this.carry(row);
         await markOutboxDone(this.deps.db, row.id, new Date());
         done += 1;
-        if (this.engineDownLogged) {
-          this.engineDownLogged = false;
-          this.deps.log.info('workflow engine reachable again; outbox relay resumed');
-        }
+        // Only a call the engine answered says it is up: fan-out rows are database work.
+        if (usedEngine) this.deps.engine?.report('up');
       } catch (err) {
         const message = (err as Error).message;
         if (err instanceof EngineUnavailableError) {
           // The engine is down for every row alike: back them all off instead of trying each.
           for (const r of rows.slice(i)) await this.reschedule(r, message);
-          if (!this.engineDownLogged) {
-            this.engineDownLogged = true;
-            this.deps.log.warn({ err: message }, 'workflow engine unreachable; held requests wait in the outbox and are retried with backoff');
-          }
+          this.deps.engine?.report('down', err);
           break;
         }
         await this.reschedule(row, message);
@@ -74,21 +71,31 @@ export class OutboxRelay {
     await rescheduleOutbox(this.deps.db, row.id, attempts, new Date(Date.now() + relayBackoffMs(attempts)), error);
   }
 
-  private async carry(row: OutboxRow): Promise<void> {
+  /** Returns whether carrying the row took a call to the engine. */
+  private async carry(row: OutboxRow): Promise<boolean> {
     if (row.topic === 'held_decision') {
       const decision = await findDecisionById(this.deps.db, row.ref_id);
-      // Resolved before its workflow existed (agent frozen meanwhile): nothing to start.
-      if (!decision || decision.status !== 'pending') return;
+      // Resolved before its workflow existed (agent frozen, or expired by the database meanwhile): nothing to start.
+      if (!decision || decision.status !== 'pending') return false;
       await this.deps.gateway.startHeld(decision);
-    } else if (row.topic === 'held_resolved') {
+      return true;
+    }
+    if (row.topic === 'held_resolved') {
       await this.deps.gateway.notifyResolved(row.ref_id);
-    } else if (row.topic === 'event') {
+      return true;
+    }
+    if (row.topic === 'event') {
       // Fan-out is database work only; each delivery gets its own outbox row for its workflow.
       await fanOutEvent(this.deps.db, row.ref_id);
-    } else if (row.topic === 'webhook_delivery') {
-      const delivery = await findDelivery(this.deps.db, row.ref_id);
-      if (delivery && delivery.status === 'pending') await this.deps.gateway.startWebhookDelivery(delivery);
+      return false;
     }
+    if (row.topic === 'webhook_delivery') {
+      const delivery = await findDelivery(this.deps.db, row.ref_id);
+      if (!delivery || delivery.status !== 'pending') return false;
+      await this.deps.gateway.startWebhookDelivery(delivery);
+      return true;
+    }
+    return false;
   }
 
   lag(now = new Date()) {
