@@ -4,6 +4,7 @@ import type { DecisionRow } from '../authorization/decision.view.js';
 import type { HeldAuthorizationInput, ResolutionSummary, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
 import { approvalDecisionSignal, resolveUpdate } from '../../workflows/held-authorization.js';
 import { heldWorkflowId } from './ids.js';
+import { formatMoney } from '../money.js';
 import { AgentIdKey, AmountMinorKey, ApprovalStatusKey, LivemodeKey, PolicyIdKey, VendorKey } from './search-attributes.js';
 
 export const ENGINE_CONNECT_TIMEOUT_MS = 3_000;
@@ -59,7 +60,7 @@ function heldStartOptions(decision: DecisionRow, taskQueue: string) {
     workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
     typedSearchAttributes: searchAttributes,
     memo: {
-      summary: `${decision.amount} ${decision.currency} minor units at ${decision.vendor} for agent ${decision.agent_id}`,
+      summary: `${formatMoney(decision.amount, decision.currency)} at ${decision.vendor} for agent ${decision.agent_id}`,
       reason: decision.reason ?? '',
       expiresAt: input.expiresAt,
     },
