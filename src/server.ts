@@ -5,6 +5,8 @@ import type { Config } from './config.js';
 import type { Database } from './db/connect.js';
 import { authenticate } from './keys/keys.service.js';
 import { KeyCache } from './keys/key-cache.js';
+import { KeyUsageRecorder } from './keys/key-usage.js';
+import { touchKey } from './keys/keys.repository.js';
 import type { Logger } from './logger.js';
 import type { DecisionWaiter } from './authorization/decision-waiter.js';
 import type { TokenSigner } from './tokens/authorization-token.js';
@@ -32,10 +34,15 @@ export async function startHttpServer(
 ): Promise<RunningServer> {
   const { db } = database;
   const keys = new KeyCache((raw) => authenticate(db, raw));
+  const usage = new KeyUsageRecorder((id, at) => touchKey(db, id, at), { onError: (err) => log.warn({ err }, 'could not record when an API key was last used') });
   const app = createApp({
     db,
     ...services,
-    authenticate: (raw) => keys.authenticate(raw),
+    authenticate: async (raw) => {
+      const caller = await keys.authenticate(raw);
+      usage.record(caller.keyId);
+      return caller;
+    },
     onKeyRevoked: (hash) => keys.revoke(hash),
     logError: (err, requestId) => log.error({ err, request_id: requestId }, 'unhandled error'),
     log,

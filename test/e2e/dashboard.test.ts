@@ -336,6 +336,13 @@ suite('reviewer dashboard (headless Chromium)', () => {
     await shown.waitFor();
     const raw = await shown.inputValue();
     expect(raw).toMatch(/^gc_test_[A-Za-z0-9]{40}$/);
+    // Last used: never for the new key (the page listed it before it was used); a time for the key signed in with.
+    const column = (await page.locator('thead th').allTextContents()).indexOf('Last used') + 1;
+    expect(column).toBeGreaterThan(0);
+    const lastUsed = (name: string) => page.getByRole('row').filter({ hasText: name }).locator(`td:nth-child(${column})`);
+    expect(await lastUsed('night reviewer').textContent()).toBe('never');
+    const signedInRow = page.getByRole('row').filter({ hasText: 'this key' });
+    expect(await signedInRow.locator(`td:nth-child(${column}) time`).count()).toBe(1);
     expect((await ctx.client(raw).get('/v1/api-keys/self')).status).toBe(200);
     await shot(page, 'api-keys');
 
