@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { AgentHooks } from './agents/agents.service.js';
 import type { Db } from './db/database.js';
 import { authMiddleware, type Authenticator } from './http/auth.js';
-import { jsonBody, requireJsonBody } from './http/body.js';
+import { jsonBody } from './http/body.js';
 import { errorHandler, notFoundRoute } from './http/errors.js';
 import { requestId } from './http/request-id.js';
 import { agentsRouter } from './http/routes/agents.js';
@@ -105,7 +105,7 @@ export function createApp(deps: AppDeps): Express {
   v1.get('/.well-known/jwks.json', limits.perAddress);
   v1.use(jwksRouter(deps.signer));
   v1.use(authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount);
-  v1.use(requireJsonBody, jsonBody);
+  v1.use(jsonBody);
   const idempotent = idempotency({ db: deps.db, cipher: responseCipher(deps.idempotencyKey) });
   v1.use(idempotent);
   v1.use('/authorize', authorizeRouter(authz));
@@ -125,7 +125,7 @@ export function createApp(deps: AppDeps): Express {
   // Quick-start surface (SPEC §4.6): unprefixed, behind the same key, rate limit, body and idempotency checks.
   // Only its own paths pass through them, so every other unknown path still answers 404.
   const quickstart = express.Router();
-  quickstart.use(QUICKSTART_PATHS, authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount, requireJsonBody, jsonBody, idempotent);
+  quickstart.use(QUICKSTART_PATHS, authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount, jsonBody, idempotent);
   quickstart.use(quickstartRouter(authz));
   app.use(quickstart);
 
