@@ -70,7 +70,8 @@ export function createApp(deps: AppDeps): Express {
   attachMetrics(app.locals, metrics);
   app.use(observeRequests({ metrics, log: deps.log }));
   app.get('/metrics', metricsHandler(metrics));
-  app.use(docsRouter());
+  const limits = rateLimiter({ db: deps.db, ...deps.rateLimit, logError: deps.logError });
+  app.use(docsRouter(limits.perAddress));
   app.use(dashboardRouter());
 
   app.get('/healthz', (_req, res) => {
@@ -101,7 +102,6 @@ export function createApp(deps: AppDeps): Express {
   const waiter = deps.waiter ?? new DecisionWaiter();
   const authz = { db: deps.db, signer: deps.signer, waiter, onDecision: metrics.recordDecision, ...(deps.now ? { now: deps.now } : {}) };
   const v1 = express.Router();
-  const limits = rateLimiter({ db: deps.db, ...deps.rateLimit, logError: deps.logError });
   v1.get('/.well-known/jwks.json', limits.perAddress);
   v1.use(jwksRouter(deps.signer));
   v1.use(authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount);
