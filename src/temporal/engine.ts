@@ -86,7 +86,7 @@ export async function tryLocalDevServer(
     log.info({ address: server.address, ui: server.uiUrl, cli }, 'local Temporal dev server started');
     return { address: server.address, uiUrl: server.uiUrl, teardown: () => server.stop() };
   } catch (err) {
-    log.warn({ err: (err as Error).message.split('\n')[0], cli }, 'local Temporal dev server did not start; set TEMPORAL_ADDRESS to use a running engine');
+    log.warn({ reason: engineFailureReason(err), cli }, 'local Temporal dev server did not start; set TEMPORAL_ADDRESS to use a running engine');
     return undefined;
   }
 }
