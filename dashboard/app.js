@@ -48,12 +48,15 @@ export function clearError(err) {
   if (err && shownError === err) showError(null);
 }
 
-// A notice stays long enough to be read, then goes, so it never describes an earlier page.
+// A notice stays long enough to be read, then goes, so it never describes an earlier page: it
+// lasts through the one navigation it may announce ("Signed in." then the queue), not the next.
 const NOTICE_MS = 10_000;
 let noticeTimer;
+let noticeRoute = 0;
 export function notify(text) {
   $('notice').textContent = text || '';
   clearTimeout(noticeTimer);
+  noticeRoute = generation;
   if (text) noticeTimer = setTimeout(() => ($('notice').textContent = ''), NOTICE_MS);
 }
 
@@ -99,6 +102,7 @@ function match(path) {
 
 async function route() {
   const mine = ++generation;
+  if (noticeRoute < mine - 1) notify('');
   if (cleanup) {
     try {
       cleanup();

@@ -68,6 +68,12 @@ export function field({ label, name, type = 'text', value, required, hint, optio
   return h('div', { class: `field${type === 'checkbox' ? ' field-checkbox' : ''}` }, h('label', { for: id }, label), control, hint ? h('p', { class: 'hint', id: hintId }, hint) : null);
 }
 
+/** Long text (a vendor, a dotted type, a reason) that may break: after dots, hyphens and underscores first, anywhere if it must. */
+export function breakable(text) {
+  const parts = String(text).split(/(?<=[./_-])/);
+  return h('span', { class: 'breakable' }, parts.flatMap((part, i) => (i ? [h('wbr'), part] : [part])));
+}
+
 /** A table with column headers; `rows` are arrays of cells (strings or nodes). */
 export function table(caption, headers, rows) {
   return h(
@@ -120,11 +126,14 @@ export function when(iso) {
   return h('time', { datetime: iso, title: iso }, d.toLocaleString());
 }
 
-/** "2 h 5 min", "45 s", or "expired". */
+/** What a pending hold's time left reads once it has run out (the service denies it shortly after). */
+export const TIME_RAN_OUT = 'time ran out; the hold is denied automatically within a minute';
+
+/** "2 h 5 min", "45 s", or TIME_RAN_OUT. */
 export function timeLeft(expiresAt, now = Date.now()) {
   if (!expiresAt) return '—';
   let s = Math.floor((new Date(expiresAt).getTime() - now) / 1000);
-  if (s <= 0) return 'expired';
+  if (s <= 0) return TIME_RAN_OUT;
   const d = Math.floor(s / 86400);
   s -= d * 86400;
   const hr = Math.floor(s / 3600);

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { AgentHooks } from './agents/agents.service.js';
 import type { Db } from './db/database.js';
 import { authMiddleware, type Authenticator } from './http/auth.js';
-import { jsonBody, requireJsonBody } from './http/body.js';
+import { jsonBody } from './http/body.js';
 import { errorHandler, notFoundRoute } from './http/errors.js';
 import { requestId } from './http/request-id.js';
 import { agentsRouter } from './http/routes/agents.js';
@@ -23,6 +23,7 @@ import { outboxLag } from './outbox/outbox.repository.js';
 import { eventsRouter, webhookEndpointsRouter } from './http/routes/webhooks.js';
 import { QUICKSTART_PATHS, quickstartRouter } from './http/routes/quickstart.js';
 import type { WorkflowGateway } from './temporal/gateway.js';
+import { EngineMonitor } from './temporal/engine-status.js';
 import { rateLimiter, type RateLimitDeps } from './http/rate-limit.js';
 import { usageRouter } from './http/routes/usage.js';
 import type { Logger } from './logger.js';
@@ -38,6 +39,8 @@ export interface AppDeps {
   waiter?: DecisionWaiter;
   /** The workflow engine, as a client: reviewer outcomes travel through it. */
   gateway: WorkflowGateway;
+  /** The engine's last known state for /readyz; absent: one probing through the gateway on demand. */
+  engine?: Pick<EngineMonitor, 'current'>;
   /** WEBHOOK_ALLOW_PRIVATE_URLS: lifts the webhook address check (tests, local development). */
   allowPrivateUrls?: boolean;
   /** The clock decisions are made by; injectable so tests can move time instead of sleeping. */
@@ -67,12 +70,21 @@ export function createApp(deps: AppDeps): Express {
   attachMetrics(app.locals, metrics);
   app.use(observeRequests({ metrics, log: deps.log }));
   app.get('/metrics', metricsHandler(metrics));
-  app.use(docsRouter());
+  const limits = rateLimiter({ db: deps.db, ...deps.rateLimit, logError: deps.logError });
+  app.use(docsRouter(limits.perAddress));
   app.use(dashboardRouter());
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  const engineState =
+    deps.engine ??
+    new EngineMonitor({
+      address: 'workflow engine',
+      probe: async () => {
+        if ((await deps.gateway.health()) !== 'up') throw new Error('no answer in time');
+      },
+    });
   app.get('/readyz', async (_req, res) => {
     let database: 'up' | 'down' = 'up';
     let outbox: Awaited<ReturnType<typeof outboxLag>> | undefined;
@@ -82,19 +94,18 @@ export function createApp(deps: AppDeps): Express {
     } catch {
       database = 'down';
     }
-    // The engine's state is reported, never required: authorize works without it.
-    const engine = await deps.gateway.health();
+    // The engine's state is reported, never required (authorize works without it), and never waited for.
+    const engine = await engineState.current();
     res.status(database === 'up' ? 200 : 503).json({ status: database === 'up' ? 'ready' : 'unavailable', database, workflow_engine: engine, outbox });
   });
 
   const waiter = deps.waiter ?? new DecisionWaiter();
   const authz = { db: deps.db, signer: deps.signer, waiter, onDecision: metrics.recordDecision, ...(deps.now ? { now: deps.now } : {}) };
   const v1 = express.Router();
-  const limits = rateLimiter({ db: deps.db, ...deps.rateLimit, logError: deps.logError });
   v1.get('/.well-known/jwks.json', limits.perAddress);
   v1.use(jwksRouter(deps.signer));
   v1.use(authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount);
-  v1.use(requireJsonBody, jsonBody);
+  v1.use(jsonBody);
   const idempotent = idempotency({ db: deps.db, cipher: responseCipher(deps.idempotencyKey) });
   v1.use(idempotent);
   v1.use('/authorize', authorizeRouter(authz));
@@ -114,7 +125,7 @@ export function createApp(deps: AppDeps): Express {
   // Quick-start surface (SPEC §4.6): unprefixed, behind the same key, rate limit, body and idempotency checks.
   // Only its own paths pass through them, so every other unknown path still answers 404.
   const quickstart = express.Router();
-  quickstart.use(QUICKSTART_PATHS, authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount, requireJsonBody, jsonBody, idempotent);
+  quickstart.use(QUICKSTART_PATHS, authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount, jsonBody, idempotent);
   quickstart.use(quickstartRouter(authz));
   app.use(quickstart);
 

@@ -24,6 +24,7 @@ const secretKey = (bytes: number, exact: boolean) =>
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).optional(),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
@@ -46,6 +47,7 @@ const envSchema = z.object({
   BILLING_METER_URL: optionalUrl,
   BILLING_METER_API_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   /** AES-256-GCM key for stored idempotent responses (exactly 32 bytes). */
@@ -59,6 +61,8 @@ export const CONFIG_VARIABLES = Object.keys(envSchema.shape) as ReadonlyArray<ke
 
 export interface Config {
   port: number;
+  /** The address the API (and the worker's metrics) listen on; unset: 127.0.0.1 for `dev`, 0.0.0.0 otherwise. */
+  host: string | undefined;
   databaseUrl: string | undefined;
   dataDir: string;
   temporal: {
@@ -84,6 +88,8 @@ export interface Config {
   webhookAllowPrivateUrls: boolean;
   billingMeter: { url: string | undefined; apiKey: string | undefined };
   logLevel: string;
+  /** Unset: readable lines on a terminal outside production, JSON otherwise (logger.ts, resolveLogFormat). */
+  logFormat: 'json' | 'pretty' | undefined;
   nodeEnv: 'development' | 'production' | 'test';
   /** `spend-auth worker` serves /metrics and /healthz on this port (the API serves them on PORT). */
   metricsPort: number;
@@ -115,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return {
     port: e.PORT,
+    host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),
     temporal: {
@@ -137,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
     billingMeter: { url: e.BILLING_METER_URL, apiKey: e.BILLING_METER_API_KEY },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     nodeEnv: e.NODE_ENV,
     metricsPort: e.METRICS_PORT,
     idempotencyEncryptionKey: e.IDEMPOTENCY_ENCRYPTION_KEY,

@@ -1,3 +1,4 @@
+import { expireOverdueHolds, HELD_EXPIRY_GRACE_MS } from './approvals/resolution.service.js';
 import type { Db } from './db/database.js';
 import { purgeExpiredKeys } from './idempotency/idempotency.repository.js';
 import type { Logger } from './logger.js';
@@ -12,8 +13,18 @@ export const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 1000;
 /** Rate-limit counters of ended windows are useless: drop them often so the table stays small. */
 export const RATE_LIMIT_PURGE_INTERVAL_MS = 5 * 60 * 1000;
 
+/** How often the database looks for holds the workflow engine has not expired. */
+export const HELD_EXPIRY_INTERVAL_MS = 10_000;
+
+export interface HousekeepingOptions {
+  /** Told of each hold the fallback expired (wakes long-polls in this process). */
+  onHoldExpired?: (decisionId: string) => void;
+  /** Tests: a faster sweep, no grace, one account's holds only (the database may be shared). */
+  heldExpiry?: { intervalMs?: number; graceMs?: number; accountId?: string };
+}
+
 /** Periodic clean-up that no request should wait for; returns a stop function. */
-export function startHousekeeping(db: Db, log: Logger): () => void {
+export function startHousekeeping(db: Db, log: Logger, opts: HousekeepingOptions = {}): () => void {
   const run = async () => {
     try {
       const purged = await purgeExpiredKeys(db, new Date());
@@ -30,12 +41,29 @@ export function startHousekeeping(db: Db, log: Logger): () => void {
       log.warn({ err }, 'rate-limit counter purge failed; will retry');
     }
   };
+  const expiry = opts.heldExpiry ?? {};
+  // Expiry is a money-safety promise (a hold reserves budget): it must not wait for the engine.
+  let expiring = false;
+  const expireHolds = async () => {
+    if (expiring) return;
+    expiring = true;
+    try {
+      const expired = await expireOverdueHolds({ db }, { graceMs: expiry.graceMs ?? HELD_EXPIRY_GRACE_MS, accountId: expiry.accountId });
+      for (const id of expired) opts.onHoldExpired?.(id);
+      if (expired.length > 0) log.info({ expired: expired.length, decision_ids: expired.slice(0, 10) }, 'held requests expired by the database: their workflows had not done it');
+    } catch (err) {
+      log.warn({ err }, 'expiring overdue held requests failed; will retry');
+    } finally {
+      expiring = false;
+    }
+  };
   const timer = setInterval(() => void run(), IDEMPOTENCY_PURGE_INTERVAL_MS);
   const rateLimitTimer = setInterval(() => void purgeRateLimits(), RATE_LIMIT_PURGE_INTERVAL_MS);
-  timer.unref();
-  rateLimitTimer.unref();
+  const expiryTimer = setInterval(() => void expireHolds(), expiry.intervalMs ?? HELD_EXPIRY_INTERVAL_MS);
+  for (const t of [timer, rateLimitTimer, expiryTimer]) t.unref();
   return () => {
     clearInterval(timer);
     clearInterval(rateLimitTimer);
+    clearInterval(expiryTimer);
   };
 }

@@ -1,9 +1,12 @@
 import type { Server } from 'node:http';
 import { createApp, type AppDeps } from './app.js';
+import { listenHttp } from './http/listen.js';
 import type { Config } from './config.js';
 import type { Database } from './db/connect.js';
 import { authenticate } from './keys/keys.service.js';
 import { KeyCache } from './keys/key-cache.js';
+import { KeyUsageRecorder } from './keys/key-usage.js';
+import { touchKey } from './keys/keys.repository.js';
 import type { Logger } from './logger.js';
 import { DecisionWaiter, listenForResolutions } from './authorization/decision-waiter.js';
 import type { TokenSigner } from './tokens/authorization-token.js';
@@ -20,35 +23,44 @@ export interface RunningServer {
 export const SHUTDOWN_GRACE_MS = 10_000;
 const DRAIN_SWEEP_INTERVAL_MS = 100;
 
-/** Composes the app from a connected database and listens. */
+/** Composes the app from a connected database and serves it on `server` (bound by listenHttp), or listens itself. */
 export async function startHttpServer(
   database: Database,
   config: Pick<Config, 'port'>,
-  services: { signer: TokenSigner; gateway: WorkflowGateway; idempotencyKey: Buffer; waiter?: DecisionWaiter; allowPrivateUrls?: boolean; now?: () => Date; rateLimit?: AppDeps['rateLimit']; metrics?: Metrics },
+  services: Pick<AppDeps, 'signer' | 'gateway' | 'idempotencyKey' | 'waiter' | 'allowPrivateUrls' | 'now' | 'rateLimit' | 'metrics' | 'engine'>,
   log: Logger,
-  host?: string,
+  host = '0.0.0.0',
+  bound?: Server,
 ): Promise<RunningServer> {
   const { db } = database;
   const waiter = services.waiter ?? new DecisionWaiter();
   // Before listening for clients, so no resolution committed after a long-poll began is missed.
   const stopListening = await listenForResolutions(database, waiter);
   const keys = new KeyCache((raw) => authenticate(db, raw));
+  const usage = new KeyUsageRecorder((id, at) => touchKey(db, id, at), { onError: (err) => log.warn({ err }, 'could not record when an API key was last used') });
   const app = createApp({
     db,
     ...services,
     waiter,
-    authenticate: (raw) => keys.authenticate(raw),
+    authenticate: async (raw) => {
+      const caller = await keys.authenticate(raw);
+      usage.record(caller.keyId);
+      return caller;
+    },
     onKeyRevoked: (hash) => keys.revoke(hash),
     logError: (err, requestId) => log.error({ err, request_id: requestId }, 'unhandled error'),
     log,
   });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(config.port, host ?? '0.0.0.0', () => resolve(s));
-    s.once('error', reject);
-  }).catch(async (err: unknown) => {
+  // Not app.listen: Express 5 hands a listen error to its callback, which would report a socket it never got.
+  let server: Server;
+  try {
+    server = bound ?? (await listenHttp(config.port, host));
+  } catch (err) {
     await stopListening();
     throw err;
-  });
+  }
+  server.removeAllListeners('request');
+  server.on('request', app);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {

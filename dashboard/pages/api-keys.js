@@ -30,7 +30,7 @@ export async function render(view) {
           k.role,
           k.agent_id ? h('code', {}, k.agent_id) : '—',
           when(k.created_at),
-          when(k.last_used_at),
+          k.last_used_at ? when(k.last_used_at) : 'never',
           k.revoked_at ? when(k.revoked_at) : 'no',
           k.revoked_at || k.prefix === view.session.prefix
             ? k.prefix === view.session.prefix && !k.revoked_at ? 'this key' : '—'

@@ -1,7 +1,7 @@
 // The audit log with the filters of SPEC §4.4, pages, CSV download of the page shown, and the
 // hash chain's verification status.
 import { api } from '../api.js';
-import { busy, field, fill, h, money, pageHeading, table, when } from '../dom.js';
+import { breakable, busy, field, fill, h, money, pageHeading, table, when } from '../dom.js';
 
 const TYPES = [
   'authorization.decision', 'approval.completed', 'agent.created', 'agent.updated', 'agent.frozen', 'agent.unfrozen',
@@ -49,13 +49,13 @@ export async function render(view) {
         ['Time', 'Type', 'Actor', 'Agent', 'Decision', 'Amount', 'Vendor', 'Reason', 'Sequence'],
         page.data.map((r) => [
           when(r.created_at),
-          r.type,
-          `${r.actor.type}${r.actor.id ? ` ${r.actor.id}` : ''}`,
+          breakable(r.type),
+          h('span', {}, r.actor.type, r.actor.id ? [' ', h('code', {}, r.actor.id)] : null),
           r.agent_id ? h('code', {}, r.agent_id) : '—',
           r.decision_id ? h('a', { href: `#/decisions/${r.decision_id}` }, r.decision || r.decision_id) : '—',
           r.amount === null ? '—' : money(r.amount, r.currency),
-          r.vendor ?? '—',
-          r.reason ?? '—',
+          r.vendor ? breakable(r.vendor) : '—',
+          r.reason ? breakable(r.reason) : '—',
           r.sequence === null ? 'sealing…' : String(r.sequence),
         ]),
       ),

@@ -1,6 +1,6 @@
 // One decision in full; a pending one can be approved or denied from here.
 import { api } from '../api.js';
-import { details, fill, h, money, pageHeading, timeLeft, when } from '../dom.js';
+import { details, fill, h, money, pageHeading, timeLeft, TIME_RAN_OUT, when } from '../dom.js';
 import { approvalActions } from './approval-actions.js';
 
 export async function render(view) {
@@ -30,7 +30,7 @@ export async function render(view) {
         ['Policy applied', d.policy_applied ? h('a', { href: `#/policies/${d.policy_applied}` }, d.policy_applied) : '—'],
         ['Reason', d.reason || d.reason_code],
         ['Requested', when(d.timestamp)],
-        ['Expires', d.expires_at ? h('span', {}, when(d.expires_at), ` (${timeLeft(d.expires_at)} left)`) : '—'],
+        ['Expires', d.expires_at ? h('span', {}, when(d.expires_at), expiryNote(d)) : '—'],
         ['Resolved', when(d.resolved_at)],
         ['Metadata', Object.keys(d.metadata || {}).length ? h('code', {}, JSON.stringify(d.metadata)) : '—'],
         ['Mode', d.livemode ? 'live' : 'test'],
@@ -38,4 +38,11 @@ export async function render(view) {
       d.status === 'pending' ? h('section', { 'aria-labelledby': 'resolve-heading' }, h('h2', { id: 'resolve-heading' }, 'Resolve'), approvalActions(d, view, resolved)) : null,
     );
   }
+}
+
+/** Time left only matters while the hold waits for a reviewer. */
+function expiryNote(d) {
+  if (d.status !== 'pending') return d.status === 'expired' ? ' (expired: no reviewer decided in time)' : '';
+  const left = timeLeft(d.expires_at);
+  return left === TIME_RAN_OUT ? ` (${left})` : ` (${left} left)`;
 }

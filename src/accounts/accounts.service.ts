@@ -98,7 +98,7 @@ export async function createAccount(db: Db, input: CreateAccountInput): Promise<
   });
 }
 
-export async function countAccounts(db: Db): Promise<number> {
-  const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
+/** The oldest account: on the embedded database of `dev`, the development account. */
+export async function firstAccount(db: Db): Promise<{ id: string; name: string; created_at: Date } | undefined> {
+  return db.selectFrom('accounts').select(['id', 'name', 'created_at']).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
 }

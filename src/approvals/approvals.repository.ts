@@ -27,6 +27,14 @@ export async function pendingDecisionIdsOfAgent(db: DbOrTrx, agentId: string): P
   return rows.map((r) => r.id);
 }
 
+/** Pending holds whose `expires_at` is before `cutoff`, the longest overdue first. */
+export async function overdueHoldIds(db: DbOrTrx, cutoff: Date, limit: number, accountId?: string): Promise<string[]> {
+  let q = db.selectFrom('decisions').select('id').where('status', '=', 'pending').where('expires_at', '<', cutoff);
+  if (accountId) q = q.where('account_id', '=', accountId);
+  const rows = await q.orderBy('expires_at').limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
 /** Held requests (every decision that was ever held), newest first. */
 export async function listHeld(
   db: DbOrTrx,

@@ -6,7 +6,7 @@ import { emitEvent } from '../events/events.repository.js';
 import { notFound } from '../errors.js';
 import { enqueueOutbox } from '../outbox/outbox.repository.js';
 import { signAuthorizationToken, type TokenSigner } from '../tokens/authorization-token.js';
-import { findDecisionById, lockDecision, notifyDecisionResolved, pendingDecisionIdsOfAgent, updateDecision } from './approvals.repository.js';
+import { findDecisionById, lockDecision, notifyDecisionResolved, overdueHoldIds, pendingDecisionIdsOfAgent, updateDecision } from './approvals.repository.js';
 
 export type ResolutionOutcome = 'approved' | 'denied' | 'expired';
 export type ResolutionReason = 'approval_expired' | 'agent_frozen' | 'agent_deactivated' | 'policy_denied';
@@ -106,8 +106,8 @@ export async function applyResolution(trx: DbOrTrx, signer: TokenSigner | undefi
 /** A hold whose `expires_at` has passed can only expire. */
 export const isExpired = (row: Pick<DecisionRow, 'expires_at'>, now: Date): boolean => row.expires_at !== null && row.expires_at.getTime() <= now.getTime();
 
-/** Idempotent: a decision that is no longer pending is returned unchanged with `changed: false`. */
-export async function resolveHeldDecision(deps: { db: Db; signer: TokenSigner; now?: () => Date }, input: ResolveInput): Promise<Resolution> {
+/** Idempotent: a decision that is no longer pending is returned unchanged with `changed: false`. An approval needs the signer. */
+export async function resolveHeldDecision(deps: { db: Db; signer?: TokenSigner; now?: () => Date }, input: ResolveInput): Promise<Resolution> {
   const first = await findDecisionById(deps.db, input.decisionId);
   if (!first) throw notFound('decision', 'decision_id');
   return deps.db.transaction().execute(async (trx) => {
@@ -142,4 +142,31 @@ export async function denyPendingHolds(
     await enqueueOutbox(trx, 'held_resolved', id, row.account_id, now);
   }
   return ids;
+}
+
+/**
+ * The workflow expires a hold at its `expires_at`; past this the database does it instead, for a
+ * hold whose workflow cannot run (engine down, workflow never started or lost).
+ */
+export const HELD_EXPIRY_GRACE_MS = 30_000;
+export const HELD_EXPIRY_BATCH = 100;
+
+/**
+ * The fallback of the workflow's expiry: each hold still pending `graceMs` after its `expires_at`
+ * is resolved as the workflow would (expired, `approval_expired`, actor system, reservation
+ * released, audit record, `approval.completed` event). The workflow, when it runs later, finds it
+ * resolved and completes. Returns the ids it expired.
+ */
+export async function expireOverdueHolds(
+  deps: { db: Db; now?: () => Date },
+  opts: { graceMs?: number; limit?: number; accountId?: string | undefined } = {},
+): Promise<string[]> {
+  const now = deps.now?.() ?? new Date();
+  const ids = await overdueHoldIds(deps.db, new Date(now.getTime() - (opts.graceMs ?? HELD_EXPIRY_GRACE_MS)), opts.limit ?? HELD_EXPIRY_BATCH, opts.accountId);
+  const expired: string[] = [];
+  for (const decisionId of ids) {
+    const { changed } = await resolveHeldDecision(deps, { decisionId, outcome: 'expired', note: null, resolvedBy: 'system', actor: { type: 'system', id: null } });
+    if (changed) expired.push(decisionId);
+  }
+  return expired;
 }

@@ -1,4 +1,5 @@
 import type { AutoFreeze, KycStatus, VelocityLimit } from '../db/database.js';
+import { formatMoney } from '../money.js';
 import { vendorListed } from './vendor.js';
 
 export type ReasonCode = 'policy_denied' | 'budget_exceeded' | 'velocity_exceeded' | 'approval_required' | 'duplicate_suspected';
@@ -50,7 +51,6 @@ export type Evaluation =
   | { decision: 'denied'; reason_code: DenyCode; reason: string; policy_applied: string | null }
   | { decision: 'held'; reason_code: HoldCode; reason: string; policy_applied: string };
 
-const money = (minor: number, currency: string) => `${minor} ${currency} minor units`;
 
 /**
  * The rules of DECISIONS §3, in their fixed order; the first failing rule wins. Pure: the caller
@@ -81,14 +81,14 @@ export function evaluate({ agent, policy, request, spend, velocity = [], duplica
     );
   }
   if (request.amount > policy.budget_single_max) {
-    return deny('budget_exceeded', `Amount exceeds the single-transaction maximum of ${money(policy.budget_single_max, policy.currency)}.`);
+    return deny('budget_exceeded', `Amount exceeds the single-transaction maximum of ${formatMoney(policy.budget_single_max, policy.currency)}.`);
   }
   const month = spend.month.approved + spend.month.reserved + request.amount;
   if (month > policy.budget_monthly) {
-    return deny('budget_exceeded', `Amount would exceed the monthly budget of ${money(policy.budget_monthly, policy.currency)}.`);
+    return deny('budget_exceeded', `Amount would exceed the monthly budget of ${formatMoney(policy.budget_monthly, policy.currency)}.`);
   }
   if (policy.budget_daily !== null && spend.day.approved + spend.day.reserved + request.amount > policy.budget_daily) {
-    return deny('budget_exceeded', `Amount would exceed the daily budget of ${money(policy.budget_daily, policy.currency)}.`);
+    return deny('budget_exceeded', `Amount would exceed the daily budget of ${formatMoney(policy.budget_daily, policy.currency)}.`);
   }
   for (const [i, limit] of (policy.velocity_limits ?? []).entries()) {
     const seen = velocity[i] ?? { count: 0, amount: 0 };
@@ -96,7 +96,7 @@ export function evaluate({ agent, policy, request, spend, velocity = [], duplica
       return deny('velocity_exceeded', `More than ${limit.max_count} spends within ${limit.window_seconds} s.`);
     }
     if (limit.max_amount != null && seen.amount + request.amount > limit.max_amount) {
-      return deny('velocity_exceeded', `More than ${money(limit.max_amount, policy.currency)} within ${limit.window_seconds} s.`);
+      return deny('velocity_exceeded', `More than ${formatMoney(limit.max_amount, policy.currency)} within ${limit.window_seconds} s.`);
     }
   }
   // The hold step: duplicate suspicion first (an allowlisted vendor is no reason to pay twice).
@@ -117,7 +117,7 @@ export function evaluate({ agent, policy, request, spend, velocity = [], duplica
       return {
         decision: 'held',
         reason_code: 'approval_required',
-        reason: `Amount is above the approval threshold of ${money(policy.require_approval_above, policy.currency)}; a reviewer must approve.`,
+        reason: `Amount is above the approval threshold of ${formatMoney(policy.require_approval_above, policy.currency)}; a reviewer must approve.`,
         policy_applied: policy.id,
       };
     }

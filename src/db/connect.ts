@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Kysely, PostgresDialect, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { DB, Db } from './database.js';
+import { lockDataDir } from './data-dir-lock.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -118,20 +119,79 @@ export async function connectDatabase(opts: ConnectOptions): Promise<Database> {
   const { PGliteDialect } = await import('kysely-pglite-dialect');
   const dataDir = opts.dataDir ?? './.data';
   let location = dataDir;
+  let unlock = () => {};
   if (!dataDir.startsWith('memory://')) {
     location = path.join(dataDir, 'pgdata');
     fs.mkdirSync(location, { recursive: true });
+    unlock = lockDataDir(dataDir);
   }
   const toNumber = (v: string) => Number(v);
-  const client = await PGlite.create(location, {
-    parsers: { [types.INT8]: toNumber, [types.NUMERIC]: toNumber },
-  });
+  let client;
+  try {
+    client = await PGlite.create(location, {
+      parsers: { [types.INT8]: toNumber, [types.NUMERIC]: toNumber },
+    });
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   const db = new Kysely<DB>({ dialect: new PGliteDialect(client), log: queryLog(opts) });
+  const pglite = client;
   return {
     db,
     kind: 'embedded',
     // One process owns the embedded database, and PGlite delivers a notification on commit.
-    listen: (channel, onMessage) => client.listen(channel, onMessage),
-    close: () => db.destroy(),
+    listen: (channel, onMessage) => pglite.listen(channel, onMessage),
+    close: async () => {
+      try {
+        await db.destroy();
+      } finally {
+        unlock();
+      }
+    },
   };
+}
+
+/**
+ * One line for an operator when PostgreSQL cannot be used at all (a CLI command or start-up), or
+ * undefined for any other error. Never shows the password of the URL.
+ */
+export function describeDatabaseError(err: unknown, databaseUrl: string | undefined): string | undefined {
+  if (!databaseUrl) return undefined;
+  // pg reports a host with several addresses (localhost: ::1 and 127.0.0.1) as an AggregateError.
+  const e = (err instanceof AggregateError && err.errors.length ? err.errors[0] : err) as { code?: string; message?: string } | undefined;
+  if (!e) return undefined;
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    return undefined;
+  }
+  const host = url.hostname || 'localhost';
+  const port = url.port || '5432';
+  const user = decodeURIComponent(url.username) || 'postgres';
+  const name = decodeURIComponent(url.pathname.slice(1)) || user;
+  const at = `${host}:${port}`;
+  switch (e.code) {
+    case '3D000':
+      return `database "${name}" does not exist on ${at}: create it (createdb -h ${host} -p ${port} -U ${user} ${name}) or fix DATABASE_URL`;
+    case '28P01':
+      return `PostgreSQL at ${at} refused the password of user "${user}": fix DATABASE_URL`;
+    case '28000':
+      return `PostgreSQL at ${at} refused user "${user}" (${e.message}): fix DATABASE_URL or the server's pg_hba.conf`;
+    case '57P03':
+      return `PostgreSQL at ${at} is starting up or shutting down: retry shortly`;
+    case 'ECONNREFUSED':
+      return `cannot connect to PostgreSQL at ${at} (connection refused): is it running? Check DATABASE_URL`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `cannot connect to PostgreSQL: host "${host}" not found; check DATABASE_URL`;
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `cannot connect to PostgreSQL at ${at} (${e.code}): check DATABASE_URL and the network`;
+  }
+  if (/timeout exceeded when trying to connect/i.test(e.message ?? '')) return `cannot connect to PostgreSQL at ${at}: no answer in time; check DATABASE_URL and the network`;
+  if (/Connection terminated/i.test(e.message ?? '')) return `PostgreSQL at ${at} closed the connection: check the server and DATABASE_URL`;
+  return undefined;
 }

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { invalid } from '../errors.js';
+import { isStorableText } from '../storable-text.js';
 
 export const DEFAULT_LIST_LIMIT = 20;
 export const MAX_LIST_LIMIT = 100;
@@ -17,7 +18,8 @@ export const encodeCursor = (key: string | number): string =>
 
 export function decodeCursor(cursor: string, param = 'cursor'): string {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!text.startsWith('c1:') || text.length < 4 || text.length > 200) {
+  // A forged cursor may decode to text PostgreSQL cannot hold (NUL): it is not one of ours either.
+  if (!text.startsWith('c1:') || text.length < 4 || text.length > 200 || !isStorableText(text)) {
     throw invalid('The cursor is not one this service returned.', param);
   }
   return text.slice(3);

@@ -1,5 +1,6 @@
 import express, { type RequestHandler } from 'express';
 import { AppError } from '../errors.js';
+import { rejectUnstorableInput } from './input-guard.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -14,4 +15,10 @@ export const requireJsonBody: RequestHandler = (req, _res, next) => {
   next();
 };
 
-export const jsonBody = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: 'application/json' });
+const parseJson = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: 'application/json' });
+
+/**
+ * The request's input, read and checked: a JSON body (identity, gzip, deflate or br), then path,
+ * query and body refused in one place when they hold text PostgreSQL cannot store.
+ */
+export const jsonBody: RequestHandler[] = [requireJsonBody, parseJson, rejectUnstorableInput];

@@ -43,6 +43,12 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i.test(e.message ?? '');
 }
 
+/** zlib (gzip, deflate) and brotli refusing a body that is not what its Content-Encoding says. */
+function isUndecodableBody(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^(Z_|ERR__ERROR_|ERR_BROTLI|ERR_ZLIB)/.test(code);
+}
+
 /** Converts anything thrown into the envelope; never lets a stack trace or SQL text out. */
 export function errorHandler(log: (err: unknown, requestId: string) => void): ErrorRequestHandler {
   return (err, req, res, _next) => {
@@ -57,6 +63,12 @@ export function errorHandler(log: (err: unknown, requestId: string) => void): Er
       status = 413;
     } else if (bp?.type === 'entity.parse.failed') {
       appError = new AppError('invalid_request', 'The request body is not valid JSON.', 'body');
+      status = 400;
+    } else if (bp?.type === 'encoding.unsupported') {
+      appError = new AppError('invalid_request', 'Unsupported Content-Encoding: send the body uncompressed (identity), or as gzip, deflate or br.', 'Content-Encoding');
+      status = 415;
+    } else if (isUndecodableBody(err)) {
+      appError = new AppError('invalid_request', `The request body could not be decoded as its Content-Encoding (${req.get('content-encoding') ?? 'identity'}) says.`, 'body');
       status = 400;
     } else if (isDatabaseUnavailable(err)) {
       appError = new AppError('service_unavailable', 'The database is unavailable; retry shortly.');

@@ -1,5 +1,6 @@
 import type { Selectable, ApiKeysTable, DbOrTrx, Plan } from '../db/database.js';
 import { afterRow } from '../db/pagination.js';
+import { KEY_USAGE_INTERVAL_MS } from './key-usage.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
@@ -59,6 +60,12 @@ export async function revokeKey(db: DbOrTrx, id: string) {
     .executeTakeFirst();
 }
 
-export async function touchKey(db: DbOrTrx, id: string) {
-  await db.updateTable('api_keys').set({ last_used_at: new Date() }).where('id', '=', id).execute();
+/** Sets `last_used_at` unless it was set less than a minute before `at` (by any process). */
+export async function touchKey(db: DbOrTrx, id: string, at: Date) {
+  await db
+    .updateTable('api_keys')
+    .set({ last_used_at: at })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', new Date(at.getTime() - KEY_USAGE_INTERVAL_MS))]))
+    .execute();
 }

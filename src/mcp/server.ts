@@ -3,6 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { McpConfig } from '../config.js';
+import { formatMoney } from '../money.js';
 
 /**
  * The MCP tool server of DECISIONS §12: a model asks for a spend decision through the tool
@@ -104,7 +105,7 @@ const decisionOutputShape = {
   expires_at: z.string().optional().describe('Held requests: when an unanswered review expires (denied)'),
 };
 
-const money = (d: Decision) => `${d.amount} ${d.currency} minor units`;
+const money = (d: Decision) => formatMoney(d.amount, d.currency);
 
 function summary(d: Decision): string {
   if (d.decision === 'approved') {

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { Logger } from '../logger.js';
+import { ListenError, listenErrorMessage } from '../http/listen.js';
 import type { Metrics } from './metrics.js';
 
 export interface MetricsServer {
@@ -31,7 +32,7 @@ export async function startMetricsServer(metrics: Metrics, port: number, log: Lo
     }
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err) => reject(new ListenError(listenErrorMessage(err, port, host, 'METRICS_PORT'))));
     server.listen(port, host, () => resolve());
   });
   const address = server.address();

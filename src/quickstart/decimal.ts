@@ -3,6 +3,8 @@
  * point arithmetic: the digits are read as text and scaled with BigInt.
  */
 
+import { minorUnitsText } from '../money.js';
+
 export const MINOR_DIGITS = 2;
 
 /**
@@ -45,13 +47,7 @@ export function parseMajorUnits(value: unknown, opts: { allowZero?: boolean } = 
 }
 
 /** Integer minor units as decimal text with two places: 1250 → "12.50". */
-export function formatMinorUnits(minor: number): string {
-  if (!Number.isSafeInteger(minor)) throw new RangeError(`not a safe integer: ${minor}`);
-  const negative = minor < 0;
-  const digits = String(Math.abs(minor)).padStart(MINOR_DIGITS + 1, '0');
-  const text = `${digits.slice(0, -MINOR_DIGITS)}.${digits.slice(-MINOR_DIGITS)}`;
-  return negative ? `-${text}` : text;
-}
+export const formatMinorUnits = (minor: number): string => minorUnitsText(minor, MINOR_DIGITS);
 
 /**
  * Integer minor units as a JSON number of major units: 1250 → 12.5. Built from the decimal text,

@@ -4,22 +4,23 @@ import type { ActivityDeps } from '../../activities/index.js';
 import type { Logger } from '../logger.js';
 import { startWorker, TemporalSetupError, type RunningWorker, type WorkerSettings } from './worker.js';
 import { findTemporalCli, preferredPort, startDevServer } from './dev-server.js';
+import { engineFailureReason, isConnectivityFailure, type EngineMonitor } from './engine-status.js';
 
 export const WORKER_RETRY_MIN_MS = 2_000;
 export const WORKER_RETRY_MAX_MS = 30_000;
 
 /**
- * Keeps a worker running: while the engine is unreachable it retries with backoff, logging once,
- * so the process stays up and held requests start as soon as the engine is back.
+ * Keeps a worker running: while the engine is unreachable it retries with backoff, telling the
+ * engine monitor (which logs the change once), so the process stays up and held requests start as soon as the engine is back.
  */
-export function superviseWorker(settings: WorkerSettings, deps: ActivityDeps, log: Logger): { stop(): Promise<void> } {
+export function superviseWorker(settings: WorkerSettings, deps: ActivityDeps, log: Logger, engine?: Pick<EngineMonitor, 'report'>): { stop(): Promise<void> } {
   let stopped = false;
   let current: RunningWorker | undefined;
   let starting: Promise<unknown> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let delay = WORKER_RETRY_MIN_MS;
-  /** What the last failed start was, so each state change is logged once. */
-  let problem: 'unreachable' | 'setup' | undefined;
+  /** The last failure that was not an outage (a setup error, another cause), so it is logged once. */
+  let lastFailure: string | undefined;
 
   const attempt = async () => {
     if (stopped) return;
@@ -31,22 +32,23 @@ export function superviseWorker(settings: WorkerSettings, deps: ActivityDeps, lo
       // stop() was called while the worker was starting: do not leave it running.
       if (stopped) return void (await current.shutdown());
       delay = WORKER_RETRY_MIN_MS;
-      problem = undefined;
+      lastFailure = undefined;
+      engine?.report('up');
       await current.done;
       current = undefined;
       if (!stopped) log.warn('Temporal worker stopped; restarting');
     } catch (err) {
       starting = undefined;
-      const kind = err instanceof TemporalSetupError ? 'setup' : 'unreachable';
-      if (problem !== kind) {
-        problem = kind;
-        if (kind === 'setup') log.error({ namespace: settings.namespace }, (err as Error).message);
-        else {
-          log.warn(
-            { address: settings.address, err: (err as Error).message.split('\n')[0] },
-            'workflow engine unreachable: held requests wait for an engine (authorize keeps answering; retrying in the background)',
-          );
-        }
+      // An engine out of reach is the monitor's to log, once; any other cause is the worker's own.
+      if (isConnectivityFailure(err)) {
+        engine?.report('down', err);
+      } else if (err instanceof TemporalSetupError) {
+        // Missing search attributes: every start would fail. Say what to run, once.
+        if (lastFailure !== err.message) log.error({ namespace: settings.namespace }, err.message);
+        lastFailure = err.message;
+      } else if (engineFailureReason(err) !== lastFailure) {
+        lastFailure = engineFailureReason(err);
+        log.warn({ address: settings.address, reason: lastFailure }, 'Temporal worker could not start; retrying in the background');
       }
       delay = Math.min(WORKER_RETRY_MAX_MS, delay * 2);
     }
@@ -97,7 +99,7 @@ export async function tryLocalDevServer(
     log.info({ address: server.address, ui: server.uiUrl, cli }, 'local Temporal dev server started');
     return { address: server.address, uiUrl: server.uiUrl, teardown: () => server.stop() };
   } catch (err) {
-    log.warn({ err: (err as Error).message.split('\n')[0], cli }, 'local Temporal dev server did not start; set TEMPORAL_ADDRESS to use a running engine');
+    log.warn({ reason: engineFailureReason(err), cli }, 'local Temporal dev server did not start; set TEMPORAL_ADDRESS to use a running engine');
     return undefined;
   }
 }

@@ -5,6 +5,7 @@ import type { HeldAuthorizationInput, ResolutionSummary, ReviewerOutcome } from 
 import { approvalDecisionSignal, resolveUpdate } from '../../workflows/held-authorization.js';
 import { clientConnectionOptions, type EngineConnectionSettings } from './connection.js';
 import { heldWorkflowId } from './ids.js';
+import { formatMoney } from '../money.js';
 import { AgentIdKey, AmountMinorKey, ApprovalStatusKey, LivemodeKey, PolicyIdKey, VendorKey } from './search-attributes.js';
 
 export const ENGINE_CONNECT_TIMEOUT_MS = 3_000;
@@ -71,7 +72,7 @@ function heldStartOptions(decision: DecisionRow, settings: TemporalSettings) {
     workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
     typedSearchAttributes: searchAttributes,
     memo: {
-      summary: `${decision.amount} ${decision.currency} minor units at ${decision.vendor} for agent ${decision.agent_id}`,
+      summary: `${formatMoney(decision.amount, decision.currency)} at ${decision.vendor} for agent ${decision.agent_id}`,
       reason: decision.reason ?? '',
       expiresAt: input.expiresAt,
     },

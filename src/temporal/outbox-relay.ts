@@ -15,6 +15,7 @@ import {
   type OutboxTopic,
 } from '../outbox/outbox.repository.js';
 import { EngineUnavailableError, type WorkflowGateway } from './gateway.js';
+import type { EngineMonitor } from './engine-status.js';
 
 export const RELAY_POLL_INTERVAL_MS = 500;
 export const RELAY_BATCH_SIZE = 50;
@@ -39,7 +40,6 @@ export class OutboxRelay {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = true;
-  private engineDownLogged = false;
 
   constructor(
     private readonly deps: {
@@ -53,6 +53,8 @@ export class OutboxRelay {
       maxFailures?: number;
       /** Told when a row is dead-lettered (the metric). */
       onDeadLetter?: () => void;
+      /** Told what the engine did; it logs the engine's state (the relay does not). */
+      engine?: Pick<EngineMonitor, 'report'>;
     },
   ) {}
 
@@ -71,19 +73,14 @@ export class OutboxRelay {
         const usedEngine = await this.carry(row);
         await markOutboxDone(this.deps.db, row.id, new Date());
         done += 1;
-        if (usedEngine && this.engineDownLogged) {
-          this.engineDownLogged = false;
-          this.deps.log.info('workflow engine reachable again; outbox relay resumed');
-        }
+        // Only a call the engine answered says it is up: fan-out rows are database work.
+        if (usedEngine) this.deps.engine?.report('up');
       } catch (err) {
         const message = (err as Error).message;
         if (err instanceof EngineUnavailableError) {
           // The engine is down for every row alike: back them all off instead of trying each.
           for (const r of rows.slice(i)) await this.reschedule(r, message);
-          if (!this.engineDownLogged) {
-            this.engineDownLogged = true;
-            this.deps.log.warn({ err: message.split('\n')[0] }, 'workflow engine unreachable; held requests wait in the outbox and are retried with backoff');
-          }
+          this.deps.engine?.report('down', err);
           break;
         }
         await this.fail(row, message);
@@ -119,7 +116,7 @@ export class OutboxRelay {
   private async carry(row: OutboxRow): Promise<boolean> {
     if (row.topic === 'held_decision') {
       const decision = await findDecisionById(this.deps.db, row.ref_id);
-      // Resolved before its workflow existed (agent frozen meanwhile): nothing to start.
+      // Resolved before its workflow existed (agent frozen, or expired by the database meanwhile): nothing to start.
       if (!decision || decision.status !== 'pending') return false;
       await this.deps.gateway.startHeld(decision);
       return true;

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { touchKey } from '../../src/keys/keys.repository.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
+import { until } from '../support/wait.js';
 
 let ctx: TestContext;
 let acct: TestAccount;
@@ -85,6 +87,36 @@ describe('roles', () => {
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('forbidden');
     }
+  });
+});
+
+describe('last_used_at', () => {
+  test('is null until the key is used, then set shortly after (not on the request path), and not rewritten within the minute', async () => {
+    const created = (await acct.test.post('/v1/api-keys', { name: 'usage', role: 'reviewer' })).body;
+    const listed = async () => (await acct.test.get('/v1/api-keys?limit=100')).body.data.find((k: { id: string }) => k.id === created.id);
+    expect((await listed()).last_used_at).toBeNull();
+
+    const before = Date.now();
+    expect((await ctx.client(created.key).get('/v1/agents')).status).toBe(200);
+    const first = await until('last_used_at to be set', async () => (await listed()).last_used_at ?? undefined, 5_000);
+    expect(new Date(first).getTime()).toBeGreaterThanOrEqual(before - 1_000);
+    expect(new Date(first).getTime()).toBeLessThanOrEqual(Date.now());
+
+    for (let i = 0; i < 3; i += 1) expect((await ctx.client(created.key).get('/v1/agents')).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await listed()).last_used_at).toBe(first);
+  });
+
+  test('the database write is at most once a minute per key even across processes', async () => {
+    const created = (await acct.test.post('/v1/api-keys', { name: 'two processes', role: 'reviewer' })).body;
+    const at = new Date();
+    await touchKey(ctx.database.db, created.id, at);
+    // Another process, a few seconds later: its write changes nothing until the minute is over.
+    await touchKey(ctx.database.db, created.id, new Date(at.getTime() + 5_000));
+    const row = () => ctx.database.db.selectFrom('api_keys').select('last_used_at').where('id', '=', created.id).executeTakeFirstOrThrow();
+    expect((await row()).last_used_at?.getTime()).toBe(at.getTime());
+    await touchKey(ctx.database.db, created.id, new Date(at.getTime() + 61_000));
+    expect((await row()).last_used_at?.getTime()).toBe(at.getTime() + 61_000);
   });
 });
 

@@ -87,6 +87,17 @@ describe('POST /v1/authorize rules, in their fixed order', () => {
   });
 });
 
+describe('reasons are written for people, amounts in the currency\'s decimal places', () => {
+  test('a held request above a threshold of 5000 minor units says 50.00 USD; the machine fields stay minor units', async () => {
+    const { agentId } = await agentWith({ require_approval_above: 5_000 });
+    const res = await spend(agentId, { amount: 7_500 });
+    expect(res.body).toMatchObject({ decision: 'held', amount: 7_500, currency: 'USD', reason: 'Amount is above the approval threshold of 50.00 USD; a reviewer must approve.' });
+    expect(res.text).not.toContain('minor units');
+    const listed = (await acct.test.get(`/v1/approvals?status=pending&agent_id=${agentId}`)).body.data[0];
+    expect(listed.reason).toBe('Amount is above the approval threshold of 50.00 USD; a reviewer must approve.');
+  });
+});
+
 describe('budgets count approved spend and reserved holds, per agent', () => {
   test('approved spend accumulates across the month', async () => {
     const { agentId } = await agentWith({ budget_monthly: 2_500 });

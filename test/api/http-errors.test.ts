@@ -106,3 +106,27 @@ describe('error envelope', () => {
     expect((await ctx.raw('/readyz')).status).toBe(200);
   });
 });
+
+describe('GET /readyz while the workflow engine is down', () => {
+  test('answers within 200 ms each time, with the last known engine state, refreshed in the background', async () => {
+    const ctx = await createTestContext();
+    try {
+      const states: string[] = [];
+      const deadline = Date.now() + 15_000;
+      // The engine's port refuses connections; a probe of it takes up to seconds, readyz never waits for one.
+      while (!states.includes('down') && Date.now() < deadline) {
+        const started = performance.now();
+        const res = await ctx.raw('/readyz');
+        expect(performance.now() - started).toBeLessThan(200);
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ status: 'ready', database: 'up' });
+        expect(['unknown', 'down']).toContain(res.body.workflow_engine);
+        states.push(res.body.workflow_engine);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(states).toContain('down');
+    } finally {
+      await ctx.close();
+    }
+  });
+});

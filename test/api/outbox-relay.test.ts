@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { TemporalGateway } from '../../src/temporal/gateway.js';
 import { OutboxRelay, relayBackoffMs } from '../../src/temporal/outbox-relay.js';
+import { EngineMonitor } from '../../src/temporal/engine-status.js';
 import { createTestContext, policyBody, UNREACHABLE_ENGINE_PORT, type TestAccount, type TestContext } from '../support/context.js';
 import { FakeInlineGateway } from '../support/fake-gateway.js';
 
@@ -21,6 +22,8 @@ async function holdOne(): Promise<string> {
   const res = await acct.test.post('/v1/authorize', { agent_id: agentId, amount: 500, currency: 'USD', vendor: 'shop.example' });
   return res.body.decision_id;
 }
+/** The relay's engine monitor: the one place that logs the engine's state. */
+const relayEngine = (log: ReturnType<typeof createLogger>) => ({ engine: new EngineMonitor({ address: 'test', probe: async () => {}, log }) });
 const rowOf = (id: string) => ctx.database.db.selectFrom('outbox').selectAll().where('ref_id', '=', id).where('topic', '=', 'held_decision').executeTakeFirstOrThrow();
 
 describe('outbox relay', () => {
@@ -54,6 +57,24 @@ describe('outbox relay', () => {
     expect(await upRelay.tick(new Date(Date.now() + 120_000))).toBe(0);
     expect(fake.started.filter((id) => id === decisionId)).toHaveLength(1);
     expect((await upRelay.lag()).pending).toBe(0);
+  });
+
+  test('while the engine stays down, rows that need no engine (event fan-out) never make it say the engine is reachable', async () => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const captured = createLogger('info', 'spend-auth', { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const down = new TemporalGateway({ address: `127.0.0.1:${UNREACHABLE_ENGINE_PORT}`, namespace: 'default', taskQueue: 'q' });
+    const relay = new OutboxRelay({ accountId: acct.id, db: ctx.database.db, gateway: down, log: captured, ...relayEngine(captured) });
+    const agentId = (await ctx.database.db.selectFrom('decisions').select('agent_id').where('id', '=', await holdOne()).executeTakeFirstOrThrow()).agent_id;
+    await relay.tick();
+    for (let i = 0; i < 3; i += 1) {
+      // An approved decision's event: only database work is due while the hold's start backs off.
+      expect((await acct.test.post('/v1/authorize', { agent_id: agentId, amount: 50, currency: 'USD', vendor: 'shop.example' })).body.decision).toBe('approved');
+      expect(await relay.tick()).toBeGreaterThanOrEqual(1);
+    }
+    const engineLines = lines.filter((l) => /engine/.test(l.msg));
+    expect(engineLines.filter((l) => /reachable(?! *\()/.test(l.msg) && !/unreachable/.test(l.msg))).toEqual([]);
+    expect(engineLines.filter((l) => /unreachable/.test(l.msg))).toHaveLength(1);
+    await down.close();
   });
 
   test('a hold resolved before its workflow started is not started; its workflow is told once it exists', async () => {

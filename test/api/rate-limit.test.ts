@@ -162,6 +162,18 @@ describe('headers on every /v1 response', () => {
     expect(limitHeaders(res).remaining).toBe(99);
   });
 
+  test('the public OpenAPI document is limited per client address and says so, like every /v1 response', async () => {
+    const base = await startInstance(pinnedClock().now);
+    const from = randomLoopback();
+    const res = await send(`${base}/v1/openapi.json`, { from });
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toMatch(/^3\.1/);
+    expectLimitHeaders(res, 100);
+    expect(limitHeaders(res).remaining).toBe(99);
+    // It shares the address's count with the other public endpoint.
+    expect(limitHeaders(await send(`${base}/v1/.well-known/jwks.json`, { from })).remaining).toBe(98);
+  });
+
   test('health endpoints outside /v1 are not limited', async () => {
     const res = await send(`${ctx.baseUrl}/healthz`);
     expect(res.status).toBe(200);

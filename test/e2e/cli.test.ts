@@ -6,7 +6,8 @@
  * removed from its environment): the first start on an empty DATA_DIR is what prints the dev key.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,13 +42,16 @@ function childEnv(overrides: Record<string, string | undefined>): NodeJS.Process
   return env;
 }
 
-/** Runs the bin to completion; never rejects on a non-zero exit (the tests look at the code). */
-function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
+/**
+ * Runs the bin to completion; never rejects on a non-zero exit (the tests look at the code). A
+ * process still running after `timeoutMs` is killed (signal SIGTERM, code null).
+ */
+function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = CLI_TIMEOUT - 5_000): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: ROOT, env, timeout: CLI_TIMEOUT - 5_000, maxBuffer: 16 * 1024 * 1024 },
+      { cwd: ROOT, env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number' && !error.signal) return reject(error);
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
@@ -55,6 +59,16 @@ function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
       },
     );
   });
+}
+
+/** A port held by another program until `close` is called. */
+async function takenPort(): Promise<{ port: number; close(): Promise<void> }> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  return { port: (server.address() as net.AddressInfo).port, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 async function freePort(): Promise<number> {
@@ -78,11 +92,11 @@ interface DevProcess {
 }
 
 /** Starts `spend-auth dev` on an embedded DATA_DIR and waits until the API listens. */
-async function startDev(dataDir: string): Promise<DevProcess> {
+async function startDev(dataDir: string, overrides: Record<string, string | undefined> = {}): Promise<DevProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'dev'], {
     cwd: ROOT,
-    env: childEnv({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', DATABASE_URL: undefined }),
+    env: childEnv({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', DATABASE_URL: undefined, ...overrides }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -134,13 +148,13 @@ async function startDev(dataDir: string): Promise<DevProcess> {
 
 const tempDirs: string[] = [];
 async function tempDataDir(): Promise<string> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'spend-auth-cli-'));
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'spend-auth-cli-'));
   tempDirs.push(dir);
   return dir;
 }
 
 afterAll(async () => {
-  await Promise.all(tempDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })));
+  await Promise.all(tempDirs.map((dir) => fsp.rm(dir, { recursive: true, force: true })));
 });
 
 describe.sequential('spend-auth accounts create', () => {
@@ -310,6 +324,100 @@ describe.concurrent('spend-auth migrate, dev and errors', () => {
     },
   );
 
+  // An unreachable database and a DATA_DIR that must never appear: a command that did more than
+  // print its usage would fail, hang or create the directory.
+  const inertEnv = async () =>
+    childEnv({ DATA_DIR: path.join(await tempDataDir(), 'never-created'), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', PORT: String(await freePort()), TEMPORAL_ADDRESS: '127.0.0.1:1' });
+
+  it.for([
+    [['--help'], 'Usage: spend-auth <command>'],
+    [['help'], 'Usage: spend-auth <command>'],
+    [['serve', '--help'], 'Usage: spend-auth serve'],
+    [['serve', '-h'], 'Usage: spend-auth serve'],
+    [['worker', '--help'], 'Usage: spend-auth worker'],
+    [['dev', '--help'], 'Usage: spend-auth dev'],
+    [['migrate', '--help'], 'Usage: spend-auth migrate'],
+    [['accounts', '--help'], 'Usage: spend-auth accounts create'],
+    [['accounts', 'create', '--help'], 'Usage: spend-auth accounts create'],
+    [['accounts', 'create', '--name', 'X', '--help'], 'Usage: spend-auth accounts create'],
+    [['usage', '--help'], 'Usage: spend-auth usage report'],
+    [['usage', 'report', '--help'], 'Usage: spend-auth usage report'],
+    [['mcp', '--help'], 'Usage: spend-auth mcp'],
+  ] as Array<[string[], string]>)('%j prints its usage on stdout, exit code 0, and does nothing else', { timeout: CLI_TIMEOUT }, async ([args, usage], { expect }) => {
+    const env = await inertEnv();
+    const res = await runCli(args, env, 30_000);
+    expect(res.signal).toBeNull();
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout.startsWith(usage)).toBe(true);
+    expect(res.stdout).toMatch(/-h, --help/);
+    expect(fs.existsSync(env.DATA_DIR!)).toBe(false);
+  });
+
+  it.for([
+    [['serve', '--port', '4000'], "Unknown option '--port'", 'Usage: spend-auth serve'],
+    [['worker', '--verbose'], "Unknown option '--verbose'", 'Usage: spend-auth worker'],
+    [['dev', '-x'], "Unknown option '-x'", 'Usage: spend-auth dev'],
+    [['migrate', '--dry-run'], "Unknown option '--dry-run'", 'Usage: spend-auth migrate'],
+    [['migrate', 'now'], "Unexpected argument 'now'", 'Usage: spend-auth migrate'],
+    [['accounts', 'create', '--name', 'A', '--plan', 'growth', 'extra'], "Unexpected argument 'extra'", 'Usage: spend-auth accounts create'],
+    [['accounts', 'delete'], 'Unknown accounts subcommand: delete', 'Usage: spend-auth accounts create'],
+    [['usage', 'report', '--month', '2020-01', '--colour'], "Unknown option '--colour'", 'Usage: spend-auth usage report'],
+    [['mcp', '--stdio'], "Unknown option '--stdio'", 'Usage: spend-auth mcp'],
+  ] as Array<[string[], string, string]>)('%j is refused: one line naming it, then that command\'s usage, exit code 2', { timeout: CLI_TIMEOUT }, async ([args, message, usage], { expect }) => {
+    const env = await inertEnv();
+    const res = await runCli(args, env, 30_000);
+    expect(res.signal).toBeNull();
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('');
+    const [first, ...rest] = res.stderr.split('\n');
+    expect(first).toBe(`spend-auth: ${message}${message.endsWith("'") ? '.' : ''}`);
+    expect(rest.join('\n').startsWith(usage)).toBe(true);
+    expect(fs.existsSync(env.DATA_DIR!)).toBe(false);
+  });
+
+  /** Where DATABASE_URL points, with another database name: one that does not exist. */
+  const missingDatabase = () => {
+    const url = new URL(DATABASE_URL!);
+    url.pathname = `/spend_auth_missing_${Date.now().toString(36)}`;
+    return url.toString();
+  };
+
+  it.for([
+    [
+      'a database that does not exist',
+      () => ({ DATABASE_URL: missingDatabase() }),
+      /^spend-auth: database "spend_auth_missing_\w+" does not exist on [\w.-]+:\d+: create it \(createdb -h [\w.-]+ -p \d+ -U \w+ spend_auth_missing_\w+\) or fix DATABASE_URL$/,
+      Boolean(DATABASE_URL),
+    ],
+    [
+      'a server that does not answer',
+      () => ({ DATABASE_URL: 'postgres://postgres:secret@127.0.0.1:1/spend_auth' }),
+      /^spend-auth: cannot connect to PostgreSQL at 127\.0\.0\.1:1 \(connection refused\): is it running\? Check DATABASE_URL$/,
+      true,
+    ],
+    [
+      'a DATA_DIR that is a file',
+      () => ({ DATABASE_URL: undefined, DATA_DIR: path.join(ROOT, 'package.json') }),
+      /^spend-auth: ENOTDIR: not a directory/,
+      true,
+    ],
+  ] as Array<[string, () => Record<string, string | undefined>, RegExp, boolean]>)(
+    'migrate against %s fails with one line and exit code 1, never a stack trace',
+    { timeout: CLI_TIMEOUT },
+    async ([, env, message, applies], { expect, skip }) => {
+      if (!applies) skip('needs DATABASE_URL (a PostgreSQL server)');
+      const res = await runCli(['migrate'], childEnv({ DATA_DIR: await tempDataDir(), ...env() }), 45_000);
+      expect(res.signal).toBeNull();
+      expect(res.code).toBe(1);
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toMatch(/\n$/);
+      expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(res.stderr.trimEnd()).toMatch(message);
+      expect(res.stderr).not.toContain('secret');
+    },
+  );
+
   it(
     'rejects an unknown command with the usage on stderr',
     async ({ expect }) => {
@@ -320,6 +428,92 @@ describe.concurrent('spend-auth migrate, dev and errors', () => {
       expect(res.stderr).toContain('Usage: spend-auth');
     },
     CLI_TIMEOUT,
+  );
+
+  it(
+    'dev on a port another program holds stops at once with one line naming the port and exit code 1, and prints no admin key',
+    async ({ expect }) => {
+      const taken = await takenPort();
+      try {
+        const res = await runCli(['dev'], childEnv({ DATA_DIR: await tempDataDir(), PORT: String(taken.port), DATABASE_URL: undefined }), 45_000);
+        expect(res.signal).toBeNull();
+        expect(res.code).toBe(1);
+        expect(res.stdout).not.toContain('API listening');
+        expect(res.stdout).not.toContain('gc_test_');
+        expect(res.stderr).toMatch(new RegExp(`^spend-auth: port ${taken.port} on \\S+ is already in use`));
+        expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
+      } finally {
+        await taken.close();
+      }
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'a second process on the embedded database of a running dev refuses with one line naming the holder, exit code 1',
+    async ({ expect }) => {
+      const dataDir = await tempDataDir();
+      // No engine: this test is about the database, and a local Temporal dev server would only cost time.
+      const dev = await startDev(dataDir, { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+      try {
+        const holder = new RegExp(`^spend-auth: the embedded database in ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by another process \\(pid ${dev.child.pid}\\)`);
+        for (const args of [['migrate'], ['accounts', 'create', '--name', 'Second', '--plan', 'sandbox']]) {
+          const res = await runCli(args, childEnv({ DATA_DIR: dataDir, DATABASE_URL: undefined }));
+          expect(res.code, args.join(' ')).toBe(1);
+          expect(res.stdout).toBe('');
+          expect(res.stderr).toMatch(holder);
+          expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
+        }
+        const second = await runCli(['dev'], childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), DATABASE_URL: undefined, TEMPORAL_ADDRESS: '127.0.0.1:1' }), 45_000);
+        expect(second.code).toBe(1);
+        expect(second.stderr).toMatch(holder);
+        // The first one is unharmed.
+        expect((await fetch(`http://127.0.0.1:${dev.port}/healthz`)).status).toBe(200);
+      } finally {
+        expect(await dev.stop()).toEqual({ code: 0, signal: null });
+      }
+      // Released on exit: the next process opens it.
+      const after = await runCli(['migrate'], childEnv({ DATA_DIR: dataDir, DATABASE_URL: undefined }));
+      expect(after.stderr).toBe('');
+      expect(after.stdout).toBe('Database is up to date.\n');
+    },
+    DEV_TIMEOUT,
+  );
+
+  it(
+    'dev with readable logs (LOG_FORMAT=pretty, as on a terminal): no JSON lines, one banner block after "API listening", and a restart names the dev account it uses',
+    async ({ expect }) => {
+      const dataDir = await tempDataDir();
+      const env = { LOG_FORMAT: 'pretty', TEMPORAL_ADDRESS: '127.0.0.1:1' };
+      const first = await startDev(dataDir, env);
+      let account: string;
+      try {
+        const lines = first.output().stdout.split('\n');
+        expect(lines.filter((l) => l.startsWith('{'))).toEqual([]);
+        // Bound to this machine only: dev is a developer's.
+        const listening = lines.findIndex((l) => new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  API listening host=127\\.0\\.0\\.1 port=${first.port} database=embedded$`).test(l));
+        expect(listening, first.output().stdout).toBeGreaterThanOrEqual(0);
+        const keyLine = lines.findIndex((l) => l.startsWith('Admin test key (shown once, keep it): gc_test_'));
+        const dashboardLine = lines.findIndex((l) => l.startsWith(`Reviewer dashboard: http://localhost:${first.port}/dashboard`));
+        expect(keyLine).toBeGreaterThan(listening);
+        // The key and the address are one block: no log line comes between them.
+        expect(dashboardLine).toBeGreaterThan(keyLine);
+        expect(lines.slice(keyLine, dashboardLine + 1).filter((l) => /^\d\d:\d\d:\d\d\.\d{3} /.test(l))).toEqual([]);
+        account = /Dev account (acct_[0-9A-Za-z]+) created\./.exec(first.output().stdout)![1]!;
+      } finally {
+        expect(await first.stop()).toEqual({ code: 0, signal: null });
+      }
+      const second = await startDev(dataDir, env);
+      try {
+        const { stdout } = second.output();
+        expect(stdout).toContain(`Dev account ${account} (Development) in use`);
+        expect(stdout).not.toContain('gc_test_');
+        expect(stdout).toContain(`Reviewer dashboard: http://localhost:${second.port}/dashboard`);
+      } finally {
+        expect(await second.stop()).toEqual({ code: 0, signal: null });
+      }
+    },
+    DEV_TIMEOUT,
   );
 
   it(

@@ -101,6 +101,27 @@ suite('reviewer dashboard (headless Chromium)', () => {
     expect((await ctx.raw('/dashboard/nothing.js')).status).toBe(404);
   });
 
+  test('the page has a favicon of its own, so the browser asks for nothing that is not there', async () => {
+    expect(ctx.raw).toBeDefined();
+    const { page, context } = await newPage();
+    const missing: string[] = [];
+    page.on('response', (r) => {
+      if (r.status() >= 400) missing.push(`${r.status()} ${r.url()}`);
+    });
+    await page.goto(url());
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    const href = await page.locator('link[rel="icon"]').getAttribute('href');
+    expect(href).toBe('/dashboard/favicon.svg');
+    const icon = await ctx.raw(href!);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    // The browser fetches the icon it was given (give it a moment), never /favicon.ico.
+    await expect.poll(() => page.evaluate(async () => (await fetch('/dashboard/favicon.svg')).status)).toBe(200);
+    await page.waitForTimeout(500);
+    expect(missing).toEqual([]);
+    await context.close();
+  });
+
   test('sign in: a wrong key is refused with the API message; a test key shows the test-mode banner and stays out of the URL', async () => {
     const { page, context } = await newPage();
     const consoleLines: string[] = [];
@@ -109,6 +130,9 @@ suite('reviewer dashboard (headless Chromium)', () => {
     page.on('request', (r) => requested.push(r.url()));
     await page.goto(url());
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    // Signed out: nothing offers to sign out, and no session is described.
+    expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(false);
+    expect(await page.locator('#session').isVisible()).toBe(false);
     await shot(page, 'sign-in');
 
     await page.getByLabel('API key').fill('not-a-key');
@@ -129,11 +153,19 @@ suite('reviewer dashboard (headless Chromium)', () => {
     expect(requested.filter((u) => u.includes(acct.test.key))).toEqual([]);
     expect(consoleLines.filter((l) => l.includes(acct.test.key))).toEqual([]);
 
+    // "Signed in." belongs to the page signing in led to, not to every page after it.
+    expect(await page.getByRole('status').textContent()).toBe('Signed in.');
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('heading', { name: 'Agents' }).waitFor();
+    expect(await page.getByRole('status').textContent()).toBe('');
+
     // Sign out forgets the key.
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     expect(await page.locator('#test-banner').isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(false);
+    expect(await page.getByRole('status').textContent()).toBe('Signed out.');
     await context.close();
   });
 
@@ -148,7 +180,8 @@ suite('reviewer dashboard (headless Chromium)', () => {
     await card.waitFor();
     expect(await page.evaluate(() => (window as unknown as { stillThisPage?: boolean }).stillThisPage)).toBe(true);
     const text = await card.textContent();
-    for (const part of ['50.00 USD', 'queue.example', 'Research bot', heldAgentId]) expect(text).toContain(part);
+    for (const part of ['50.00 USD', 'queue.example', 'Research bot', heldAgentId, 'above the approval threshold of 10.00 USD']) expect(text).toContain(part);
+    expect(text).not.toContain('minor units');
     const left = await card.locator('.time-left').textContent();
     expect(left).toMatch(/\d+ (d|h|min|s)/);
     await shot(page, 'approvals');
@@ -303,6 +336,13 @@ suite('reviewer dashboard (headless Chromium)', () => {
     await shown.waitFor();
     const raw = await shown.inputValue();
     expect(raw).toMatch(/^gc_test_[A-Za-z0-9]{40}$/);
+    // Last used: never for the new key (the page listed it before it was used); a time for the key signed in with.
+    const column = (await page.locator('thead th').allTextContents()).indexOf('Last used') + 1;
+    expect(column).toBeGreaterThan(0);
+    const lastUsed = (name: string) => page.getByRole('row').filter({ hasText: name }).locator(`td:nth-child(${column})`);
+    expect(await lastUsed('night reviewer').textContent()).toBe('never');
+    const signedInRow = page.getByRole('row').filter({ hasText: 'this key' });
+    expect(await signedInRow.locator(`td:nth-child(${column}) time`).count()).toBe(1);
     expect((await ctx.client(raw).get('/v1/api-keys/self')).status).toBe(200);
     await shot(page, 'api-keys');
 
@@ -382,6 +422,50 @@ suite('reviewer dashboard (headless Chromium)', () => {
     await page.keyboard.press('Enter');
     await expect.poll(async () => (await acct.test.get(`/v1/agents/${agent.id}`)).body.status).toBe('frozen');
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Unfreeze');
+    await context.close();
+  });
+
+  test('a hold whose time ran out says so on its page, never "(expired left)"', async () => {
+    const policy = await acct.test.post('/v1/policies', policyBody({ name: 'One second', require_approval_above: 100, approval_timeout_seconds: 1 }));
+    const agentId = (await acct.test.post('/v1/agents', { name: 'Impatient bot', policy_id: policy.body.id })).body.id;
+    const held = await acct.test.post('/v1/authorize', { agent_id: agentId, amount: 500, currency: 'USD', vendor: 'late.example' });
+    expect(held.body.status).toBe('pending');
+    await new Promise((r) => setTimeout(r, 1_100));
+    const { page, context } = await newPage();
+    await signIn(page, acct.test.key, `#/decisions/${held.body.decision_id}`);
+    await page.getByRole('heading', { name: `Decision ${held.body.decision_id}` }).waitFor();
+    const main = (await page.locator('main').innerText()).replace(/\s+/g, ' ');
+    expect(main).not.toMatch(/expired left/);
+    expect(main).toMatch(/Expires .*\(time ran out; the hold is denied automatically within a minute\)/);
+    await shot(page, 'decision-expired');
+    await context.close();
+  });
+
+  test('the audit log fits a 1280-pixel window with long ids and reasons: every column in view, no cell clipped', async () => {
+    // A reason as long as a vendor may make it, and the longest ids this service writes.
+    const longVendor = `${'procurement-'.repeat(12)}example.com`;
+    const policy = await acct.test.post('/v1/policies', policyBody({ name: 'Long lines', vendor_denylist: [longVendor] }));
+    const agentId = (await acct.test.post('/v1/agents', { name: 'Verbose bot', policy_id: policy.body.id })).body.id;
+    expect((await acct.test.post('/v1/authorize', { agent_id: agentId, amount: 100, currency: 'USD', vendor: longVendor })).body.decision).toBe('denied');
+    const { page, context } = await newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(page, acct.test.key, '#/audit');
+    await page.getByLabel('Agent id').fill(agentId);
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(() => page.locator('tbody tr').count()).toBeGreaterThanOrEqual(2);
+    await expect.poll(async () => (await page.locator('tbody tr td:last-child').allTextContents()).every((t) => /^\d+$/.test(t)), { timeout: UI_TIMEOUT_MS }).toBe(true);
+    await noHorizontalOverflow(page);
+    const layout = await page.evaluate(() => {
+      const wrap = document.querySelector('.table-wrap')!;
+      const headers = [...document.querySelectorAll('thead th')].map((th) => ({ text: th.textContent, right: th.getBoundingClientRect().right }));
+      const clipped = [...document.querySelectorAll('tbody td')].filter((td) => td.scrollWidth > td.clientWidth + 1).map((td) => td.textContent);
+      return { wrapScroll: wrap.scrollWidth, wrapClient: wrap.clientWidth, viewport: window.innerWidth, headers, clipped };
+    });
+    expect(layout.wrapScroll, JSON.stringify(layout)).toBeLessThanOrEqual(layout.wrapClient);
+    expect(layout.headers.at(-1)?.text).toBe('Sequence');
+    for (const h of layout.headers) expect(h.right, `${h.text} is out of view`).toBeLessThanOrEqual(layout.viewport);
+    expect(layout.clipped).toEqual([]);
+    expect(await page.locator('tbody').innerText()).toContain(longVendor);
+    await shot(page, 'audit-1280');
     await context.close();
   });
 

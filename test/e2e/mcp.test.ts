@@ -84,7 +84,7 @@ describe('spend-auth mcp over stdio', () => {
     expect(sc.decision_id).toMatch(/^dec_/);
     expect(sc.authorization_token).toMatch(/^gca_/);
     expect(sc).not.toHaveProperty('reason');
-    expect(text(r)).toMatch(/^Approved: 1999 USD minor units at openai\.com/);
+    expect(text(r)).toMatch(/^Approved: 19\.99 USD at openai\.com/);
     expect(text(r)).toContain(sc.authorization_token);
     // The service recorded it like any /v1 decision.
     const stored = await acct.test.get(`/v1/decisions/${sc.decision_id}`);
@@ -130,6 +130,8 @@ describe('spend-auth mcp over stdio', () => {
     expect(held.structuredContent).not.toHaveProperty('authorization_token');
     expect((held.structuredContent as { expires_at: string }).expires_at).toEqual(expect.any(String));
     expect(text(held)).toMatch(/^Held for human review \(approval_required\)/);
+    expect(text(held)).toContain('above the approval threshold of 50.00 USD');
+    expect(text(held)).not.toContain('minor units');
     expect(text(held)).toContain('Do not charge yet');
     expect(text(held)).toContain(`get_decision tool (decision_id "${id}"`);
 

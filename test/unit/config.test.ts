@@ -17,6 +17,7 @@ describe('loadConfig defaults', () => {
   it('fills every default from an empty environment', () => {
     const config = loadConfig({});
     expect(config.port).toBe(3000);
+    expect(config.host).toBeUndefined();
     expect(config.databaseUrl).toBeUndefined();
     expect(config.dataDir).toBe(path.resolve('./.data'));
     expect(path.isAbsolute(config.dataDir)).toBe(true);
@@ -37,6 +38,7 @@ describe('loadConfig defaults', () => {
     expect(config.webhookAllowPrivateUrls).toBe(false);
     expect(config.billingMeter).toEqual({ url: undefined, apiKey: undefined });
     expect(config.logLevel).toBe('info');
+    expect(config.logFormat).toBeUndefined();
     expect(config.nodeEnv).toBe('development');
     expect(config.metricsPort).toBe(9464);
   });
@@ -56,6 +58,7 @@ describe('loadConfig defaults', () => {
     const empty = Object.fromEntries(
       [
         'PORT',
+        'HOST',
         'DATABASE_URL',
         'DATA_DIR',
         'TEMPORAL_ADDRESS',
@@ -67,6 +70,7 @@ describe('loadConfig defaults', () => {
         'BILLING_METER_URL',
         'BILLING_METER_API_KEY',
         'LOG_LEVEL',
+        'LOG_FORMAT',
         'NODE_ENV',
         'METRICS_PORT',
         'IDEMPOTENCY_ENCRYPTION_KEY',
@@ -85,6 +89,7 @@ describe('loadConfig with values', () => {
   it('reads every variable', () => {
     const config = loadConfig({
       PORT: '8080',
+      HOST: '10.0.0.5',
       DATABASE_URL: 'postgres://u:p@db.internal:5432/spend',
       DATA_DIR: '/var/lib/spend-auth',
       TEMPORAL_ADDRESS: 'temporal:7233',
@@ -104,6 +109,7 @@ describe('loadConfig with values', () => {
       BILLING_METER_URL: 'https://meter.example.com/events',
       BILLING_METER_API_KEY: 'mk_123',
       LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'pretty',
       NODE_ENV: 'production',
       METRICS_PORT: '9100',
       IDEMPOTENCY_ENCRYPTION_KEY: '11'.repeat(32),
@@ -111,6 +117,7 @@ describe('loadConfig with values', () => {
     });
     expect(config).toEqual({
       port: 8080,
+      host: '10.0.0.5',
       databaseUrl: 'postgres://u:p@db.internal:5432/spend',
       dataDir: '/var/lib/spend-auth',
       temporal: { address: 'temporal:7233', namespace: 'payments', taskQueue: 'q1', addressGiven: true, cliPath: '/opt/temporal/bin/temporal', searchPath: undefined, allowSignalApprovals: false,
@@ -123,6 +130,7 @@ describe('loadConfig with values', () => {
       webhookAllowPrivateUrls: true,
       billingMeter: { url: 'https://meter.example.com/events', apiKey: 'mk_123' },
       logLevel: 'debug',
+      logFormat: 'pretty',
       nodeEnv: 'production',
       metricsPort: 9100,
       idempotencyEncryptionKey: Buffer.alloc(32, 0x11),
@@ -178,6 +186,7 @@ describe('loadConfig rejects bad values with a ConfigError naming the variable',
     ['WEBHOOK_ALLOW_PRIVATE_URLS', 'maybe'],
     ['WEBHOOK_ALLOW_PRIVATE_URLS', 'yes'],
     ['LOG_LEVEL', 'loud'],
+    ['LOG_FORMAT', 'text'],
     ['NODE_ENV', 'staging'],
     ['PUBLIC_BASE_URL', 'not a url'],
     ['BILLING_METER_URL', 'x'],
@@ -207,6 +216,7 @@ describe('CONFIG_VARIABLES', () => {
   /** A valid value for each variable, unlike its default; typed so a new variable must be added here. */
   const SAMPLE: Record<(typeof CONFIG_VARIABLES)[number], string> = {
     PORT: '8080',
+    HOST: '0.0.0.0',
     DATABASE_URL: 'postgres://db/x',
     DATA_DIR: '/srv/data',
     TEMPORAL_ADDRESS: 'temporal:7233',
@@ -226,6 +236,7 @@ describe('CONFIG_VARIABLES', () => {
     BILLING_METER_URL: 'https://meter.example.com',
     BILLING_METER_API_KEY: 'mk',
     LOG_LEVEL: 'debug',
+    LOG_FORMAT: 'json',
     NODE_ENV: 'test',
     METRICS_PORT: '9100',
     IDEMPOTENCY_ENCRYPTION_KEY: 'cc'.repeat(32),

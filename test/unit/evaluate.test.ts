@@ -109,3 +109,19 @@ describe('evaluate', () => {
     );
   });
 });
+
+describe('reasons speak money in the currency\'s own decimal places (the machine fields stay in minor units)', () => {
+  const jpy = { ...basePolicy, currency: 'JPY' };
+  const kwd = { ...basePolicy, currency: 'KWD' };
+  test.each([
+    ['the approval threshold in USD', input({ policy: { ...basePolicy, require_approval_above: 5_000 }, request: { amount: 7_500, currency: 'USD', vendor: 'x.example', category: null } }), 'Amount is above the approval threshold of 50.00 USD; a reviewer must approve.'],
+    ['the approval threshold in JPY (no minor digits)', input({ policy: { ...jpy, require_approval_above: 5_000 }, request: { amount: 7_500, currency: 'JPY', vendor: 'x.example', category: null } }), 'Amount is above the approval threshold of 5000 JPY; a reviewer must approve.'],
+    ['the single-transaction maximum in KWD (three)', input({ policy: { ...kwd, budget_single_max: 1_500 }, request: { amount: 2_000, currency: 'KWD', vendor: 'x.example', category: null } }), 'Amount exceeds the single-transaction maximum of 1.500 KWD.'],
+    ['the monthly budget', input({ spend: { month: { approved: 99_500, reserved: 0 }, day: none } }), 'Amount would exceed the monthly budget of 1000.00 USD.'],
+    ['the single-transaction maximum', input({ request: { amount: 20_000, currency: 'USD', vendor: 'x.example', category: null } }), 'Amount exceeds the single-transaction maximum of 100.00 USD.'],
+    ['the daily budget', input({ policy: { ...basePolicy, budget_daily: 1_999 }, spend: { month: none, day: { approved: 1_000, reserved: 0 } } }), 'Amount would exceed the daily budget of 19.99 USD.'],
+    ['a velocity amount', input({ policy: { ...basePolicy, velocity_limits: [{ window_seconds: 3_600, max_amount: 1_999 }] }, velocity: [{ count: 1, amount: 1_000 }] }), 'More than 19.99 USD within 3600 s.'],
+  ])('%s', (_name, given, reason) => {
+    expect(evaluate(given).reason).toBe(reason);
+  });
+});

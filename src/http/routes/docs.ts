@@ -1,11 +1,15 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import { openApiDocument, renderDocsPage } from '../openapi.js';
 
-/** Public: the OpenAPI document and a reference page rendered from it (no script, no CDN). */
-export function docsRouter(): Router {
+/**
+ * Public: the OpenAPI document and a reference page rendered from it (no script, no CDN). The
+ * document is a /v1 response, so it is counted against the client's address and carries the
+ * X-RateLimit headers like every other.
+ */
+export function docsRouter(limitPerAddress: RequestHandler): Router {
   const r = Router();
   let page: string | undefined;
-  r.get('/v1/openapi.json', (_req, res) => {
+  r.get('/v1/openapi.json', limitPerAddress, (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.json(openApiDocument());
   });
