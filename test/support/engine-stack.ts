@@ -64,6 +64,8 @@ export interface EngineStackOptions {
   address?: string;
   /** TEMPORAL_ALLOW_SIGNAL_APPROVALS for the holds this stack starts. */
   allowSignalApprovals?: boolean;
+  /** TLS settings of the gateway and the worker (TEMPORAL_TLS_*). */
+  tls?: WorkerSettings['tls'];
 }
 
 export async function openEngineStack(mode: ServerMode, opts: EngineStackOptions = {}): Promise<EngineStack> {
@@ -74,6 +76,7 @@ export async function openEngineStack(mode: ServerMode, opts: EngineStackOptions
     namespace: server.namespace,
     taskQueue: 'spend-authorization',
     ...(opts.allowSignalApprovals === undefined ? {} : { allowSignalApprovals: opts.allowSignalApprovals }),
+    ...(opts.tls ? { tls: opts.tls } : {}),
   };
   // A database of this file's own: the relay carries every account's rows.
   const ctx = await createTestContext({ testModeRateLimit: 100_000, allowPrivateUrls: true, ownDatabase: true, ...opts.context, gateway: () => new TemporalGateway(settings) });
