@@ -2,12 +2,13 @@ import { asyncLocalStorage as activityContext } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db, UsageReportStatus } from '../src/db/database.js';
 import { isMonth, monthEnd } from '../src/usage/month.js';
-import { listAccountsToReport as listAccounts, readReport, recordAttempt, startReport } from '../src/usage/usage-reports.repository.js';
+import { listAccountsToReport as listAccounts, readReport, recordAttempt, startReport, unsettledMonthsBefore } from '../src/usage/usage-reports.repository.js';
 import { readChecks } from '../src/usage/usage.repository.js';
 import {
   METER_REJECTED,
   METER_UNAVAILABLE,
   MONTH_NOT_REPORTABLE,
+  UNSETTLED_MONTHS_LOOKBACK,
   USAGE_REPORT_PAGE_SIZE,
   usageReportIdempotencyKey,
   type ReportAccountInput,
@@ -63,6 +64,12 @@ export function createUsageReportActivities(deps: UsageReportActivityDeps) {
   const doFetch = deps.fetch ?? fetch;
 
   return {
+    /** Earlier ended months with live usage left unreported or unaccepted (newest first, at most a year). */
+    async listUnsettledMonths(beforeMonth: string): Promise<string[]> {
+      if (!isMonth(beforeMonth)) throw ApplicationFailure.nonRetryable(`not a month: ${beforeMonth}`, MONTH_NOT_REPORTABLE);
+      return unsettledMonthsBefore(deps.db, beforeMonth, UNSETTLED_MONTHS_LOOKBACK);
+    },
+
     /** A page of accounts with live usage in `month` whose report is not yet accepted or skipped, in id order. */
     async listAccountsToReport(month: string, after?: string): Promise<string[]> {
       if (!isMonth(month)) throw ApplicationFailure.nonRetryable(`not a month: ${month}`, MONTH_NOT_REPORTABLE);

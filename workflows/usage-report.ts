@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, continueAsNew, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, continueAsNew, executeChild, log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { UsageReportActivities } from '../activities/usage-report.js';
 import { previousMonth } from '../src/usage/month.js';
@@ -16,7 +16,7 @@ import {
 export const ScheduledStartTimeKey = defineSearchAttributeKey('TemporalScheduledStartTime', 'DATETIME');
 const MAX_LISTED_FAILURES = 100;
 
-const { listAccountsToReport } = proxyActivities<UsageReportActivities>({
+const { listAccountsToReport, listUnsettledMonths } = proxyActivities<UsageReportActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: [MONTH_NOT_REPORTABLE] },
 });
@@ -70,7 +70,20 @@ export async function usageReport(input: UsageReportInput = {}): Promise<UsageRe
 
   // A full page may have a next one: carry on in a fresh run, so history stays small.
   if (accountIds.length === USAGE_REPORT_PAGE_SIZE) {
-    await continueAsNew<typeof usageReport>({ month, after: accountIds[accountIds.length - 1], totals });
+    await continueAsNew<typeof usageReport>({ month, after: accountIds[accountIds.length - 1], totals, ...(input.catchUp ? { catchUp: true } : {}) });
+  }
+  // Then earlier months left unreported (the Schedule paused or down across a 1st) or unaccepted
+  // (a run that failed for some accounts), each in a child run of its own.
+  if (!input.catchUp && patched('retry-unsettled-months')) {
+    const earlierMonths: UsageReportResult['earlierMonths'] = [];
+    for (const earlier of await listUnsettledMonths(month)) {
+      const { month: m, earlierMonths: _, ...t } = await executeChild(usageReport, {
+        workflowId: `${workflowInfo().workflowId}-${earlier}`,
+        args: [{ month: earlier, catchUp: true }],
+      });
+      earlierMonths.push({ month: m, ...t });
+    }
+    return { month, ...totals, earlierMonths };
   }
   return { month, ...totals };
 }

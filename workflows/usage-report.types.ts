@@ -12,12 +12,17 @@ export const METER_UNAVAILABLE = 'BillingMeterUnavailable';
 /** The month has not ended yet (or is malformed): its count is not final, so it is never reported. */
 export const MONTH_NOT_REPORTABLE = 'MonthNotReportable';
 
+/** How far back a monthly run looks for earlier months left unreported or unaccepted. */
+export const UNSETTLED_MONTHS_LOOKBACK = 12;
+
 export interface UsageReportInput {
   /** 'YYYY-MM'. Absent on a scheduled run: the month before the scheduled start time. */
   month?: string;
   /** Continue-as-new state: the last account id of the previous page, and the totals so far. */
   after?: string;
   totals?: UsageReportTotals;
+  /** Set on the run that retries earlier months: it does not look for more. */
+  catchUp?: boolean;
 }
 
 export interface UsageReportTotals {
@@ -31,6 +36,8 @@ export interface UsageReportTotals {
 
 export interface UsageReportResult extends UsageReportTotals {
   month: string;
+  /** Earlier months this run retried (left unreported or unaccepted before), each with its totals. */
+  earlierMonths?: Array<{ month: string } & UsageReportTotals>;
 }
 
 export interface ReportAccountInput {

@@ -2,6 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/database.js';
 import { countDeadLetters, outboxLag } from '../outbox/outbox.repository.js';
+import { countUnsettledReports } from '../usage/usage-reports.repository.js';
 
 /** Long polls last up to 30 s, so the buckets reach that far. */
 export const HTTP_DURATION_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -88,6 +89,15 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       registers: [registry],
       async collect() {
         const n = await countDeadLetters(db).catch(() => undefined);
+        if (n !== undefined) this.set(n);
+      },
+    });
+    new Gauge({
+      name: 'usage_reports_unsettled',
+      help: 'Monthly usage reports not accepted by the billing meter (pending retries or refused): alert when one stays above 0',
+      registers: [registry],
+      async collect() {
+        const n = await countUnsettledReports(db).catch(() => undefined);
         if (n !== undefined) this.set(n);
       },
     });

@@ -7,8 +7,10 @@ export const USAGE_REPORT_WORKFLOW_ID = 'usage-report';
 
 /**
  * On the 1st of every month at 00:05 UTC, report the month that just ended. A run missed while
- * the engine was down is still taken within a day; a run due while the previous one is still
- * open is skipped (the previous one reports a month at a time, and the CLI catches up).
+ * the engine was down is still taken within a week; a run due while the previous one is still open
+ * (retrying a meter for days) waits for it instead of being skipped. Whatever is still missed (a
+ * Schedule paused across a 1st) is reported by the next run, which retries earlier months left
+ * unreported or unaccepted.
  */
 export function usageReportSchedule(taskQueue: string, scheduleId = USAGE_REPORT_SCHEDULE_ID): ScheduleOptions {
   const input: UsageReportInput = {};
@@ -16,7 +18,7 @@ export function usageReportSchedule(taskQueue: string, scheduleId = USAGE_REPORT
     scheduleId,
     spec: { calendars: [{ dayOfMonth: 1, hour: 0, minute: 5 }], timezone: 'UTC' },
     action: { type: 'startWorkflow', workflowType: 'usageReport', workflowId: USAGE_REPORT_WORKFLOW_ID, taskQueue, args: [input] },
-    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
+    policies: { overlap: ScheduleOverlapPolicy.BUFFER_ONE, catchupWindow: '7 days' },
     memo: { description: 'Monthly usage report to the billing meter (see docs/api.md, Billing reports)' },
   };
 }

@@ -71,3 +71,33 @@ export async function listAccountsToReport(db: DbOrTrx, month: Month, limit: num
   if (afterAccountId !== undefined) q = q.where('u.account_id', '>', afterAccountId);
   return (await q.execute()).map((r) => r.account_id);
 }
+
+/**
+ * Ended months before `beforeMonth` (at most `lookback`, newest first) with live usage whose report
+ * is not settled: a run that failed, or a month no run reported (the Schedule paused or down
+ * across the 1st). The monthly run retries them; the meter's idempotency key makes that safe.
+ */
+export async function unsettledMonthsBefore(db: DbOrTrx, beforeMonth: Month, lookback: number): Promise<Month[]> {
+  const rows = await db
+    .selectFrom('usage_counters as u')
+    .leftJoin('usage_reports as r', (join) => join.onRef('r.account_id', '=', 'u.account_id').onRef('r.month', '=', 'u.month'))
+    .select('u.month')
+    .where('u.month', '<', beforeMonth)
+    .where((eb) => eb.or([eb('r.status', 'is', null), eb('r.status', 'not in', ['accepted', 'skipped'])]))
+    .where('u.checks', '>', 0)
+    .groupBy('u.month')
+    .orderBy('u.month', 'desc')
+    .limit(lookback)
+    .execute();
+  return rows.map((r) => r.month as Month);
+}
+
+/** Reports of ended months that are not settled (pending or refused): the unaccepted-reports gauge. */
+export async function countUnsettledReports(db: DbOrTrx): Promise<number> {
+  const row = await db
+    .selectFrom('usage_reports')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', 'not in', ['accepted', 'skipped'])
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

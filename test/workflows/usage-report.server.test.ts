@@ -104,7 +104,7 @@ describe.skipIf(!mode)(`usageReport on a Temporal server (${mode?.kind ?? 'none'
           minute: [{ start: 5, end: 5, step: 1 }],
         }),
       ]);
-      expect(description.policies).toMatchObject({ overlap: 'SKIP', catchupWindow: 86_400_000 });
+      expect(description.policies).toMatchObject({ overlap: 'BUFFER_ONE', catchupWindow: 7 * 86_400_000 });
       expect(description.action).toMatchObject({ workflowType: 'usageReport', taskQueue, args: [{}] });
       const next = description.info.nextActionTimes[0]!;
       expect(next.getUTCDate()).toBe(1);

@@ -6,7 +6,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
-import { USAGE_REPORT_SCHEDULE_ID } from '../../src/temporal/usage-schedule.js';
+import { ScheduleOverlapPolicy } from '@temporalio/client';
+import { ensureUsageReportSchedule, USAGE_REPORT_SCHEDULE_ID } from '../../src/temporal/usage-schedule.js';
+import type { UsageReportResult } from '../../workflows/usage-report.types.js';
 import type { usageReport } from '../../workflows/usage-report.js';
 import { policyBody, type TestAccount } from '../support/context.js';
 import { openEngineStack, type EngineStack } from '../support/engine-stack.js';
@@ -154,4 +156,50 @@ describe.skipIf(!mode)('webhook delivery and billing on a Temporal server', () =
     expect(second).toMatchObject({ month, accounts: 0, accepted: 0 });
     expect(meter.requests.length).toBe(before + 3);
   }, 120_000);
+
+  test('the Schedule paused across a month boundary: the next run reports its own month and the missed one, each once', async () => {
+    const live = await stack.ctx.account('growth');
+    // August was never reported (the Schedule was paused over 1 September); September is due now.
+    await stack.ctx.database.db.insertInto('usage_counters').values([
+      { account_id: live.id, month: '2025-08', shard: 0, checks: 800 },
+      { account_id: live.id, month: '2025-09', shard: 0, checks: 900 },
+    ]).execute();
+    const scheduleId = `usage-report-paused-${Date.now().toString(36)}`;
+    await ensureUsageReportSchedule(temporal(), stack.settings.taskQueue, scheduleId);
+    const handle = temporal().schedule.getHandle(scheduleId);
+    try {
+      // Paused over 1 September (so August's run never happened), then unpaused: a Schedule does
+      // not run what fell due while it was paused.
+      await handle.pause('billing maintenance');
+      expect((await handle.describe()).state.paused).toBe(true);
+      await handle.unpause('maintenance over');
+      const before = meter.requests.length;
+      const runAt = async (at: Date) => {
+        // Every run of one scheduled time has the same workflow id: tell them apart by run id.
+        const seen = new Set((await handle.describe()).info.recentActions.map((a) => a.action.workflow.firstExecutionRunId));
+        await handle.backfill({ start: new Date(at.getTime() - 60_000), end: new Date(at.getTime() + 60_000), overlap: ScheduleOverlapPolicy.ALLOW_ALL });
+        const action = await until('backfilled run started', async () => (await handle.describe()).info.recentActions.find((a) => !seen.has(a.action.workflow.firstExecutionRunId)), 30_000, 200);
+        return temporal().workflow.getHandle(action.action.workflow.workflowId, action.action.workflow.firstExecutionRunId).result() as Promise<UsageReportResult>;
+      };
+      // The next run, due on 1 October 00:05 UTC (played here by a backfill), bills September and catches up August.
+      const result = await runAt(new Date('2025-10-01T00:05:00Z'));
+      expect(result).toMatchObject({ month: '2025-09', accepted: 1, failed: 0 });
+      expect(result.earlierMonths).toEqual([expect.objectContaining({ month: '2025-08', accepted: 1, failed: 0 })]);
+      const sent = meter.requests.slice(before).map((r) => r.key).sort();
+      expect(sent).toEqual([`${live.id}:2025-08`, `${live.id}:2025-09`]);
+
+      // Run again: both months are settled, nothing is sent twice.
+      const again = await runAt(new Date('2025-10-01T00:05:00Z'));
+      expect(again).toMatchObject({ month: '2025-09', accounts: 0 });
+      expect(again.earlierMonths).toEqual([]);
+      expect(meter.requests.length).toBe(before + 2);
+    } finally {
+      await handle.delete();
+    }
+  }, 120_000);
+
+  test('unsettled reports are counted in /metrics (usage_reports_unsettled)', async () => {
+    const metrics = await stack.ctx.raw('/metrics');
+    expect(metrics.text).toMatch(/^usage_reports_unsettled \d+$/m);
+  });
 });
