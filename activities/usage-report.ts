@@ -4,6 +4,7 @@ import type { Db, UsageReportStatus } from '../src/db/database.js';
 import { isMonth, monthEnd } from '../src/usage/month.js';
 import { listAccountsToReport as listAccounts, readReport, recordAttempt, startReport, unsettledMonthsBefore } from '../src/usage/usage-reports.repository.js';
 import { readChecks } from '../src/usage/usage.repository.js';
+import { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../src/retry-after.js';
 import {
   METER_REJECTED,
   METER_UNAVAILABLE,
@@ -18,7 +19,7 @@ import {
 /** One meter call may take this long; then it counts as failed and is retried. */
 export const METER_ATTEMPT_TIMEOUT_MS = 10_000;
 /** A Retry-After longer than this is not honoured as such: the retry comes after this much at most. */
-export const METER_MAX_RETRY_AFTER_MS = 3_600_000;
+export const METER_MAX_RETRY_AFTER_MS = MAX_RETRY_AFTER_MS;
 
 export interface UsageLogger {
   info(obj: object, msg: string): void;
@@ -36,14 +37,8 @@ export interface UsageReportActivityDeps {
 
 const TERMINAL: readonly UsageReportStatus[] = ['accepted', 'skipped'];
 
-/** Seconds or an HTTP date, as Retry-After allows; undefined when absent or unreadable. */
-export function retryAfterMs(header: string | null, now: Date): number | undefined {
-  if (!header) return undefined;
-  const seconds = /^\s*(\d+)\s*$/.exec(header);
-  const ms = seconds ? Number(seconds[1]) * 1000 : Date.parse(header) - now.getTime();
-  if (!Number.isFinite(ms)) return undefined;
-  return Math.min(Math.max(0, ms), METER_MAX_RETRY_AFTER_MS);
-}
+/** Seconds or an HTTP date, as Retry-After allows, clamped to an hour; undefined when absent or unreadable. */
+export const retryAfterMs = (header: string | null, now: Date): number | undefined => parseRetryAfter(header, now.getTime(), METER_MAX_RETRY_AFTER_MS);
 
 /** Transient: 408, 429 and 5xx. Any other 4xx (and a redirect) is the meter's final word. */
 const isTransientStatus = (status: number) => status === 408 || status === 429 || status >= 500;

@@ -45,10 +45,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
 
   return {
     /** One attempt: sign, POST to the pinned address, record the attempt, classify the answer. */
-    async deliverWebhook({ deliveryId }: DeliveryInput): Promise<{ status: 'delivered' | 'already_completed'; statusCode: number | null }> {
+    async deliverWebhook({ deliveryId }: DeliveryInput): Promise<{ status: 'delivered' | 'already_completed'; statusCode: number | null; deliveryStatus?: 'delivered' | 'failed' }> {
       const delivery = await findDelivery(deps.db, deliveryId);
       if (!delivery) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} does not exist`, 'DeliveryNotFound');
-      if (delivery.status !== 'pending') return { status: 'already_completed', statusCode: delivery.last_status_code };
+      // Settled before this attempt (an earlier attempt whose answer was lost, or failed for good): say which.
+      if (delivery.status !== 'pending') return { status: 'already_completed', statusCode: delivery.last_status_code, deliveryStatus: delivery.status === 'delivered' ? 'delivered' : 'failed' };
       const endpoint = await deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', delivery.endpoint_id).executeTakeFirst();
       if (!endpoint || endpoint.deleted_at || !endpoint.enabled) {
         throw await permanent(deliveryId, 'WebhookEndpointGone', 'the endpoint was deleted or disabled');

@@ -21,8 +21,9 @@ export interface WebhookDeliveryInput {
 /** One event to one endpoint: retried attempts of a signed POST; every attempt is recorded by the activity. */
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<'delivered' | 'failed'> {
   try {
-    await deliverWebhook(input);
-    return 'delivered';
+    const result = await deliverWebhook(input);
+    // A delivery already settled is reported as it was settled, never as delivered by default.
+    return result.status === 'already_completed' && result.deliveryStatus === 'failed' ? 'failed' : 'delivered';
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     await markWebhookFailed({ deliveryId: input.deliveryId, reason: err.cause?.message ?? err.message });

@@ -94,6 +94,19 @@ export async function setupTemporal(settings: WorkerSettings, log?: Logger) {
   return { namespace: settings.namespace, searchAttributes, schedules };
 }
 
+/**
+ * Where the worker's workflows come from. The prebuilt bundle only runs the compiled build, and
+ * only while no compiled workflow file is newer than it (a rebuild without `build:workflows`);
+ * from a checkout, and otherwise, the sources are bundled at start: never a stale bundle.
+ */
+export function workflowSource(opts: { compiled: boolean; bundlePath: string; workflowsPath: string }): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+  if (!opts.compiled || !fs.existsSync(opts.bundlePath)) return { workflowsPath: opts.workflowsPath };
+  const bundled = fs.statSync(opts.bundlePath).mtimeMs;
+  const dir = path.dirname(opts.workflowsPath);
+  const newest = Math.max(...fs.readdirSync(dir).map((f) => fs.statSync(path.join(dir, f)).mtimeMs));
+  return newest > bundled ? { workflowsPath: opts.workflowsPath } : { workflowBundle: { codePath: opts.bundlePath } };
+}
+
 export interface RunningWorker {
   /** Resolves when the worker has drained and stopped. */
   done: Promise<void>;
@@ -127,11 +140,7 @@ export async function startWorker(
     connection: nativeConnection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
-    ...(opts.workflowBundle
-      ? { workflowBundle: opts.workflowBundle }
-      : fs.existsSync(WORKFLOW_BUNDLE_PATH)
-        ? { workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } }
-        : { workflowsPath: WORKFLOWS_PATH }),
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : workflowSource({ compiled: COMPILED, bundlePath: WORKFLOW_BUNDLE_PATH, workflowsPath: WORKFLOWS_PATH })),
     activities: createActivities(deps),
     shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS,
   });

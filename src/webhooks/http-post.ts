@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { parseRetryAfter } from '../retry-after.js';
 import https from 'node:https';
 import type { ResolvedTarget } from './ssrf.js';
 
@@ -9,12 +10,6 @@ export interface PostResult {
 }
 
 /** Seconds or an HTTP date, as RFC 9110 allows; undefined when absent or unusable. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
 
 /**
  * POSTs to the already-checked address: the lookup is pinned, so DNS cannot change between the

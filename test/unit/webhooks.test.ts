@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { classifyStatus } from '../../activities/webhook-delivery.js';
 import { verifyWebhookSignature } from '../../src/index.js';
-import { parseRetryAfter } from '../../src/webhooks/http-post.js';
+import { parseRetryAfter } from '../../src/retry-after.js';
 import { buildSignedDelivery } from '../../src/webhooks/signature.js';
 import { checkUrlShape, refusedAddressReason, UnsafeUrlError } from '../../src/webhooks/ssrf.js';
 
@@ -111,5 +111,9 @@ describe('delivery outcomes', () => {
     expect(parseRetryAfter(new Date(Date.now() + 60_000).toUTCString())).toBeGreaterThan(55_000);
     expect(parseRetryAfter('soon')).toBeUndefined();
     expect(parseRetryAfter(undefined)).toBeUndefined();
+    // A receiver asking for a day (or a date a year away) is retried after an hour at most.
+    expect(parseRetryAfter('86400')).toBe(3_600_000);
+    expect(parseRetryAfter(new Date(Date.now() + 365 * 86_400_000).toUTCString())).toBe(3_600_000);
+    expect(parseRetryAfter(new Date(Date.now() - 60_000).toUTCString())).toBe(0);
   });
 });

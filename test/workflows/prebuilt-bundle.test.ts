@@ -8,14 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { afterAll, expect, test } from 'vitest';
-import { WORKFLOW_BUNDLE_PATH, WORKFLOWS_PATH } from '../../src/temporal/worker.js';
+import { afterAll, describe, expect, test } from 'vitest';
+import { WORKFLOW_BUNDLE_PATH, WORKFLOWS_PATH, workflowSource } from '../../src/temporal/worker.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spend-auth-bundle-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-test('from a checkout the worker bundles workflows/index.ts, or loads dist/workflow-bundle.js when built', () => {
+test('from a checkout the worker bundles workflows/index.ts; the compiled build may load dist/workflow-bundle.js', () => {
   expect(WORKFLOWS_PATH).toBe(path.join(ROOT, 'workflows', 'index.ts'));
   expect(WORKFLOW_BUNDLE_PATH).toBe(path.join(ROOT, 'dist', 'workflow-bundle.js'));
 });
@@ -32,4 +32,34 @@ test('a bundle written to a file replays a recorded held-authorization history',
   const history = JSON.parse(fs.readFileSync(path.join(ROOT, 'test', 'histories', 'approved-by-signal.json'), 'utf8'));
   const workflowId = history.events[0]?.workflowExecutionStartedEventAttributes?.workflowId ?? 'held-replay';
   await expect(Worker.runReplayHistory({ workflowBundle: { codePath }, replayName: 'prebuilt-bundle' }, history, workflowId)).resolves.toBeUndefined();
+});
+
+describe('which workflows the worker runs: never a stale prebuilt bundle', () => {
+  const setup = () => {
+    const root = fs.mkdtempSync(path.join(dir, 'dist-'));
+    const workflowsDir = path.join(root, 'workflows');
+    fs.mkdirSync(workflowsDir);
+    const workflowsPath = path.join(workflowsDir, 'index.js');
+    const bundlePath = path.join(root, 'workflow-bundle.js');
+    fs.writeFileSync(workflowsPath, '// compiled');
+    fs.writeFileSync(bundlePath, '// bundle');
+    return { workflowsPath, bundlePath, touch: (p: string, secondsAgo: number) => fs.utimesSync(p, new Date(Date.now() - secondsAgo * 1000), new Date(Date.now() - secondsAgo * 1000)) };
+  };
+
+  test('the compiled build with a bundle at least as new as its workflows runs the bundle', () => {
+    const { workflowsPath, bundlePath, touch } = setup();
+    touch(workflowsPath, 60);
+    expect(workflowSource({ compiled: true, bundlePath, workflowsPath })).toEqual({ workflowBundle: { codePath: bundlePath } });
+  });
+
+  test('a compiled workflow newer than the bundle (rebuilt without build:workflows): the sources are bundled instead', () => {
+    const { workflowsPath, bundlePath, touch } = setup();
+    touch(bundlePath, 60);
+    expect(workflowSource({ compiled: true, bundlePath, workflowsPath })).toEqual({ workflowsPath });
+  });
+
+  test('from a checkout the sources are bundled even when a dist bundle exists', () => {
+    const { workflowsPath, bundlePath } = setup();
+    expect(workflowSource({ compiled: false, bundlePath, workflowsPath })).toEqual({ workflowsPath });
+  });
 });

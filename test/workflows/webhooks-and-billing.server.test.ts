@@ -118,6 +118,11 @@ describe.skipIf(!mode)('webhook delivery and billing on a Temporal server', () =
       const workflowId = `webhook-${delivery.event_id}-${endpoint.id}`;
       expect(await temporal().workflow.getHandle(workflowId).result()).toBe('failed');
       await recordHistory(temporal(), workflowId, 'webhook-failed');
+
+      // The same delivery run again (a second workflow for it): settled as failed, it says so.
+      const rerun = await temporal().workflow.execute('webhookDelivery', { taskQueue: stack.settings.taskQueue, workflowId: `${workflowId}-rerun`, args: [{ deliveryId: delivery.id }] });
+      expect(rerun).toBe('failed');
+      expect(receiver.received).toHaveLength(1);
       await acct.test.delete(`/v1/webhook-endpoints/${endpoint.id}`);
     } finally {
       await receiver.close();
