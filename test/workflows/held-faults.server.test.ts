@@ -8,7 +8,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { EngineMonitor } from '../../src/temporal/engine-status.js';
+import type { WorkflowGateway } from '../../src/temporal/gateway.js';
 import { heldWorkflowId } from '../../src/temporal/ids.js';
+import { OutboxRelay } from '../../src/temporal/outbox-relay.js';
 import { policyBody, type TestAccount } from '../support/context.js';
 import { freePort, startDevServer, tempDbFile } from '../support/dev-server.js';
 import { openEngineStack, type EngineStack } from '../support/engine-stack.js';
@@ -135,6 +139,49 @@ describe.skipIf(!cli)('held requests through engine faults', () => {
       } finally {
         if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
         await stack.stopWorker();
+      }
+    }, 180_000);
+
+    test('the engine stops in the middle of a relay batch: one line logged, nothing lost, each workflow started once', async () => {
+      await stack.relay.stop();
+      const ids: string[] = [];
+      for (let i = 0; i < 12; i++) ids.push(await heldRequest(acct));
+      const lines: Array<{ level: number; msg: string }> = [];
+      const log = createLogger('info', 'relay-test', { write: (line: string) => void lines.push(JSON.parse(line)) });
+      const engine = new EngineMonitor({ address: stack.server.address, probe: async () => {}, log });
+      // The real gateway, each start made slower so the engine can go away mid-batch.
+      const slow: WorkflowGateway = Object.create(stack.ctx.gateway, {
+        startHeld: { value: async (d: Parameters<WorkflowGateway['startHeld']>[0]) => { await new Promise((r) => setTimeout(r, 150)); return stack.ctx.gateway.startHeld(d); } },
+      });
+      const relay = new OutboxRelay({ db: stack.ctx.database.db, gateway: slow, log, engine });
+      const processed = async () => (await stack.ctx.database.db.selectFrom('outbox').select('ref_id').where('ref_id', 'in', ids).where('topic', '=', 'held_decision').where('processed_at', 'is not', null).execute()).length;
+
+      const batch = relay.tick();
+      await until('a few rows carried', async () => ((await processed()) >= 3 ? true : undefined), 30_000, 20);
+      const stopping = stack.server.devServer!.stop();
+      const carried = await batch;
+      await stopping;
+      expect(carried).toBeGreaterThanOrEqual(3);
+      expect(carried).toBeLessThan(ids.length);
+
+      await stack.server.devServer!.restart();
+      await stack.startWorker();
+      try {
+        await until('every row carried', async () => {
+          await relay.tick(new Date(Date.now() + 120_000));
+          return (await processed()) === ids.length ? true : undefined;
+        }, 90_000, 500);
+        for (const id of ids) {
+          const runs = [];
+          for await (const w of stack.server.env.client.workflow.list({ query: `WorkflowId = "${heldWorkflowId(id)}"` })) runs.push(w);
+          expect(runs, id).toHaveLength(1);
+        }
+        expect(lines.filter((l) => l.msg.startsWith('workflow engine unreachable'))).toHaveLength(1);
+        expect(lines.filter((l) => l.msg === 'workflow engine reachable again')).toHaveLength(1);
+      } finally {
+        engine.stop();
+        await stack.stopWorker();
+        stack.relay.start();
       }
     }, 180_000);
 
