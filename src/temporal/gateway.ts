@@ -5,6 +5,7 @@ import type { HeldAuthorizationInput, ResolutionSummary, ReviewerOutcome } from 
 import { approvalDecisionSignal, resolveUpdate } from '../../workflows/held-authorization.js';
 import { clientConnectionOptions, type EngineConnectionSettings } from './connection.js';
 import { heldWorkflowId } from './ids.js';
+import { taskQueues } from './task-queues.js';
 import { formatMoney } from '../money.js';
 import { AgentIdKey, AmountMinorKey, ApprovalStatusKey, LivemodeKey, PolicyIdKey, VendorKey } from './search-attributes.js';
 
@@ -127,7 +128,8 @@ export class TemporalGateway implements WorkflowGateway {
     try {
       await client.withDeadline(Date.now() + ENGINE_CALL_DEADLINE_MS, () => client.workflow.start('webhookDelivery', {
         workflowId: delivery.workflow_id,
-        taskQueue: this.settings.taskQueue,
+        // A queue of their own: a storm of deliveries never takes the slots approvals need.
+        taskQueue: taskQueues(this.settings.taskQueue).webhooks,
         args: [{ deliveryId: delivery.id }],
         workflowIdConflictPolicy: 'USE_EXISTING',
         workflowIdReusePolicy: 'REJECT_DUPLICATE',

@@ -2,13 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import proto from '@temporalio/proto';
-import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities/index.js';
 import type { Logger } from '../logger.js';
 import { ALL_SEARCH_ATTRIBUTE_KEYS } from './search-attributes.js';
 import { Client, Connection } from '@temporalio/client';
 import { clientConnectionOptions, nativeConnectionOptions, type EngineConnectionSettings } from './connection.js';
 import { ensureReconcileSchedule, RECONCILE_SCHEDULE_ID } from './reconcile-schedule.js';
+import { taskQueues } from './task-queues.js';
 import { ensureUsageReportSchedule, USAGE_REPORT_SCHEDULE_ID } from './usage-schedule.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -79,7 +80,7 @@ export async function ensureSchedules(settings: WorkerSettings, log?: Logger): P
   return withClientConnection(settings, async (connection) => {
     const client = new Client({ connection, namespace: settings.namespace });
     const outcome = {
-      [USAGE_REPORT_SCHEDULE_ID]: await ensureUsageReportSchedule(client, settings.taskQueue),
+      [USAGE_REPORT_SCHEDULE_ID]: await ensureUsageReportSchedule(client, taskQueues(settings.taskQueue).billing),
       [RECONCILE_SCHEDULE_ID]: await ensureReconcileSchedule(client, settings.taskQueue, settings.reconcileIntervalSeconds),
     };
     log?.info({ schedules: outcome }, 'schedules ready');
@@ -136,25 +137,58 @@ export async function startWorker(
     if (!connection) await nativeConnection.close();
     throw err;
   }
-  const worker = await Worker.create({
-    connection: nativeConnection,
-    namespace: settings.namespace,
-    taskQueue: settings.taskQueue,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : workflowSource({ compiled: COMPILED, bundlePath: WORKFLOW_BUNDLE_PATH, workflowsPath: WORKFLOWS_PATH })),
-    activities: createActivities(deps),
-    shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS,
-  });
-  const done = worker.run().finally(async () => {
+  let workers: Worker[];
+  try {
+    // Bundled once and shared by the three workers.
+    const source = opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : workflowSource({ compiled: COMPILED, bundlePath: WORKFLOW_BUNDLE_PATH, workflowsPath: WORKFLOWS_PATH });
+    const code = 'workflowsPath' in source ? { workflowBundle: await bundleWorkflowCode({ workflowsPath: source.workflowsPath, logger: new DefaultLogger('WARN') }) } : source;
+    const activities = createActivities(deps);
+    const queues = taskQueues(settings.taskQueue);
+    const common = { connection: nativeConnection, namespace: settings.namespace, ...code, shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS };
+    workers = await Promise.all([
+      // Held requests (and the reconciler). It also runs every workflow and activity, so workflows
+      // started on this queue before the queues were split still finish here.
+      Worker.create({ ...common, taskQueue: queues.held, activities, maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS.held }),
+      Worker.create({ ...common, taskQueue: queues.webhooks, activities: pick(activities, WEBHOOK_ACTIVITIES), maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS.webhooks }),
+      Worker.create({ ...common, taskQueue: queues.billing, activities: pick(activities, BILLING_ACTIVITIES), maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS.billing }),
+    ]);
+  } catch (err) {
     if (!connection) await nativeConnection.close();
+    throw err;
+  }
+  // One stops, all stop: the supervisor restarts them together.
+  const running = workers.map((w) => w.run());
+  const done = Promise.allSettled(running)
+    .then(() => undefined)
+    .finally(async () => {
+      if (!connection) await nativeConnection.close();
+    });
+  void Promise.race(running.map((r) => r.catch(() => undefined))).then(() => {
+    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
   });
-  log.info({ task_queue: settings.taskQueue, address: settings.address }, 'Temporal worker running');
+  log.info({ task_queues: taskQueues(settings.taskQueue), address: settings.address }, 'Temporal worker running');
   return {
     done,
     async shutdown() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await done;
     },
   };
+}
+
+/**
+ * Activity slots per task queue. Together no more than the database pool (20): an activity
+ * holding a slot can always get a connection, and a webhook storm fills only the webhooks
+ * queue's slots, never the ones approvals need.
+ */
+export const ACTIVITY_SLOTS = { held: 8, webhooks: 8, billing: 2 } as const;
+
+
+const WEBHOOK_ACTIVITIES = ['deliverWebhook', 'markWebhookFailed'] as const;
+const BILLING_ACTIVITIES = ['listAccountsToReport', 'listUnsettledMonths', 'reportAccountUsage'] as const;
+
+function pick<T extends object, K extends keyof T>(all: T, names: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(names.map((n) => [n, all[n]])) as Pick<T, K>;
 }
 
 export { WORKFLOWS_PATH };

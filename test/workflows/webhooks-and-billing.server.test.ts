@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { ensureUsageReportSchedule, USAGE_REPORT_SCHEDULE_ID } from '../../src/temporal/usage-schedule.js';
+import { taskQueues } from '../../src/temporal/task-queues.js';
+import { ACTIVITY_SLOTS } from '../../src/temporal/worker.js';
 import type { UsageReportResult } from '../../workflows/usage-report.types.js';
 import type { usageReport } from '../../workflows/usage-report.js';
 import { policyBody, type TestAccount } from '../support/context.js';
@@ -101,6 +103,7 @@ describe.skipIf(!mode)('webhook delivery and billing on a Temporal server', () =
       expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({ id: delivery.event_id, event: 'authorize.approved', data: { decision_id: decisionId } });
       const workflowId = `webhook-${delivery.event_id}-${endpoint.id}`;
       expect(await temporal().workflow.getHandle(workflowId).result()).toBe('delivered');
+      expect((await temporal().workflow.getHandle(workflowId).describe()).taskQueue).toBe(taskQueues(stack.settings.taskQueue).webhooks);
       await recordHistory(temporal(), workflowId, 'webhook-delivered-after-retries');
     } finally {
       await acct.test.delete(`/v1/webhook-endpoints/${(await acct.test.get('/v1/webhook-endpoints')).body.data[0].id}`);
@@ -131,7 +134,8 @@ describe.skipIf(!mode)('webhook delivery and billing on a Temporal server', () =
 
   test('the worker created the monthly billing Schedule when it started', async () => {
     const description = await temporal().schedule.getHandle(USAGE_REPORT_SCHEDULE_ID).describe();
-    expect(description.action).toMatchObject({ workflowType: 'usageReport', taskQueue: stack.settings.taskQueue });
+    // On the billing queue of its own (the held queue still runs all workflows, for older runs).
+    expect(description.action).toMatchObject({ workflowType: 'usageReport', taskQueue: taskQueues(stack.settings.taskQueue).billing });
     expect(description.spec.timezone).toBe('UTC');
     expect(description.state.paused).toBe(false);
     expect(description.info.nextActionTimes[0]!.getUTCDate()).toBe(1);
@@ -145,7 +149,7 @@ describe.skipIf(!mode)('webhook delivery and billing on a Temporal server', () =
     const before = meter.requests.length;
 
     const runReport = (n: number) =>
-      temporal().workflow.execute<typeof usageReport>('usageReport', { taskQueue: stack.settings.taskQueue, workflowId: `usage-report-${month}-test-${n}`, args: [{ month }] });
+      temporal().workflow.execute<typeof usageReport>('usageReport', { taskQueue: taskQueues(stack.settings.taskQueue).billing, workflowId: `usage-report-${month}-test-${n}`, args: [{ month }] });
     const first = await runReport(1);
     expect(first).toMatchObject({ month, failed: 0, accepted: 1 });
     const sent = meter.requests.slice(before);
@@ -170,7 +174,7 @@ describe.skipIf(!mode)('webhook delivery and billing on a Temporal server', () =
       { account_id: live.id, month: '2025-09', shard: 0, checks: 900 },
     ]).execute();
     const scheduleId = `usage-report-paused-${Date.now().toString(36)}`;
-    await ensureUsageReportSchedule(temporal(), stack.settings.taskQueue, scheduleId);
+    await ensureUsageReportSchedule(temporal(), taskQueues(stack.settings.taskQueue).billing, scheduleId);
     const handle = temporal().schedule.getHandle(scheduleId);
     try {
       // Paused over 1 September (so August's run never happened), then unpaused: a Schedule does
@@ -207,4 +211,28 @@ describe.skipIf(!mode)('webhook delivery and billing on a Temporal server', () =
     const metrics = await stack.ctx.raw('/metrics');
     expect(metrics.text).toMatch(/^usage_reports_unsettled \d+$/m);
   });
+
+  test('a webhook storm fills only the webhooks queue: approvals go through while every webhook slot hangs', async () => {
+    const hanging = await startReceiver(() => ({ status: 200, hang: true }));
+    try {
+      const endpoint = await acct.test.post('/v1/webhook-endpoints', { url: hanging.url, events: ['authorize.approved'] });
+      for (let i = 0; i < ACTIVITY_SLOTS.webhooks + 6; i++) {
+        await acct.test.post('/v1/authorize', { agent_id: agentId, amount: 10, currency: 'USD', vendor: 'storm.example' });
+      }
+      // Every webhook slot is taken by a receiver that does not answer.
+      await until('webhook slots full', async () => (hanging.received.length >= ACTIVITY_SLOTS.webhooks ? true : undefined), 60_000, 200);
+
+      const p = await acct.test.post('/v1/policies', policyBody({ require_approval_above: 100 }));
+      const heldAgentId = (await acct.test.post('/v1/agents', { name: 'storm reviewer', policy_id: p.body.id })).body.id;
+      const held = await acct.test.post('/v1/authorize', { agent_id: heldAgentId, amount: 500, currency: 'USD', vendor: 'shop.example' });
+      const approved = await acct.test.post(`/v1/approvals/${held.body.decision_id}/approve`);
+      expect(approved.status).toBe(200);
+      expect(approved.body).toMatchObject({ status: 'approved' });
+      // The storm is still stuck: the approval did not wait for it.
+      expect(hanging.received.length).toBeLessThanOrEqual(ACTIVITY_SLOTS.webhooks);
+      await acct.test.delete(`/v1/webhook-endpoints/${endpoint.body.id}`);
+    } finally {
+      await hanging.close();
+    }
+  }, 120_000);
 });
