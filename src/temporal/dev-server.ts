@@ -27,6 +27,8 @@ export interface DevServerOptions {
   /** gRPC port; default a free one. */
   port?: number;
   ip?: string;
+  /** Register the service's search attributes at start (default true). */
+  searchAttributes?: boolean;
 }
 
 export interface DevServer {
@@ -126,7 +128,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     '--log-level', 'error',
     ...(uiPort === undefined ? ['--headless'] : ['--ui-port', String(uiPort)]),
     ...(opts.dbFile ? ['--db-filename', opts.dbFile] : []),
-    ...ALL_SEARCH_ATTRIBUTE_KEYS.flatMap((k) => ['--search-attribute', `${k.name}=${SA_TYPE[k.type]}`]),
+    ...(opts.searchAttributes === false ? [] : ALL_SEARCH_ATTRIBUTE_KEYS.flatMap((k) => ['--search-attribute', `${k.name}=${SA_TYPE[k.type]}`])),
     // A search attribute registered at start is visible to the very next query.
     '--dynamic-config-value', 'system.forceSearchAttributesCacheRefreshOnRead=true',
   ];
