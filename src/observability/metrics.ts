@@ -74,42 +74,25 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       }
       return last.lag;
     };
-    new Gauge({
-      name: 'outbox_pending',
-      help: 'Outbox rows not yet carried to the workflow engine',
-      registers: [registry],
-      async collect() {
-        const l = await lag();
-        if (l) this.set(l.pending);
-      },
-    });
-    new Gauge({
-      name: 'outbox_dead_letters',
-      help: 'Outbox rows dead-lettered after repeated failures of their own, waiting for an operator (alert when above 0)',
-      registers: [registry],
-      async collect() {
-        const n = await countDeadLetters(db).catch(() => undefined);
-        if (n !== undefined) this.set(n);
-      },
-    });
-    new Gauge({
-      name: 'usage_reports_unsettled',
-      help: 'Monthly usage reports not accepted by the billing meter (pending retries or refused): alert when one stays above 0',
-      registers: [registry],
-      async collect() {
-        const n = await countUnsettledReports(db).catch(() => undefined);
-        if (n !== undefined) this.set(n);
-      },
-    });
-    new Gauge({
-      name: 'outbox_oldest_age_seconds',
-      help: 'Age of the oldest outbox row not yet carried (0 when none): the relay lag',
-      registers: [registry],
-      async collect() {
-        const l = await lag();
-        if (l) this.set(l.oldest_age_seconds);
-      },
-    });
+    /** A gauge read from the database at scrape; a database that does not answer leaves it out of that scrape. */
+    const dbGauge = (name: string, help: string, read: () => Promise<number | undefined>) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        async collect() {
+          const n = await read().catch(() => undefined);
+          if (n !== undefined) this.set(n);
+        },
+      });
+    dbGauge('outbox_pending', 'Outbox rows not yet carried to the workflow engine', async () => (await lag())?.pending);
+    dbGauge('outbox_oldest_age_seconds', 'Age of the oldest outbox row not yet carried (0 when none): the relay lag', async () => (await lag())?.oldest_age_seconds);
+    dbGauge('outbox_dead_letters', 'Outbox rows dead-lettered after repeated failures of their own, waiting for an operator (alert when above 0)', () => countDeadLetters(db));
+    dbGauge(
+      'usage_reports_unsettled',
+      'Monthly usage reports not accepted by the billing meter (pending retries or refused): alert when one stays above 0',
+      () => countUnsettledReports(db),
+    );
   }
   if (opts.processMetrics) collectDefaultMetrics({ register: registry });
 
