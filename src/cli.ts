@@ -71,7 +71,8 @@ ${HELP_LINE}`,
     usage: `Usage: spend-auth worker
 
 Runs the Temporal worker (task queue TEMPORAL_TASK_QUEUE) and the outbox relay, with /metrics
-and /healthz on HOST:METRICS_PORT (default 0.0.0.0:9464). Keeps retrying while the engine is down.
+and /healthz on HOST:METRICS_PORT (default 0.0.0.0:9464), and the Temporal SDK's own metrics on
+HOST:TEMPORAL_SDK_METRICS_PORT when set. Keeps retrying while the engine is down.
 
 Options:
 ${HELP_LINE}`,
@@ -277,6 +278,12 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
       temporalUi = local.uiUrl;
       teardownLocal = () => local.teardown();
     }
+  }
+  if ((mode === 'worker' || mode === 'dev') && config.temporalSdkMetricsPort !== undefined) {
+    // Before the worker's first NativeConnection, which would otherwise create a Runtime without metrics.
+    const { installSdkRuntime } = await import('./temporal/sdk-runtime.js');
+    installSdkRuntime({ host, port: config.temporalSdkMetricsPort });
+    log.info({ host, port: config.temporalSdkMetricsPort }, 'Temporal SDK metrics listening');
   }
   const settings = { ...engineSettings(config), address };
   const gateway = new TemporalGateway(settings);
