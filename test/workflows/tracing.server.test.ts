@@ -64,7 +64,7 @@ describe.skipIf(!mode)('one trace from the API call through the workflow to the 
       expect(parentOf(http)).toBeUndefined();
       const [client, run, validate, handle, schedule, execute] = await until('every span of the trace', () => {
         const found = ['UpdateWithStartWorkflow:resolve', 'RunWorkflow:heldAuthorization', 'ValidateUpdate:resolve', 'HandleUpdate:resolve', 'StartActivity:resolveHeldDecision', 'RunActivity:resolveHeldDecision'].map((n) => named(n, traceId));
-        return found.every(Boolean) ? (found as ReadableSpan[]) : undefined;
+        return found.every(Boolean) ? (found as [ReadableSpan, ReadableSpan, ReadableSpan, ReadableSpan, ReadableSpan, ReadableSpan]) : undefined;
       });
       expect(client.attributes.temporalWorkflowId).toBe(heldWorkflowId(id));
       expect(parentOf(client)).toBe(idOf(http));
