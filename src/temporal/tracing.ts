@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
+import type { WorkflowInfo } from '@temporalio/workflow';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
 import type { Tracing } from '../observability/tracing.js';
 
@@ -17,10 +18,21 @@ export const WORKFLOW_TRACING_MODULE = require.resolve('@temporalio/interceptors
 export async function workerTracing(tracing: Pick<Tracing, 'spanProcessor' | 'resource'>): Promise<{ activity: ActivityInterceptorsFactory[]; sinks: InjectedSinks<OpenTelemetrySinks> }> {
   // Loaded only when tracing is on: the package brings the OpenTelemetry SDK with it.
   const otel = await import('@temporalio/interceptors-opentelemetry');
+  const sink = otel.makeWorkflowExporter(tracing.spanProcessor, tracing.resource);
   return {
     activity: [(ctx) => ({ inbound: new otel.OpenTelemetryActivityInboundInterceptor(ctx), outbound: new otel.OpenTelemetryActivityOutboundInterceptor(ctx) })],
-    sinks: { exporter: otel.makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
+    sinks: { exporter: { export: { fn: (info, spans) => sink.export.fn(spanInfo(info), spans) } } },
   };
+}
+
+/**
+ * What of the workflow's info each workflow span carries. The interceptors' sink would copy all of
+ * it, memo (amount, vendor, the agent's reason) and search attributes included, to the tracing
+ * backend: ids only.
+ */
+function spanInfo(info: WorkflowInfo): WorkflowInfo {
+  const { workflowId, runId, workflowType, taskQueue, namespace, attempt } = info;
+  return { workflowId, runId, workflowType, taskQueue, namespace, attempt } as WorkflowInfo;
 }
 
 /** The client's span per engine call (start, update-with-start, signal…), its context sent in Temporal headers. */
