@@ -4,36 +4,17 @@
  * in Prometheus format on that port, for each of the worker's three task queues, beside the
  * service's own /metrics on METRICS_PORT.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createScratchDatabase } from '../support/context.js';
-import { freePort } from '../support/serve-process.js';
-import { TEST_SERVER_KEYS_ENV } from '../support/server-keys.js';
+import { freePort, spawnSpendAuth as spendAuth } from '../support/serve-process.js';
 import { openServer, serverModeOrSkip, type ServerEnvironment } from '../support/temporal-server.js';
 import { until } from '../support/wait.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const mode = serverModeOrSkip('sdk metrics');
-
-interface Spawned {
-  child: ChildProcess;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-function spendAuth(command: string, env: Record<string, string>): Spawned {
-  const child = spawn(process.execPath, ['bin/spend-auth.js', command], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'error', ...TEST_SERVER_KEYS_ENV, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (c: Buffer) => {
-    stderr = (stderr + c.toString()).slice(-8_000);
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, stderr: () => stderr, exited };
-}
 
 describe.skipIf(!mode)('the worker process exports the Temporal SDK metrics on TEMPORAL_SDK_METRICS_PORT', () => {
   let server: ServerEnvironment;
