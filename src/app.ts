@@ -28,6 +28,7 @@ import { rateLimiter, type RateLimitDeps } from './http/rate-limit.js';
 import { usageRouter } from './http/routes/usage.js';
 import type { Logger } from './logger.js';
 import { observeRequests } from './http/observe.js';
+import { traceRequests } from './http/trace-requests.js';
 import { docsRouter } from './http/routes/docs.js';
 import { dashboardRouter } from './http/routes/dashboard.js';
 import { attachMetrics, createMetrics, metricsHandler, type Metrics } from './observability/metrics.js';
@@ -55,6 +56,8 @@ export interface AppDeps {
   log?: Logger;
   /** Shared with the worker in `dev`; otherwise the app gets a registry of its own. */
   metrics?: Metrics;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT set: a server span per request (the process registered a tracer provider). */
+  tracing?: boolean;
   /** IDEMPOTENCY_ENCRYPTION_KEY: stored idempotent responses are encrypted with it. */
   idempotencyKey: Buffer;
 }
@@ -66,6 +69,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestId);
+  if (deps.tracing) app.use(traceRequests());
   const metrics = deps.metrics ?? createMetrics({ db: deps.db });
   attachMetrics(app.locals, metrics);
   app.use(observeRequests({ metrics, log: deps.log }));

@@ -71,7 +71,8 @@ ${HELP_LINE}`,
     usage: `Usage: spend-auth worker
 
 Runs the Temporal worker (task queue TEMPORAL_TASK_QUEUE) and the outbox relay, with /metrics
-and /healthz on HOST:METRICS_PORT (default 0.0.0.0:9464). Keeps retrying while the engine is down.
+and /healthz on HOST:METRICS_PORT (default 0.0.0.0:9464), and the Temporal SDK's own metrics on
+HOST:TEMPORAL_SDK_METRICS_PORT when set. Keeps retrying while the engine is down.
 
 Options:
 ${HELP_LINE}`,
@@ -278,7 +279,16 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
       teardownLocal = () => local.teardown();
     }
   }
-  const settings = { ...engineSettings(config), address };
+  // Tracing is off unless a collector is configured: then one provider for the process, closed last (it flushes).
+  const tracing = config.otlpEndpoint ? (await import('./observability/tracing.js')).startTracing({ endpoint: config.otlpEndpoint }) : undefined;
+  if (tracing) log.info({ endpoint: config.otlpEndpoint }, 'tracing: spans exported over OTLP/HTTP');
+  if ((mode === 'worker' || mode === 'dev') && config.temporalSdkMetricsPort !== undefined) {
+    // Before the worker's first NativeConnection, which would otherwise create a Runtime without metrics.
+    const { installSdkRuntime } = await import('./temporal/sdk-runtime.js');
+    installSdkRuntime({ host, port: config.temporalSdkMetricsPort });
+    log.info({ host, port: config.temporalSdkMetricsPort }, 'Temporal SDK metrics listening');
+  }
+  const settings = { ...engineSettings(config), address, tracing };
   const gateway = new TemporalGateway(settings);
   // The one voice on the engine's state: the relay and the worker report to it, readyz reads it.
   const engine = new EngineMonitor({ address, probe: engineProbe(address, () => gateway.health()), log });
@@ -309,7 +319,7 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
     const running = await startHttpServer(
       database,
       config,
-      { signer, gateway, engine, waiter, allowPrivateUrls: config.webhookAllowPrivateUrls, metrics, idempotencyKey: serverKeys.idempotency },
+      { signer, gateway, engine, waiter, allowPrivateUrls: config.webhookAllowPrivateUrls, metrics, idempotencyKey: serverKeys.idempotency, tracing: tracing !== undefined },
       log,
       host,
       listener,
@@ -351,6 +361,7 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
     // Called synchronously, so the worker supervisor knows at once not to restart a worker the SDK drains.
     await Promise.all(drains.map((fn) => fn().catch(warn)));
     for (const fn of closes) await fn().catch(warn);
+    await tracing?.shutdown().catch(warn);
     await database.close();
     log.info('shut down');
     process.exit(0);

@@ -50,6 +50,10 @@ const envSchema = z.object({
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** Unset: the Temporal SDK's own (Core) metrics are not exported. */
+  TEMPORAL_SDK_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** Unset: no tracing at all (no spans, no interceptors). */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().regex(/^https?:\/\//, 'must be an http:// or https:// URL').optional(),
   /** AES-256-GCM key for stored idempotent responses (exactly 32 bytes). */
   IDEMPOTENCY_ENCRYPTION_KEY: secretKey(32, true).optional(),
   /** HMAC-SHA-256 key of the audit chain (32 bytes or more). */
@@ -93,6 +97,10 @@ export interface Config {
   nodeEnv: 'development' | 'production' | 'test';
   /** `spend-auth worker` serves /metrics and /healthz on this port (the API serves them on PORT). */
   metricsPort: number;
+  /** `worker` and `dev` export the Temporal SDK's Prometheus metrics on HOST:this port; undefined: not exported. */
+  temporalSdkMetricsPort: number | undefined;
+  /** OTLP/HTTP collector base address (spans go to `<endpoint>/v1/traces`); undefined: tracing off. */
+  otlpEndpoint: string | undefined;
   /** Absent: a development key kept under DATA_DIR (refused in production); see server-keys.ts. */
   idempotencyEncryptionKey: Buffer | undefined;
   auditHmacKey: Buffer | undefined;
@@ -147,6 +155,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: e.LOG_FORMAT,
     nodeEnv: e.NODE_ENV,
     metricsPort: e.METRICS_PORT,
+    temporalSdkMetricsPort: e.TEMPORAL_SDK_METRICS_PORT,
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
     idempotencyEncryptionKey: e.IDEMPOTENCY_ENCRYPTION_KEY,
     auditHmacKey: e.AUDIT_HMAC_KEY,
   };

@@ -7,6 +7,7 @@ import { clientConnectionOptions, type EngineConnectionSettings } from './connec
 import { heldWorkflowId } from './ids.js';
 import { taskQueues } from './task-queues.js';
 import { formatMoney } from '../money.js';
+import { clientTracingInterceptors } from './tracing.js';
 import { AgentIdKey, AmountMinorKey, ApprovalStatusKey, LivemodeKey, PolicyIdKey, VendorKey } from './search-attributes.js';
 
 export const ENGINE_CONNECT_TIMEOUT_MS = 3_000;
@@ -26,6 +27,8 @@ export interface TemporalSettings extends EngineConnectionSettings {
   taskQueue: string;
   /** TEMPORAL_ALLOW_SIGNAL_APPROVALS: whether holds started now may be resolved by an operator's signal (default true). */
   allowSignalApprovals?: boolean;
+  /** Tracing is on (a tracer provider is registered): each engine call is a span, its context sent to the workflow. */
+  tracing?: unknown;
 }
 
 /** What the service asks of the workflow engine; the one place that talks to Temporal as a client. */
@@ -103,7 +106,10 @@ export class TemporalGateway implements WorkflowGateway {
 
   private async getClient(): Promise<Client> {
     this.client ??= Connection.connect(clientConnectionOptions(this.settings, ENGINE_CONNECT_TIMEOUT_MS))
-      .then((connection) => new Client({ connection, namespace: this.settings.namespace }))
+      .then(async (connection) => {
+        const interceptors = this.settings.tracing ? { interceptors: { workflow: await clientTracingInterceptors() } } : {};
+        return new Client({ connection, namespace: this.settings.namespace, ...interceptors });
+      })
       .catch((err: unknown) => {
         this.client = undefined;
         throw new EngineUnavailableError(`workflow engine at ${this.settings.address} is unreachable: ${(err as Error).message}`);

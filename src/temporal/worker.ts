@@ -11,6 +11,8 @@ import { clientConnectionOptions, nativeConnectionOptions, type EngineConnection
 import { ensureReconcileSchedule, RECONCILE_SCHEDULE_ID } from './reconcile-schedule.js';
 import { taskQueues } from './task-queues.js';
 import { ensureUsageReportSchedule, USAGE_REPORT_SCHEDULE_ID } from './usage-schedule.js';
+import { WORKFLOW_TRACING_MODULE, workerTracing } from './tracing.js';
+import type { Tracing } from '../observability/tracing.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** This module runs as src/temporal/worker.ts from a checkout, or as dist/src/temporal/worker.js once compiled. */
@@ -19,6 +21,13 @@ const PACKAGE_ROOT = path.resolve(HERE, COMPILED ? '../../..' : '../..');
 const WORKFLOWS_PATH = COMPILED ? path.join(PACKAGE_ROOT, 'dist/workflows/index.js') : path.join(PACKAGE_ROOT, 'workflows/index.ts');
 /** Built ahead of time for production images (`npm run build:workflows`); bundled at start otherwise. */
 export const WORKFLOW_BUNDLE_PATH = path.join(PACKAGE_ROOT, 'dist/workflow-bundle.js');
+/** The same with the tracing interceptors, run when tracing is on. */
+export const WORKFLOW_TRACED_BUNDLE_PATH = path.join(PACKAGE_ROOT, 'dist/workflow-bundle-traced.js');
+
+/** Bundler options of the workflow code: with the tracing interceptors when tracing is on. */
+export function workflowBundleOptions(workflowsPath: string, traced: boolean) {
+  return { workflowsPath, ...(traced ? { workflowInterceptorModules: [WORKFLOW_TRACING_MODULE] } : {}) };
+}
 /** On shutdown, running activities (a webhook attempt takes ≤ 10 s) get this long to finish. */
 export const WORKER_SHUTDOWN_GRACE_MS = 10_000;
 
@@ -33,6 +42,8 @@ export interface WorkerSettings extends EngineConnectionSettings {
   taskQueue: string;
   /** How often the reconcile Schedule runs (RECONCILE_INTERVAL_SECONDS). */
   reconcileIntervalSeconds?: number;
+  /** Tracing is on: workflow and activity spans, children of the caller's span. */
+  tracing?: Pick<Tracing, 'spanProcessor' | 'resource'> | undefined;
 }
 
 /** The namespace lacks search attributes the workflows set: every start would fail. */
@@ -140,11 +151,21 @@ export async function startWorker(
   let workers: Worker[];
   try {
     // Bundled once and shared by the three workers.
-    const source = opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : workflowSource({ compiled: COMPILED, bundlePath: WORKFLOW_BUNDLE_PATH, workflowsPath: WORKFLOWS_PATH });
-    const code = 'workflowsPath' in source ? { workflowBundle: await bundleWorkflowCode({ workflowsPath: source.workflowsPath, logger: new DefaultLogger('WARN') }) } : source;
+    const traced = settings.tracing !== undefined;
+    const source = opts.workflowBundle
+      ? { workflowBundle: opts.workflowBundle }
+      : workflowSource({ compiled: COMPILED, bundlePath: traced ? WORKFLOW_TRACED_BUNDLE_PATH : WORKFLOW_BUNDLE_PATH, workflowsPath: WORKFLOWS_PATH });
+    const code = 'workflowsPath' in source ? { workflowBundle: await bundleWorkflowCode({ ...workflowBundleOptions(source.workflowsPath, traced), logger: new DefaultLogger('WARN') }) } : source;
     const activities = createActivities(deps);
     const queues = taskQueues(settings.taskQueue);
-    const common = { connection: nativeConnection, namespace: settings.namespace, ...code, shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS };
+    const tracing = settings.tracing ? await workerTracing(settings.tracing) : undefined;
+    const common = {
+      connection: nativeConnection,
+      namespace: settings.namespace,
+      ...code,
+      shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS,
+      ...(tracing ? { interceptors: { activity: tracing.activity }, sinks: tracing.sinks } : {}),
+    };
     workers = await Promise.all([
       // Held requests (and the reconciler). It also runs every workflow and activity, so workflows
       // started on this queue before the queues were split still finish here.

@@ -77,6 +77,8 @@ export interface TestContextOptions {
   ownDatabase?: boolean;
   /** Told of every query the app's database handle sends (query-count tests). */
   onQuery?: (sql: string) => void;
+  /** A server span per request (the test registered a tracer provider). */
+  tracing?: boolean;
 }
 
 export async function createTestContext(opts: TestContextOptions = {}): Promise<TestContext> {
@@ -97,7 +99,7 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   const server = await startHttpServer(
     database,
     { port: 0 },
-    { signer, gateway, rateLimit, idempotencyKey: TEST_IDEMPOTENCY_KEY, allowPrivateUrls: opts.allowPrivateUrls ?? false, ...(opts.now ? { now: opts.now } : {}) },
+    { signer, gateway, rateLimit, idempotencyKey: TEST_IDEMPOTENCY_KEY, allowPrivateUrls: opts.allowPrivateUrls ?? false, ...(opts.now ? { now: opts.now } : {}), ...(opts.tracing ? { tracing: true } : {}) },
     opts.log ?? createLogger('silent'),
     '127.0.0.1',
   );

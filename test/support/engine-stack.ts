@@ -10,7 +10,7 @@ import type { ActivityDeps } from '../../activities/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { TemporalGateway } from '../../src/temporal/gateway.js';
 import { OutboxRelay } from '../../src/temporal/outbox-relay.js';
-import { startWorker, type RunningWorker, type WorkerSettings } from '../../src/temporal/worker.js';
+import { startWorker, workflowBundleOptions, type RunningWorker, type WorkerSettings } from '../../src/temporal/worker.js';
 import { createTestContext, type TestContext, type TestContextOptions } from './context.js';
 import { openServer, type ServerEnvironment, type ServerMode } from './temporal-server.js';
 
@@ -29,11 +29,10 @@ function quietRuntime(): void {
   }
 }
 
-let bundle: Promise<WorkflowBundle> | undefined;
-/** Bundled once per test file (a few seconds), from the sources. */
-export function workflowBundle(): Promise<WorkflowBundle> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
-  return bundle;
+const bundles: { plain?: Promise<WorkflowBundle>; traced?: Promise<WorkflowBundle> } = {};
+/** Bundled once per test file (a few seconds), from the sources; `traced`: with the tracing interceptors, as the worker bundles them when tracing is on. */
+export function workflowBundle(traced = false): Promise<WorkflowBundle> {
+  return (bundles[traced ? 'traced' : 'plain'] ??= bundleWorkflowCode({ ...workflowBundleOptions(WORKFLOWS_PATH, traced), logger: new DefaultLogger('ERROR') }));
 }
 
 export interface EngineStack {
@@ -66,6 +65,8 @@ export interface EngineStackOptions {
   allowSignalApprovals?: boolean;
   /** TLS settings of the gateway and the worker (TEMPORAL_TLS_*). */
   tls?: WorkerSettings['tls'];
+  /** Tracing on (the test registered the provider): server spans in the API, client, workflow and activity interceptors. */
+  tracing?: WorkerSettings['tracing'];
 }
 
 export async function openEngineStack(mode: ServerMode, opts: EngineStackOptions = {}): Promise<EngineStack> {
@@ -77,9 +78,10 @@ export async function openEngineStack(mode: ServerMode, opts: EngineStackOptions
     taskQueue: 'spend-authorization',
     ...(opts.allowSignalApprovals === undefined ? {} : { allowSignalApprovals: opts.allowSignalApprovals }),
     ...(opts.tls ? { tls: opts.tls } : {}),
+    ...(opts.tracing ? { tracing: opts.tracing } : {}),
   };
   // A database of this file's own: the relay carries every account's rows.
-  const ctx = await createTestContext({ testModeRateLimit: 100_000, allowPrivateUrls: true, ownDatabase: true, ...opts.context, gateway: () => new TemporalGateway(settings) });
+  const ctx = await createTestContext({ testModeRateLimit: 100_000, allowPrivateUrls: true, ownDatabase: true, ...(opts.tracing ? { tracing: true } : {}), ...opts.context, gateway: () => new TemporalGateway(settings) });
   const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const relay = new OutboxRelay({ db: ctx.database.db, gateway: ctx.gateway, log, pollIntervalMs: RELAY_TEST_POLL_MS });
   relay.start();
@@ -95,7 +97,7 @@ export async function openEngineStack(mode: ServerMode, opts: EngineStackOptions
         settings,
         { db: ctx.database.db, signer: ctx.signer, gateway: ctx.gateway, allowPrivateUrls: true, log, ...opts.deps },
         log,
-        { workflowBundle: await workflowBundle() },
+        { workflowBundle: await workflowBundle(opts.tracing !== undefined) },
       );
       stack.worker = w;
       return w;

@@ -64,3 +64,24 @@ export async function startServe(databaseUrl: string, port: number): Promise<Ser
 }
 
 export const freePort = () => 20_000 + Math.floor(Math.random() * 20_000);
+
+/** Any `spend-auth` command as a process of its own, with the server keys of the test process; stderr kept for messages. */
+export interface SpawnedCommand {
+  child: ChildProcess;
+  stderr(): string;
+  exited: Promise<number | null>;
+}
+
+export function spawnSpendAuth(command: string, env: Record<string, string>): SpawnedCommand {
+  const child = spawn(process.execPath, ['bin/spend-auth.js', command], {
+    cwd: path.resolve(import.meta.dirname, '../..'),
+    env: { ...process.env, LOG_LEVEL: 'error', ...TEST_SERVER_KEYS_ENV, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr = (stderr + c.toString()).slice(-8_000);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, stderr: () => stderr, exited };
+}

@@ -131,6 +131,13 @@ describe('docker-compose.yml services', () => {
     expect(() => loadConfig(values)).not.toThrow();
   });
 
+  it('has the worker export the Temporal SDK metrics on a port of their own, scraped inside the compose network (not published)', () => {
+    const port = envOf('worker').TEMPORAL_SDK_METRICS_PORT;
+    expect(port).toBeTruthy();
+    expect(port).not.toBe(envOf('worker').METRICS_PORT);
+    expect((service('worker').ports ?? []).some((p) => p.includes(String(port)))).toBe(false);
+  });
+
   it('gives api and worker what production requires, and the engine address of the compose server', () => {
     for (const name of ['api', 'worker']) {
       const env = envOf(name);

@@ -41,6 +41,8 @@ describe('loadConfig defaults', () => {
     expect(config.logFormat).toBeUndefined();
     expect(config.nodeEnv).toBe('development');
     expect(config.metricsPort).toBe(9464);
+    expect(config.temporalSdkMetricsPort).toBeUndefined();
+    expect(config.otlpEndpoint).toBeUndefined();
   });
 
   it('does not read process.env when an environment is given', () => {
@@ -73,6 +75,8 @@ describe('loadConfig defaults', () => {
         'LOG_FORMAT',
         'NODE_ENV',
         'METRICS_PORT',
+        'TEMPORAL_SDK_METRICS_PORT',
+        'OTEL_EXPORTER_OTLP_ENDPOINT',
         'IDEMPOTENCY_ENCRYPTION_KEY',
         'AUDIT_HMAC_KEY',
       ].map((k) => [k, '']),
@@ -112,6 +116,8 @@ describe('loadConfig with values', () => {
       LOG_FORMAT: 'pretty',
       NODE_ENV: 'production',
       METRICS_PORT: '9100',
+      TEMPORAL_SDK_METRICS_PORT: '9465',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
       IDEMPOTENCY_ENCRYPTION_KEY: '11'.repeat(32),
       AUDIT_HMAC_KEY: Buffer.alloc(48, 2).toString('base64'),
     });
@@ -133,6 +139,8 @@ describe('loadConfig with values', () => {
       logFormat: 'pretty',
       nodeEnv: 'production',
       metricsPort: 9100,
+      temporalSdkMetricsPort: 9465,
+      otlpEndpoint: 'http://otel-collector:4318',
       idempotencyEncryptionKey: Buffer.alloc(32, 0x11),
       auditHmacKey: Buffer.alloc(48, 2),
     });
@@ -192,6 +200,9 @@ describe('loadConfig rejects bad values with a ConfigError naming the variable',
     ['BILLING_METER_URL', 'x'],
     ['METRICS_PORT', 'nine'],
     ['METRICS_PORT', '65536'],
+    ['TEMPORAL_SDK_METRICS_PORT', '0'],
+    ['TEMPORAL_SDK_METRICS_PORT', 'nine'],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
   ])('%s=%s', (name, value) => {
     const err = configError({ [name]: value });
     expect(err.name).toBe('ConfigError');
@@ -239,6 +250,8 @@ describe('CONFIG_VARIABLES', () => {
     LOG_FORMAT: 'json',
     NODE_ENV: 'test',
     METRICS_PORT: '9100',
+    TEMPORAL_SDK_METRICS_PORT: '9465',
+    OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318',
     IDEMPOTENCY_ENCRYPTION_KEY: 'cc'.repeat(32),
     AUDIT_HMAC_KEY: 'dd'.repeat(32),
   };

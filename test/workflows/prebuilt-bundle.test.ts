@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { afterAll, describe, expect, test } from 'vitest';
-import { WORKFLOW_BUNDLE_PATH, WORKFLOWS_PATH, workflowSource } from '../../src/temporal/worker.js';
+import { WORKFLOW_BUNDLE_PATH, WORKFLOW_TRACED_BUNDLE_PATH, WORKFLOWS_PATH, workflowBundleOptions, workflowSource } from '../../src/temporal/worker.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spend-auth-bundle-'));
@@ -18,20 +18,26 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 test('from a checkout the worker bundles workflows/index.ts; the compiled build may load dist/workflow-bundle.js', () => {
   expect(WORKFLOWS_PATH).toBe(path.join(ROOT, 'workflows', 'index.ts'));
   expect(WORKFLOW_BUNDLE_PATH).toBe(path.join(ROOT, 'dist', 'workflow-bundle.js'));
+  expect(WORKFLOW_TRACED_BUNDLE_PATH).toBe(path.join(ROOT, 'dist', 'workflow-bundle-traced.js'));
 });
 
-test('a bundle written to a file replays a recorded held-authorization history', { timeout: 90_000 }, async () => {
+test.each([
+  ['plain', false],
+  ['traced (with the tracing interceptors)', true],
+] as const)('a %s bundle written to a file replays a recorded held-authorization history', { timeout: 90_000 }, async (_label, traced) => {
   try {
     Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
   } catch {
     // A Runtime already exists in this process: keep it.
   }
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
-  const codePath = path.join(dir, 'workflow-bundle.js');
+  const { code } = await bundleWorkflowCode({ ...workflowBundleOptions(WORKFLOWS_PATH, traced), logger: new DefaultLogger('ERROR') });
+  const codePath = path.join(dir, traced ? 'workflow-bundle-traced.js' : 'workflow-bundle.js');
   fs.writeFileSync(codePath, code);
   const history = JSON.parse(fs.readFileSync(path.join(ROOT, 'test', 'histories', 'approved-by-signal.json'), 'utf8'));
   const workflowId = history.events[0]?.workflowExecutionStartedEventAttributes?.workflowId ?? 'held-replay';
-  await expect(Worker.runReplayHistory({ workflowBundle: { codePath }, replayName: 'prebuilt-bundle' }, history, workflowId)).resolves.toBeUndefined();
+  // The traced bundle's span sink, never called while replaying.
+  const sinks = traced ? { sinks: { exporter: { export: { fn: () => undefined } } } } : {};
+  await expect(Worker.runReplayHistory({ workflowBundle: { codePath }, ...sinks, replayName: 'prebuilt-bundle' }, history, workflowId)).resolves.toBeUndefined();
 });
 
 describe('which workflows the worker runs: never a stale prebuilt bundle', () => {

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { workflowBundleOptions } from '../../src/temporal/worker.js';
 import { assertWellFormed, HELD_SCENARIOS, heldAuthorizationHistory, jsonPayload, type HistoryEventJson, type HistoryJson } from '../support/history-builder.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -80,6 +81,10 @@ function editAttributes(history: HistoryJson, match: (e: HistoryEventJson) => bo
 }
 
 let workflowBundle: WorkflowBundle;
+/** The same code with the tracing interceptors, as a worker with OTEL_EXPORTER_OTLP_ENDPOINT runs it. */
+let tracedBundle: WorkflowBundle;
+/** The sink the traced code exports its spans by; never called while replaying. */
+const TRACING_SINKS = { exporter: { export: { fn: () => undefined } } };
 
 async function replay(history: HistoryJson): Promise<void> {
   await Worker.runReplayHistory({ workflowBundle, replayName: 'held-authorization-replay' }, history, workflowIdOf(history));
@@ -102,7 +107,8 @@ beforeAll(async () => {
     // A Runtime already exists in this process: keep it.
   }
   workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
-}, 60_000);
+  tracedBundle = await bundleWorkflowCode({ ...workflowBundleOptions(WORKFLOWS_PATH, true), logger: new DefaultLogger('ERROR') });
+}, 120_000);
 
 describe('history fixtures replay against the current workflow code', () => {
   test('the fixtures directory holds every hand-built scenario', () => {
@@ -111,6 +117,12 @@ describe('history fixtures replay against the current workflow code', () => {
 
   test.each(FIXTURES)('%s replays', async (name) => {
     await replay(load(name));
+  });
+
+  // Turning tracing on is no workflow change: runs recorded without the interceptors go on under them.
+  test.each(FIXTURES)('%s replays with the tracing interceptors', async (name) => {
+    const history = load(name);
+    await Worker.runReplayHistory({ workflowBundle: tracedBundle, sinks: TRACING_SINKS, replayName: 'held-authorization-replay-traced' }, history, workflowIdOf(history));
   });
 });
 
