@@ -41,6 +41,19 @@ describe('evaluate', () => {
     expect(evaluate(input({ policy: daily, spend: { month: none, day: { approved: 0, reserved: 600 } } }))).toMatchObject({ decision: 'denied', reason_code: 'budget_exceeded' });
   });
 
+  // Each limit is inclusive: spending up to it exactly is allowed, one cent beyond is not.
+  test.each([
+    ['single maximum', { budget_single_max: 1_000 }, none, none],
+    ['monthly budget', { budget_monthly: 3_000 }, { approved: 1_500, reserved: 500 }, none],
+    ['daily budget', { budget_daily: 2_500 }, none, { approved: 1_000, reserved: 500 }],
+    ['daily budget, reservations only', { budget_daily: 1_600 }, none, { approved: 0, reserved: 600 }],
+  ])('the %s: reaching it exactly is approved, one cent beyond is budget_exceeded', (_, limits, month, day) => {
+    const policy = { ...basePolicy, ...limits };
+    expect(evaluate(input({ policy, spend: { month, day } }))).toMatchObject({ decision: 'approved', reason_code: null });
+    const over = evaluate(input({ policy, request: { ...input().request, amount: 1_001 }, spend: { month, day } }));
+    expect(over).toMatchObject({ decision: 'denied', reason_code: 'budget_exceeded' });
+  });
+
   test('no policy fails closed with policy_applied null', () => {
     expect(evaluate(input({ policy: null }))).toMatchObject({ decision: 'denied', reason_code: 'policy_denied', policy_applied: null });
   });
