@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { describe, expect, test } from 'vitest';
+import { createHmac, randomBytes } from 'node:crypto';
+import { describe, expect, test, vi } from 'vitest';
 import { ChainVerifier, GENESIS_HASH, canonicalJson, chainHash, recordMac, type ChainedFields } from '../../src/audit/audit-chain.js';
 
 const key = randomBytes(32);
@@ -39,11 +39,14 @@ function chain(n: number): Row[] {
   return rows;
 }
 
-function verify(rows: Row[], storedHead?: { sequence: number; head_hash: string }) {
+type Head = { sequence: number; head_hash: string } | undefined;
+
+/** Verifies against `storedHead`, by default the head the rows themselves end at. */
+function verify(rows: Row[], ...storedHead: [Head] | []) {
   const v = new ChainVerifier(key);
   for (const row of rows) v.push(row);
   const last = rows.at(-1);
-  return v.result(storedHead ?? (last ? { sequence: last.sequence, head_hash: last.hash } : undefined));
+  return v.result(storedHead.length > 0 ? storedHead[0] : last ? { sequence: last.sequence, head_hash: last.hash } : undefined);
 }
 
 /** A different value of the same type for each field a record carries. */
@@ -75,7 +78,7 @@ describe('ChainVerifier', () => {
   test('an untouched chain verifies, with its head and no first_invalid', () => {
     const rows = chain(4);
     expect(verify(rows)).toEqual({ valid: true, records: 4, head_hash: rows[3]!.hash, first_invalid: null, first_invalid_sequence: null });
-    expect(verify([], undefined)).toMatchObject({ valid: true, records: 0, head_hash: GENESIS_HASH });
+    expect(verify([], undefined)).toEqual({ valid: true, records: 0, head_hash: GENESIS_HASH, first_invalid: null, first_invalid_sequence: null });
   });
 
   test.each(Object.keys(changed) as (keyof Row)[])('changing %s of the third record fails verification at that record', (field) => {
@@ -121,6 +124,16 @@ describe('ChainVerifier', () => {
     expect(verify(rows.slice(0, 3), { sequence: 3, head_hash: rows[4]!.hash })).toMatchObject({ valid: false, first_invalid: { id: 'aud_3' } });
   });
 
+  test('a stored head whose hash matches but whose sequence does not is refused', () => {
+    const rows = chain(3);
+    expect(verify(rows, { sequence: 4, head_hash: rows[2]!.hash })).toMatchObject({ valid: false, first_invalid: { id: 'aud_3', sequence: 3 } });
+  });
+
+  test('records without any stored head (the head row deleted) are refused', () => {
+    const rows = chain(2);
+    expect(verify(rows, undefined)).toMatchObject({ valid: false, records: 2, first_invalid: { id: 'aud_2', sequence: 2 } });
+  });
+
   test('a chain sealed with another key does not verify', () => {
     const rows = chain(2);
     const v = new ChainVerifier(randomBytes(32));
@@ -140,5 +153,31 @@ describe('canonicalJson', () => {
     expect(canonicalJson(new Date(Date.UTC(2026, 0, 1)))).toBe('"2026-01-01T00:00:00.000Z"');
     expect(canonicalJson(undefined)).toBe('null');
     expect(canonicalJson('x')).toBe('"x"');
+  });
+});
+
+describe('the stored format (chains already written must keep verifying)', () => {
+  const hmac = (text: string) => createHmac('sha256', key).update(text).digest('hex');
+
+  test('hash = HMAC("link", prev_hash, sequence, mac); an unsealed row (no mac) links over an empty mac', () => {
+    expect(chainHash(key, GENESIS_HASH, 7, 'ab'.repeat(32))).toBe(hmac(`link\n${GENESIS_HASH}\n7\n${'ab'.repeat(32)}`));
+    expect(chainHash(key, GENESIS_HASH, 7, null)).toBe(hmac(`link\n${GENESIS_HASH}\n7\n`));
+  });
+
+  test('mac = HMAC("record", canonical JSON of the content without sequence)', () => {
+    const { sequence: _, prev_hash: __, hash: ___, mac: ____, ...content } = chain(1)[0]!;
+    expect(recordMac(key, content)).toBe(hmac(`record\n${canonicalJson({ ...content, created_at: content.created_at.toISOString() })}`));
+  });
+});
+
+describe('the process-wide audit key', () => {
+  test('using the audit log before the key is loaded throws, naming AUDIT_HMAC_KEY; once loaded it is the key', async () => {
+    vi.resetModules();
+    const fresh = await import('../../src/audit/audit-chain.js');
+    expect(fresh.isAuditHmacKeyLoaded()).toBe(false);
+    expect(() => fresh.auditHmacKey()).toThrow('The audit HMAC key (AUDIT_HMAC_KEY) was not loaded before the audit log was used.');
+    fresh.useAuditHmacKey(key);
+    expect(fresh.isAuditHmacKeyLoaded()).toBe(true);
+    expect(fresh.auditHmacKey()).toBe(key);
   });
 });
