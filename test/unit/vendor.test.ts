@@ -40,7 +40,19 @@ describe('vendorForm (DECISIONS §3)', () => {
     ['Straße', name('strasse')],
     ['a b.com', name('a b.com')],
     ['  Acme   Corp  ', name('acme corp')],
+    // Only at the start is a scheme a scheme, and only before two slashes.
+    ['x.com/https://evil.com', host('x.com')],
+    ['x.com/ftp://evil.com', host('x.com')],
+    ['x.com?https:y', host('x.com')],
+    ['http:evil.com', host('evil.com')],
+    ['ftp:/files.example.com', host('ftp')],
+    ['shop.www.example', host('shop.www.example')],
+    ['1.2.3.4a', host('1.2.3.4a')],
+    // Digits alone read as an address; digits among letters are a name.
+    ['12abc', name('12abc')],
+    ['abc12', name('abc12')],
     // No normal form.
+    ['//a b', noHost('//a b')],
     ['a\u0000b', { kind: 'invalid', key: 'a\u0000b', problem: 'must not contain control characters' }],
     ['Acme\tCorp', { kind: 'invalid', key: 'acme corp', problem: 'must not contain control characters' }],
     ['https://exa mple.com', noHost('https://exa mple.com')],
@@ -65,6 +77,7 @@ describe('vendorMatches', () => {
     ['shop.example', 'example', false],
     ['acme corp.example', 'example', false],
     ['10.1.2.3', '1.2.3', false],
+    ['acme x.corp.example', 'corp.example', false],
     // An empty vendor or entry matches nothing, not even another empty one.
     ['', '', false],
     ['   ', '', false],
