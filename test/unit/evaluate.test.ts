@@ -23,14 +23,7 @@ describe('normalizeVendor', () => {
     ['  www.OpenAI.com  ', 'openai.com'],
     ['Acme Corp', 'acme corp'],
   ])('%s → %s', (raw, normal) => expect(normalizeVendor(raw)).toBe(normal));
-
-  test.each([
-    ['aws.amazon.com', 'amazon.com', true],
-    ['amazon.com', 'amazon.com', true],
-    ['notamazon.com', 'amazon.com', false],
-    ['amazon.com.evil.io', 'amazon.com', false],
-    ['amazon.com', 'aws.amazon.com', false],
-  ])('%s matches listed %s: %s', (vendor, listed, expected) => expect(vendorMatches(vendor, listed)).toBe(expected));
+  // vendorMatches: test/unit/vendor.test.ts.
 });
 
 describe('evaluate', () => {

@@ -70,9 +70,12 @@ describe('vendorForm (DECISIONS §3)', () => {
 describe('vendorMatches', () => {
   test.each([
     ['aws.amazon.com', 'amazon.com', true],
+    ['amazon.com', 'amazon.com', true],
     ['https://www.amazon.com/x', 'AMAZON.COM', true],
     ['acme corp', 'ACME  Corp', true],
     ['notamazon.com', 'amazon.com', false],
+    ['amazon.com.evil.io', 'amazon.com', false],
+    ['amazon.com', 'aws.amazon.com', false],
     // Only a listed host covers subdomains; a listed name or address never does.
     ['shop.example', 'example', false],
     ['acme corp.example', 'example', false],
