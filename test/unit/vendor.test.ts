@@ -39,6 +39,8 @@ describe('vendorForm (DECISIONS §3)', () => {
     ['Ａcme  Corp', name('acme corp')],
     ['Straße', name('strasse')],
     ['a b.com', name('a b.com')],
+    ['a b//c', name('a b//c')],
+    ['/a b', name('/a b')],
     ['  Acme   Corp  ', name('acme corp')],
     // Only at the start is a scheme a scheme, and only before two slashes.
     ['x.com/https://evil.com', host('x.com')],
@@ -53,6 +55,7 @@ describe('vendorForm (DECISIONS §3)', () => {
     ['abc12', name('abc12')],
     // No normal form.
     ['//a b', noHost('//a b')],
+    ['ftp://a b', noHost('ftp://a b')],
     ['a\u0000b', { kind: 'invalid', key: 'a\u0000b', problem: 'must not contain control characters' }],
     ['Acme\tCorp', { kind: 'invalid', key: 'acme corp', problem: 'must not contain control characters' }],
     ['https://exa mple.com', noHost('https://exa mple.com')],
