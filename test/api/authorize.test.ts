@@ -116,6 +116,13 @@ describe('budgets count approved spend and reserved holds, per agent', () => {
     expect((await spend(agentId, { amount: 500 })).body.decision).toBe('approved');
   });
 
+  test('the daily budget is reached exactly by a hold and a spend; one cent more is denied', async () => {
+    const { agentId } = await agentWith({ budget_daily: 2_000, require_approval_above: 1_200 });
+    expect((await spend(agentId, { amount: 1_500 })).body.decision).toBe('held');
+    expect((await spend(agentId, { amount: 500 })).body.decision).toBe('approved');
+    expect((await spend(agentId, { amount: 1 })).body).toMatchObject({ decision: 'denied', reason_code: 'budget_exceeded' });
+  });
+
   test('budgets are per agent: two agents on one policy each get the full budget', async () => {
     const { agentId, policyId } = await agentWith({ budget_monthly: 1_000 });
     const other = (await acct.test.post('/v1/agents', { name: 'second', policy_id: policyId })).body.id;

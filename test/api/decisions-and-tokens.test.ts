@@ -111,6 +111,18 @@ describe('gca_ authorization tokens', () => {
     expect(res.body).toEqual({ valid: false, claims: null, error: 'bad_signature' });
   });
 
+  test('the verify endpoint refuses a token from the second it expires, and one of another issuer signed with our key', async () => {
+    const made = await spend(1_000);
+    const claims = { aud: acct.id, sub: agentId, jti: made.body.decision_id, amount: 1_000, currency: 'USD', vendor: 'openai.com', category: 'saas', policy: null, livemode: false };
+    const verify = async (token: string) => (await acct.test.post('/v1/authorization-tokens/verify', { token })).body;
+    const signedAgo = async (seconds: number) => (await signAuthorizationToken(ctx.signer, claims, new Date(Date.now() - seconds * 1000))).token;
+    // A minute of slack either side of the 15-minute lifetime, for the test's own clock.
+    expect(await verify(await signedAgo(15 * 60 - 60))).toMatchObject({ valid: true, error: null });
+    expect(await verify(await signedAgo(15 * 60 + 1))).toEqual({ valid: false, claims: null, error: 'expired' });
+    const foreign = await signAuthorizationToken({ issuer: 'impostor', keys: ctx.signer.keys }, claims, new Date());
+    expect(await verify(foreign.token)).toEqual({ valid: false, claims: null, error: 'wrong_issuer' });
+  });
+
   test('the verify endpoint accepts a genuine token and names why others fail', async () => {
     const made = await spend(1_000);
     const ok = await acct.test.post('/v1/authorization-tokens/verify', { token: made.body.authorization_token });

@@ -11,7 +11,12 @@ import type { ResolutionSummary, ReviewerOutcome } from '../../workflows/held-au
  * the bundle and replay tests, and by the server tests where a server is given.
  */
 export class FakeInlineGateway implements WorkflowGateway {
+  /**
+   * Every start asked for, in order, repeats included: recorded before the fake deduplicates (as
+   * the engine would by workflow id), so a caller that starts a workflow twice is seen doing so.
+   */
   readonly started: string[] = [];
+  private readonly running = new Set<string>();
   readonly notified: string[] = [];
   private readonly resolved = new Set<string>();
   private readonly activities;
@@ -21,16 +26,20 @@ export class FakeInlineGateway implements WorkflowGateway {
   }
 
   async startHeld(decision: DecisionRow) {
-    if (this.started.includes(decision.id)) return 'already_started' as const;
     this.started.push(decision.id);
+    if (this.running.has(decision.id)) return 'already_started' as const;
+    this.running.add(decision.id);
     return 'started' as const;
   }
 
+  /** Every delivery start asked for, repeats included (see `started`). */
   readonly webhookDeliveries: string[] = [];
+  private readonly deliveriesRunning = new Set<string>();
 
   async startWebhookDelivery(delivery: { id: string; workflow_id: string }) {
-    if (this.webhookDeliveries.includes(delivery.id)) return 'already_started' as const;
     this.webhookDeliveries.push(delivery.id);
+    if (this.deliveriesRunning.has(delivery.id)) return 'already_started' as const;
+    this.deliveriesRunning.add(delivery.id);
     return 'started' as const;
   }
 
@@ -52,11 +61,12 @@ export class FakeInlineGateway implements WorkflowGateway {
   }
 
   async heldWorkflowState(decisionId: string) {
-    return this.resolved.has(decisionId) ? ('closed' as const) : this.started.includes(decisionId) ? ('running' as const) : ('missing' as const);
+    return this.resolved.has(decisionId) ? ('closed' as const) : this.running.has(decisionId) ? ('running' as const) : ('missing' as const);
   }
 
   async restartHeld(decision: DecisionRow) {
     this.started.push(decision.id);
+    this.running.add(decision.id);
     return 'started' as const;
   }
 

@@ -16,8 +16,10 @@ import { heldWorkflowId } from '../../src/temporal/ids.js';
 import { resolveUpdate } from '../../workflows/held-authorization.js';
 import { policyBody, type TestAccount } from '../support/context.js';
 import { openEngineStack, type EngineStack } from '../support/engine-stack.js';
+import type { HistoryJson } from '../support/history-builder.js';
 import { startReceiver } from '../support/receiver.js';
 import { recordHistory } from '../support/record-history.js';
+import { bundleWithRecorder, recordedValues, replayValues } from '../support/replay-recorder.js';
 import { serverModeOrSkip } from '../support/temporal-server.js';
 import { until } from '../support/wait.js';
 
@@ -185,7 +187,12 @@ describe.skipIf(!mode)('held requests on a Temporal server, through the API', ()
     expect(late.body.error.code).toBe('conflict');
     expect(late.body.error.message).toContain('expired');
     expect(await decision(id)).toMatchObject({ status: 'expired' });
-    await recordHistory(temporal(), heldWorkflowId(id), 'expired');
+    // The service records an expiry for any outcome that reaches it late, so only the workflow's
+    // own request in its history shows that it asked for `expired` (and replays to that request).
+    const history = JSON.parse(await recordHistory(temporal(), heldWorkflowId(id), 'expired')) as HistoryJson;
+    const recorded = recordedValues(history);
+    expect(recorded.activities).toEqual([{ activityType: 'resolveHeldDecision', args: [{ decisionId: id, outcome: 'expired', note: null, reviewer: null, via: 'system' }] }]);
+    expect(await replayValues(await bundleWithRecorder(), history, heldWorkflowId(id))).toEqual(recorded);
   });
 
   test('freezing an agent with pending holds denies them and completes their workflows', async () => {

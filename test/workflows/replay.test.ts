@@ -3,9 +3,10 @@
  *
  * A history pins both what the workflow saw and which commands it issued; replay fails with a
  * DeterminismViolationError when the code would issue different commands (other activity type or
- * id, a timer more or less, another order). It does not compare values (activity arguments,
- * results, search attribute values, timer durations) and does not re-run Update validators, so
- * those are asserted in activity and server tests instead; the "limits" block below pins that.
+ * id, a timer more or less, another order). It does not compare values and does not re-run Update
+ * validators; the "limits" block below pins that. Activity inputs and the workflow's result are
+ * compared here through test/support/replay-recorder.ts; search attribute values, timer durations
+ * and validators are asserted in activity and server tests.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { workflowBundleOptions } from '../../src/temporal/worker.js';
+import { bundleWithRecorder, recordedValues, replayValues } from '../support/replay-recorder.js';
 import { assertWellFormed, HELD_SCENARIOS, heldAuthorizationHistory, jsonPayload, type HistoryEventJson, type HistoryJson } from '../support/history-builder.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -85,6 +87,14 @@ let workflowBundle: WorkflowBundle;
 let tracedBundle: WorkflowBundle;
 /** The sink the traced code exports its spans by; never called while replaying. */
 const TRACING_SINKS = { exporter: { export: { fn: () => undefined } } };
+/** The same code bundled with the interceptors that report activity inputs and the result. */
+let recordingBundle: WorkflowBundle;
+/** Histories of other workflows than heldAuthorization, with the activity each must schedule. */
+const RESOLVE_ACTIVITIES: Record<string, string> = {
+  'recorded-usage-report-retried': 'reportAccountUsage',
+  'recorded-webhook-delivered-after-retries': 'deliverWebhook',
+  'recorded-webhook-failed': 'deliverWebhook',
+};
 
 async function replay(history: HistoryJson): Promise<void> {
   await Worker.runReplayHistory({ workflowBundle, replayName: 'held-authorization-replay' }, history, workflowIdOf(history));
@@ -106,8 +116,11 @@ beforeAll(async () => {
   } catch {
     // A Runtime already exists in this process: keep it.
   }
-  workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
-  tracedBundle = await bundleWorkflowCode({ ...workflowBundleOptions(WORKFLOWS_PATH, true), logger: new DefaultLogger('ERROR') });
+  [workflowBundle, recordingBundle, tracedBundle] = await Promise.all([
+    bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') }),
+    bundleWithRecorder(),
+    bundleWorkflowCode({ ...workflowBundleOptions(WORKFLOWS_PATH, true), logger: new DefaultLogger('ERROR') }),
+  ]);
 }, 120_000);
 
 describe('history fixtures replay against the current workflow code', () => {
@@ -115,11 +128,34 @@ describe('history fixtures replay against the current workflow code', () => {
     expect(FIXTURES).toEqual(expect.arrayContaining(Object.keys(HELD_SCENARIOS)));
   });
 
-  test.each(FIXTURES)('%s replays', async (name) => {
-    await replay(load(name));
+  test.each(FIXTURES)('%s replays, scheduling each activity (resolveHeldDecision for a hold) with the input it recorded and returning the recorded result', async (name) => {
+    const history = load(name);
+    const recorded = recordedValues(history);
+    expect(recorded.activities.map((a) => a.activityType)).toContain(RESOLVE_ACTIVITIES[name] ?? 'resolveHeldDecision');
+    expect(await replayValues(recordingBundle, history, workflowIdOf(history))).toEqual(recorded);
   });
+});
 
-  // Turning tracing on is no workflow change: runs recorded without the interceptors go on under them.
+describe('replay compares the values the code produces with the recorded ones', () => {
+  test.each([
+    ['recorded-expired', 'approved'],
+    ['expired', 'approved'],
+    ['approved-by-signal', 'denied'],
+  ])('%s with resolveHeldDecision recorded as %s: replays without a determinism error, but not to the recorded input', async (name, outcome) => {
+    const history = editAttributes(load(name), isType('ACTIVITY_TASK_SCHEDULED'), (a) => {
+      const input = JSON.parse(Buffer.from(a.input.payloads[0].data, 'base64').toString('utf8')) as Record<string, unknown>;
+      a.input.payloads[0] = jsonPayload({ ...input, outcome });
+    });
+    const replayed = await replayValues(recordingBundle, history, workflowIdOf(history));
+    const recorded = recordedValues(history);
+    expect((recorded.activities[0]!.args[0] as { outcome: string }).outcome).toBe(outcome);
+    expect((replayed.activities[0]!.args[0] as { outcome: string }).outcome).not.toBe(outcome);
+    expect(replayed).not.toEqual(recorded);
+  });
+});
+
+describe('turning tracing on is no workflow change', () => {
+  // Runs recorded without the interceptors go on under them.
   test.each(FIXTURES)('%s replays with the tracing interceptors', async (name) => {
     const history = load(name);
     await Worker.runReplayHistory({ workflowBundle: tracedBundle, sinks: TRACING_SINKS, replayName: 'held-authorization-replay-traced' }, history, workflowIdOf(history));

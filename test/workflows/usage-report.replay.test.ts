@@ -12,6 +12,7 @@ import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { ReportAccountResult, UsageReportResult } from '../../workflows/usage-report.types.js';
+import { bundleWithRecorder, recordedValues, replayValues } from '../support/replay-recorder.js';
 import { assertWellFormed, HistoryBuilder, jsonPayload, payloads, type HistoryEventJson, type HistoryJson } from '../support/history-builder.js';
 
 const WORKFLOWS_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workflows/index.ts');
@@ -77,6 +78,8 @@ function scheduledRun(accounts: string[], refuseLast: boolean): HistoryJson {
 }
 
 let workflowBundle: WorkflowBundle;
+let recordingBundle: WorkflowBundle;
+const WORKFLOW_ID = `usage-report-${SCHEDULED.toISOString()}`;
 
 const replay = (history: HistoryJson) =>
   Worker.runReplayHistory({ workflowBundle, replayName: 'usage-report-replay' }, history, `usage-report-${SCHEDULED.toISOString()}`);
@@ -99,8 +102,8 @@ beforeAll(async () => {
   } catch {
     // A Runtime already exists in this process: keep it.
   }
-  workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
-}, 60_000);
+  [workflowBundle, recordingBundle] = await Promise.all([bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') }), bundleWithRecorder()]);
+}, 120_000);
 
 describe('usageReport replays', () => {
   test('the histories use only fields the Temporal protos know', () => {
@@ -108,12 +111,27 @@ describe('usageReport replays', () => {
     assertWellFormed(scheduledRun([], false));
   });
 
+  // Beyond replaying: the code asks each activity for the recorded input and returns the recorded totals.
   test('a scheduled run reports every listed account, a few at once, and completes although one was refused', async () => {
-    await replay(scheduledRun([A, B], true));
+    const history = scheduledRun([A, B], true);
+    const replayed = await replayValues(recordingBundle, history, WORKFLOW_ID);
+    expect(replayed).toEqual(recordedValues(history));
+    expect(replayed.activities.map((a) => a.args)).toEqual([[MONTH, undefined], [{ accountId: A, month: MONTH }], [{ accountId: B, month: MONTH }]]);
+    expect(replayed.result).toEqual({ month: MONTH, accounts: 2, accepted: 1, skipped: 0, failed: 1, failedAccountIds: [B] });
   });
 
   test('a scheduled run with nothing to report lists once and completes', async () => {
-    await replay(scheduledRun([], false));
+    const history = scheduledRun([], false);
+    const replayed = await replayValues(recordingBundle, history, WORKFLOW_ID);
+    expect(replayed).toEqual(recordedValues(history));
+    expect(replayed).toEqual({ activities: [{ activityType: 'listAccountsToReport', args: [MONTH, undefined] }], result: { month: MONTH, accounts: 0, accepted: 0, skipped: 0, failed: 0, failedAccountIds: [] } });
+  });
+
+  test('a history whose totals the code would not return replays, but not to its recorded result', async () => {
+    const history = scheduledRun([A, B], true);
+    const completed = history.events.find(isType('WORKFLOW_EXECUTION_COMPLETED'))!;
+    attributesOf(completed).result.payloads[0] = jsonPayload({ month: MONTH, accounts: 2, accepted: 2, skipped: 0, failed: 0, failedAccountIds: [] });
+    expect(await replayValues(recordingBundle, history, WORKFLOW_ID)).not.toEqual(recordedValues(history));
   });
 });
 
