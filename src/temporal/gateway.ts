@@ -1,4 +1,4 @@
-import { Client, Connection, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { Client, Connection, WithStartWorkflowOperation, WorkflowUpdateFailedError, type WorkflowStartOptions } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type SearchAttributePair } from '@temporalio/common';
 import type { DecisionRow } from '../authorization/decision.view.js';
 import type { HeldAuthorizationInput, ResolutionSummary, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
@@ -118,9 +118,14 @@ export class TemporalGateway implements WorkflowGateway {
   }
 
   async startHeld(decision: DecisionRow): Promise<'started' | 'already_started'> {
+    return this.start('heldAuthorization', heldStartOptions(decision, this.settings));
+  }
+
+  /** Starts a workflow within the call deadline; an existing one with its id is not an error. */
+  private async start(workflowType: string, options: WorkflowStartOptions): Promise<'started' | 'already_started'> {
     const client = await this.getClient();
     try {
-      await client.withDeadline(Date.now() + ENGINE_CALL_DEADLINE_MS, () => client.workflow.start('heldAuthorization', heldStartOptions(decision, this.settings)));
+      await client.withDeadline(Date.now() + ENGINE_CALL_DEADLINE_MS, () => client.workflow.start(workflowType, options));
       return 'started';
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
@@ -130,22 +135,14 @@ export class TemporalGateway implements WorkflowGateway {
   }
 
   async startWebhookDelivery(delivery: { id: string; workflow_id: string }): Promise<'started' | 'already_started'> {
-    const client = await this.getClient();
-    try {
-      await client.withDeadline(Date.now() + ENGINE_CALL_DEADLINE_MS, () => client.workflow.start('webhookDelivery', {
-        workflowId: delivery.workflow_id,
-        // A queue of their own: a storm of deliveries never takes the slots approvals need.
-        taskQueue: taskQueues(this.settings.taskQueue).webhooks,
-        args: [{ deliveryId: delivery.id }],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      }));
-      return 'started';
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
-      if (isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
-      throw err;
-    }
+    return this.start('webhookDelivery', {
+      workflowId: delivery.workflow_id,
+      // A queue of their own: a storm of deliveries never takes the slots approvals need.
+      taskQueue: taskQueues(this.settings.taskQueue).webhooks,
+      args: [{ deliveryId: delivery.id }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    });
   }
 
   async heldWorkflowState(decisionId: string): Promise<'running' | 'closed' | 'missing'> {
@@ -161,18 +158,8 @@ export class TemporalGateway implements WorkflowGateway {
   }
 
   async restartHeld(decision: DecisionRow): Promise<'started' | 'already_started'> {
-    const client = await this.getClient();
-    try {
-      // A closed run may be followed by a new one here (and only here): the hold is still pending.
-      await client.withDeadline(Date.now() + ENGINE_CALL_DEADLINE_MS, () =>
-        client.workflow.start('heldAuthorization', { ...heldStartOptions(decision, this.settings), workflowIdReusePolicy: 'ALLOW_DUPLICATE' }),
-      );
-      return 'started';
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
-      if (isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
-      throw err;
-    }
+    // A closed run may be followed by a new one here (and only here): the hold is still pending.
+    return this.start('heldAuthorization', { ...heldStartOptions(decision, this.settings), workflowIdReusePolicy: 'ALLOW_DUPLICATE' });
   }
 
   async notifyResolved(decisionId: string): Promise<void> {
