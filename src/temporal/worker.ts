@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import proto from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities/index.js';
+import { createUsageReportActivities } from '../../activities/usage-report.js';
+import { createWebhookActivities } from '../../activities/webhook-delivery.js';
 import type { Logger } from '../logger.js';
 import { ALL_SEARCH_ATTRIBUTE_KEYS } from './search-attributes.js';
 import { Client, Connection } from '@temporalio/client';
@@ -156,7 +158,6 @@ export async function startWorker(
       ? { workflowBundle: opts.workflowBundle }
       : workflowSource({ compiled: COMPILED, bundlePath: traced ? WORKFLOW_TRACED_BUNDLE_PATH : WORKFLOW_BUNDLE_PATH, workflowsPath: WORKFLOWS_PATH });
     const code = 'workflowsPath' in source ? { workflowBundle: await bundleWorkflowCode({ ...workflowBundleOptions(source.workflowsPath, traced), logger: new DefaultLogger('WARN') }) } : source;
-    const activities = createActivities(deps);
     const queues = taskQueues(settings.taskQueue);
     const tracing = settings.tracing ? await workerTracing(settings.tracing) : undefined;
     const common = {
@@ -169,14 +170,17 @@ export async function startWorker(
     workers = await Promise.all([
       // Held requests (and the reconciler). It also runs every workflow and activity, so workflows
       // started on this queue before the queues were split still finish here.
-      Worker.create({ ...common, taskQueue: queues.held, activities, maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS.held }),
-      Worker.create({ ...common, taskQueue: queues.webhooks, activities: pick(activities, WEBHOOK_ACTIVITIES), maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS.webhooks }),
-      Worker.create({ ...common, taskQueue: queues.billing, activities: pick(activities, BILLING_ACTIVITIES), maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS.billing }),
+      Worker.create({ ...common, taskQueue: queues.held, activities: createActivities(deps), maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS.held }),
+      Worker.create({ ...common, taskQueue: queues.webhooks, activities: createWebhookActivities(deps), maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS.webhooks }),
+      Worker.create({ ...common, taskQueue: queues.billing, activities: createUsageReportActivities(deps), maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS.billing }),
     ]);
   } catch (err) {
     if (!connection) await nativeConnection.close();
     throw err;
   }
+  const stopAll = () => {
+    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+  };
   // One stops, all stop: the supervisor restarts them together.
   const running = workers.map((w) => w.run());
   const done = Promise.allSettled(running)
@@ -184,14 +188,12 @@ export async function startWorker(
     .finally(async () => {
       if (!connection) await nativeConnection.close();
     });
-  void Promise.race(running.map((r) => r.catch(() => undefined))).then(() => {
-    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
-  });
+  void Promise.race(running.map((r) => r.catch(() => undefined))).then(stopAll);
   log.info({ task_queues: taskQueues(settings.taskQueue), address: settings.address }, 'Temporal worker running');
   return {
     done,
     async shutdown() {
-      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+      stopAll();
       await done;
     },
   };
@@ -203,13 +205,5 @@ export async function startWorker(
  * queue's slots, never the ones approvals need.
  */
 export const ACTIVITY_SLOTS = { held: 8, webhooks: 8, billing: 2 } as const;
-
-
-const WEBHOOK_ACTIVITIES = ['deliverWebhook', 'markWebhookFailed'] as const;
-const BILLING_ACTIVITIES = ['listAccountsToReport', 'listUnsettledMonths', 'reportAccountUsage'] as const;
-
-function pick<T extends object, K extends keyof T>(all: T, names: readonly K[]): Pick<T, K> {
-  return Object.fromEntries(names.map((n) => [n, all[n]])) as Pick<T, K>;
-}
 
 export { WORKFLOWS_PATH };
