@@ -10,12 +10,12 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { HeldActivities } from '../../activities/held-authorization.js';
-import { ALL_SEARCH_ATTRIBUTE_KEYS, ApprovalStatusKey } from '../../src/temporal/search-attributes.js';
+import { ApprovalStatusKey } from '../../src/temporal/search-attributes.js';
+import { ensureSearchAttributes } from '../../src/temporal/worker.js';
 import { createServerEnvironment, serverModeOrSkip } from '../support/temporal-server.js';
 import type { heldAuthorization } from '../../workflows/held-authorization.js';
 import type { HeldAuthorizationInput, ResolutionSummary, ResolveActivityInput, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
@@ -24,24 +24,6 @@ import { approvalDecisionSignal, resolveUpdate } from '../../workflows/index.js'
 const WORKFLOWS_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workflows/index.ts');
 
 const mode = serverModeOrSkip('workflows');
-
-const INDEXED_VALUE_TYPE: Record<string, temporal.api.enums.v1.IndexedValueType> = {
-  KEYWORD: 2 as temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-  INT: 3 as temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
-  BOOL: 5 as temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_BOOL,
-};
-
-/** The workflow upserts ApprovalStatus: the namespace must know the service's search attributes. */
-async function ensureSearchAttributes(env: TestWorkflowEnvironment, namespace: string): Promise<void> {
-  const existing = await env.connection.operatorService.listSearchAttributes({ namespace });
-  const known = new Set([...Object.keys(existing.customAttributes ?? {}), ...Object.keys(existing.systemAttributes ?? {})]);
-  const missing = ALL_SEARCH_ATTRIBUTE_KEYS.filter((k) => !known.has(k.name));
-  if (missing.length === 0) return;
-  await env.connection.operatorService.addSearchAttributes({
-    namespace,
-    searchAttributes: Object.fromEntries(missing.map((k) => [k.name, INDEXED_VALUE_TYPE[k.type]!])),
-  });
-}
 
 /** Stands in for activities/held-authorization.ts: records each call and answers like the real one. */
 class FakeHeldActivities {
@@ -95,7 +77,8 @@ describe.skipIf(!mode)(`heldAuthorization on a Temporal server (${mode?.kind ?? 
   beforeAll(async () => {
     env = await createServerEnvironment(mode!);
     namespace = env.namespace ?? 'default';
-    if (mode!.kind !== 'dev-server') await ensureSearchAttributes(env, namespace);
+    // The dev server registers them at start; another server may lack them.
+    if (mode!.kind !== 'dev-server') await ensureSearchAttributes({ address: env.address, namespace });
     workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
   }, 120_000);
 
