@@ -51,8 +51,8 @@ export async function resolveApproval(
       throw conflict('The request was already resolved.', 'decision_id');
     }
     if (err instanceof EngineUnavailableError) {
-      const now = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
-      if (now && resolvedAsAsked(now, caller.keyId, outcome)) return toDecisionView(now);
+      const current = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
+      if (current && resolvedAsAsked(current, caller.keyId, outcome)) return toDecisionView(current);
       throw new AppError('service_unavailable', 'The workflow engine is unavailable; the request stays pending. Retry later.');
     }
     throw err;
