@@ -63,10 +63,6 @@ export interface ServerEnvironment {
 }
 
 /** Never bare createLocal/createTimeSkipping: without an explicit executable they download one. */
-export async function createServerEnvironment(m: ServerMode, opts: { uiPort?: number; dbFile?: string } = {}): Promise<TestWorkflowEnvironment> {
-  return (await openServer(m, opts)).env;
-}
-
 export async function openServer(m: ServerMode, opts: { uiPort?: number; dbFile?: string } = {}): Promise<ServerEnvironment> {
   const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
   switch (m.kind) {
@@ -77,10 +73,16 @@ export async function openServer(m: ServerMode, opts: { uiPort?: number; dbFile?
     case 'dev-server': {
       const devServer = await startDevServer({ cliPath: m.path, namespace, ...opts });
       const env = await TestWorkflowEnvironment.createFromExistingServer({ address: devServer.address, namespace });
-      const teardown = env.teardown.bind(env);
-      // The environment's own teardown stops the dev server this file started, too.
-      Object.defineProperty(env, 'teardown', { value: async () => { await teardown(); await devServer.stop(); } });
-      return { env, address: devServer.address, namespace, devServer, teardown: () => env.teardown() };
+      return {
+        env,
+        address: devServer.address,
+        namespace,
+        devServer,
+        teardown: async () => {
+          await env.teardown();
+          await devServer.stop();
+        },
+      };
     }
     case 'time-skipping': {
       const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: m.path } } });

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { HeldActivities } from '../../activities/held-authorization.js';
 import { ApprovalStatusKey } from '../../src/temporal/search-attributes.js';
 import { ensureSearchAttributes } from '../../src/temporal/worker.js';
-import { createServerEnvironment, serverModeOrSkip } from '../support/temporal-server.js';
+import { openServer, serverModeOrSkip, type ServerEnvironment } from '../support/temporal-server.js';
 import type { heldAuthorization } from '../../workflows/held-authorization.js';
 import type { HeldAuthorizationInput, ResolutionSummary, ResolveActivityInput, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
 import { approvalDecisionSignal, resolveUpdate } from '../../workflows/index.js';
@@ -69,13 +69,15 @@ class FakeHeldActivities {
 }
 
 describe.skipIf(!mode)(`heldAuthorization on a Temporal server (${mode?.kind ?? 'none'})`, () => {
+  let server: ServerEnvironment;
   let env: TestWorkflowEnvironment;
   let namespace: string;
   let workflowBundle: WorkflowBundle;
   let seq = 0;
 
   beforeAll(async () => {
-    env = await createServerEnvironment(mode!);
+    server = await openServer(mode!);
+    env = server.env;
     namespace = env.namespace ?? 'default';
     // The dev server registers them at start; another server may lack them.
     if (mode!.kind !== 'dev-server') await ensureSearchAttributes({ address: env.address, namespace });
@@ -83,7 +85,7 @@ describe.skipIf(!mode)(`heldAuthorization on a Temporal server (${mode?.kind ?? 
   }, 120_000);
 
   afterAll(async () => {
-    await env?.teardown();
+    await server?.teardown();
   });
 
   /** A unique task queue and decision per test, a Worker with the fake, and a started workflow. */

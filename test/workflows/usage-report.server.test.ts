@@ -19,13 +19,14 @@ import { previousMonth } from '../../src/usage/month.js';
 import type { usageReport } from '../../workflows/usage-report.js';
 import type { UsageReportResult } from '../../workflows/usage-report.types.js';
 import { createTestContext, type TestContext } from '../support/context.js';
-import { createServerEnvironment, serverModeOrSkip } from '../support/temporal-server.js';
+import { openServer, serverModeOrSkip, type ServerEnvironment } from '../support/temporal-server.js';
 
 const WORKFLOWS_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workflows/index.ts');
 
 const mode = serverModeOrSkip('workflows: usage report');
 
 describe.skipIf(!mode)(`usageReport on a Temporal server (${mode?.kind ?? 'none'})`, () => {
+  let temporalServer: ServerEnvironment;
   let env: TestWorkflowEnvironment;
   let ctx: TestContext;
   let workflowBundle: WorkflowBundle;
@@ -34,7 +35,8 @@ describe.skipIf(!mode)(`usageReport on a Temporal server (${mode?.kind ?? 'none'
   const taskQueue = `usage-report-test-${suffix}`;
 
   beforeAll(async () => {
-    env = await createServerEnvironment(mode!);
+    temporalServer = await openServer(mode!);
+    env = temporalServer.env;
     ctx = await createTestContext();
     workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
     const requests: Array<{ key: string | undefined; body: any }> = [];
@@ -55,7 +57,7 @@ describe.skipIf(!mode)(`usageReport on a Temporal server (${mode?.kind ?? 'none'
   afterAll(async () => {
     meter?.server.close();
     await ctx?.close();
-    await env?.teardown();
+    await temporalServer?.teardown();
   });
 
   /** A worker on this test's task queue with the real activities, for the duration of `fn`. */
