@@ -51,8 +51,6 @@ export class OutboxRelay {
       accountId?: string;
       /** Overrides OUTBOX_MAX_FAILURES. */
       maxFailures?: number;
-      /** Told when a row is dead-lettered (the metric). */
-      onDeadLetter?: () => void;
       /** Told what the engine did; it logs the engine's state (the relay does not). */
       engine?: Pick<EngineMonitor, 'report'>;
     },
@@ -89,9 +87,10 @@ export class OutboxRelay {
     return done;
   }
 
-  private async reschedule(row: OutboxRow, error: string): Promise<void> {
+  /** Backs a row off for its next attempt; `failures` counts toward dead-lettering (outages do not). */
+  private async reschedule(row: OutboxRow, error: string, failures?: number): Promise<void> {
     const attempts = row.attempts + 1;
-    await rescheduleOutbox(this.deps.db, row.id, attempts, new Date(Date.now() + relayBackoffMs(attempts)), error);
+    await rescheduleOutbox(this.deps.db, row.id, attempts, new Date(Date.now() + relayBackoffMs(attempts)), error, failures);
   }
 
   /** A failure of the row's own: retried with backoff, dead-lettered after the last allowed one. */
@@ -100,15 +99,13 @@ export class OutboxRelay {
     const max = this.deps.maxFailures ?? OUTBOX_MAX_FAILURES;
     if (failures >= max) {
       await deadLetterOutbox(this.deps.db, row.id, failures, error, new Date());
-      this.deps.onDeadLetter?.();
       this.deps.log.error(
         { outbox_id: row.id, topic: row.topic, ref_id: row.ref_id, failures, err: error },
         `outbox row dead-lettered after ${failures} failures: it is no longer retried (see docs/operations.md, "Dead letters")`,
       );
       return;
     }
-    const attempts = row.attempts + 1;
-    await rescheduleOutbox(this.deps.db, row.id, attempts, new Date(Date.now() + relayBackoffMs(attempts)), error, failures);
+    await this.reschedule(row, error, failures);
     this.deps.log.warn({ err: error, outbox_id: row.id, topic: row.topic, failures }, 'outbox row failed; will retry');
   }
 
