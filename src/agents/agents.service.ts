@@ -8,23 +8,9 @@ import { emitEvent } from '../events/events.repository.js';
 import { findPolicyInScope } from '../policies/policies.repository.js';
 import { findAgentInScope, insertAgent, listAgents as listAgentRows, updateAgent as updateAgentRow, type AgentRow } from './agents.repository.js';
 import type { CreateAgentInput, UpdateAgentInput } from './agents.schemas.js';
+import { toAgentView, type AgentView } from './agent.view.js';
 
-export function toAgentView(row: AgentRow) {
-  return {
-    id: row.id,
-    object: 'agent' as const,
-    name: row.name,
-    agent_type: row.agent_type,
-    policy_id: row.policy_id,
-    status: row.status,
-    kyc_status: row.kyc_status,
-    metadata: row.metadata,
-    livemode: row.livemode,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
-export type AgentView = ReturnType<typeof toAgentView>;
+export { toAgentView, type AgentView } from './agent.view.js';
 
 /** Hooks other features attach to agent transitions, run inside the same transaction. */
 export interface AgentHooks {

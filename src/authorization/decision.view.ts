@@ -1,21 +1,75 @@
+import { z } from 'zod';
 import type { DecisionsTable, Selectable } from '../db/database.js';
+import { listOf } from '../db/pagination.js';
+import { currencyField, idOf, instant, livemodeField, metadataField, minorUnits } from '../view-fields.js';
 
 export type DecisionRow = Selectable<DecisionsTable>;
+
+/** Every `reason_code` a decision can carry: the rule that decided it, or how its hold ended. */
+export const DECISION_REASON_CODES = [
+  'policy_denied',
+  'budget_exceeded',
+  'velocity_exceeded',
+  'approval_required',
+  'duplicate_suspected',
+  'approval_expired',
+  'agent_frozen',
+  'agent_deactivated',
+] as const;
+export type DecisionReasonCode = (typeof DECISION_REASON_CODES)[number];
+
+export const decisionSchema = z
+  .object({
+    object: z.literal('decision'),
+    decision_id: idOf('dec', 'Decision id'),
+    decision: z.enum(['approved', 'denied', 'held']).describe('The outcome; a held decision later reads `approved` or `denied` once resolved'),
+    status: z.enum(['approved', 'denied', 'pending', 'expired']).describe('`pending` while held; `expired` when the hold timed out (denied)'),
+    authorization_token: z
+      .string()
+      .regex(/^gca_/)
+      .optional()
+      .describe('Only when approved: the signed token (`gca_` + compact JWS) to pass to the rail'),
+    reason: z.string().nullable().optional().describe('Only when denied or held: the human-readable cause'),
+    reason_code: z.enum(DECISION_REASON_CODES).nullable().describe('Machine-readable cause; null when approved'),
+    policy_applied: idOf('pol', 'The evaluated policy').nullable().describe('The evaluated policy; null when the agent had none bound'),
+    agent_id: idOf('agt', 'The agent that asked'),
+    amount: minorUnits('Requested amount'),
+    currency: currencyField,
+    vendor: z.string().describe('The vendor as sent'),
+    category: z.string().nullable().describe('The category (lower case), if sent'),
+    metadata: metadataField,
+    expires_at: instant('Only for held decisions: when the hold expires').optional(),
+    resolved_at: instant('When a hold was resolved').nullable(),
+    livemode: livemodeField,
+    timestamp: instant('Server time of the decision'),
+  })
+  .describe('A spend decision: approved (with a `gca_` token), denied, or held for a reviewer.');
+export type DecisionView = z.infer<typeof decisionSchema>;
+
+/** Held requests as the approvals list shows them: the decision object itself. */
+export const approvalSchema = decisionSchema.describe('A held request: its decision object (`status` `pending` until a reviewer or the timeout resolves it).');
+export const approvalListSchema = listOf(approvalSchema, 'held requests');
+
+/** Event payloads carry the decision without its token. */
+export const decisionEventDataSchema = decisionSchema
+  .omit({ authorization_token: true })
+  .describe('The decision object without `authorization_token`: the `data` of `authorize.*` events.');
+export type DecisionEventData = z.infer<typeof decisionEventDataSchema>;
 
 /**
  * The decision object of SPEC 2.2 plus DECISIONS §3. `authorization_token` is present only when
  * approved, `reason` only when denied or held, `expires_at` only for held requests.
  */
-export function toDecisionView(row: DecisionRow) {
+export function toDecisionView(row: DecisionRow): DecisionView {
   const approved = row.decision === 'approved';
   return {
-    object: 'decision' as const,
+    object: 'decision',
     decision_id: row.id,
     decision: row.decision,
     status: row.status,
     ...(approved && row.authorization_token ? { authorization_token: row.authorization_token } : {}),
     ...(!approved ? { reason: row.reason } : {}),
-    reason_code: row.reason_code,
+    reason_code: row.reason_code as DecisionReasonCode | null,
     policy_applied: row.policy_id,
     agent_id: row.agent_id,
     amount: row.amount,
@@ -29,10 +83,8 @@ export function toDecisionView(row: DecisionRow) {
     timestamp: row.created_at.toISOString(),
   };
 }
-export type DecisionView = ReturnType<typeof toDecisionView>;
 
-/** Event payloads carry the decision without its token. */
-export function decisionEventData(row: DecisionRow): Record<string, unknown> {
-  const { authorization_token: _omit, ...rest } = toDecisionView(row) as DecisionView & { authorization_token?: string };
+export function decisionEventData(row: DecisionRow): DecisionEventData {
+  const { authorization_token: _omit, ...rest } = toDecisionView(row);
   return rest;
 }

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { z } from 'zod';
 import { invalid } from '../errors.js';
 import { isStorableText } from '../storable-text.js';
 
@@ -11,6 +12,17 @@ export interface Page<T> {
   has_more: boolean;
   next_cursor: string | null;
 }
+
+/** The schema of a page of `item`s, for the OpenAPI document (`AgentList`, …). */
+export const listOf = <T extends z.ZodType>(item: T, what: string) =>
+  z
+    .object({
+      object: z.literal('list'),
+      data: z.array(item).describe('Newest first'),
+      has_more: z.boolean().describe('True when another page follows'),
+      next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page'),
+    })
+    .describe(`A page of ${what}, newest first (keyset-paginated).`);
 
 /** Cursors are opaque to clients: base64url of the last row's key. */
 export const encodeCursor = (key: string | number): string =>

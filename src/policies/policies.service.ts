@@ -13,31 +13,9 @@ import {
   type PolicyRow,
 } from './policies.repository.js';
 import type { CreatePolicyInput, UpdatePolicyInput } from './policies.schemas.js';
+import { toPolicyView, type DeletedPolicyView, type PolicyView } from './policy.view.js';
 
-export function toPolicyView(row: PolicyRow) {
-  return {
-    id: row.id,
-    object: 'policy' as const,
-    name: row.name,
-    currency: row.currency,
-    budget_monthly: row.budget_monthly,
-    budget_daily: row.budget_daily,
-    budget_single_max: row.budget_single_max,
-    vendor_allowlist: row.vendor_allowlist,
-    vendor_denylist: row.vendor_denylist,
-    require_approval_above: row.require_approval_above,
-    categories_allowed: row.categories_allowed,
-    active: row.active,
-    approval_timeout_seconds: row.approval_timeout_seconds,
-    velocity_limits: row.velocity_limits,
-    duplicate_window_seconds: row.duplicate_window_seconds,
-    auto_freeze: row.auto_freeze,
-    livemode: row.livemode,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
-export type PolicyView = ReturnType<typeof toPolicyView>;
+export { toPolicyView, type PolicyView } from './policy.view.js';
 
 export async function createPolicy(db: Db, caller: Caller, input: CreatePolicyInput): Promise<PolicyView> {
   requireRole(caller, ADMIN);
@@ -115,6 +93,6 @@ export async function deletePolicy(db: Db, caller: Caller, id: string) {
       actor: actorOf(caller),
       policyId: id,
     });
-    return { id, object: 'policy' as const, deleted: true as const };
+    return { id, object: 'policy', deleted: true } satisfies DeletedPolicyView;
   });
 }
