@@ -1,4 +1,5 @@
 import type { Db, DbOrTrx } from '../db/database.js';
+import type { ApprovalCompletedData } from '../events/event.view.js';
 import { appendAudit, type AuditInput } from '../audit/audit.repository.js';
 import { changeSpend } from '../authorization/authorization.repository.js';
 import { toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
@@ -92,12 +93,12 @@ export async function applyResolution(trx: DbOrTrx, signer: TokenSigner | undefi
     type: 'approval.completed',
     data: {
       decision_id: row.id,
-      outcome: updated.decision,
-      reason_code: updated.reason_code,
+      outcome: updated.decision as ApprovalCompletedData['outcome'],
+      reason_code: updated.reason_code as ApprovalCompletedData['reason_code'],
       note,
       resolved_by: input.resolvedBy,
       resolved_at: now.toISOString(),
-    },
+    } satisfies ApprovalCompletedData,
     now,
   });
   return updated;

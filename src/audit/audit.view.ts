@@ -1,15 +1,74 @@
 import { stringify } from 'csv-stringify/sync';
+import { z } from 'zod';
+import { listOf } from '../db/pagination.js';
+import { currencyField, idOf, instant, livemodeField, metadataField } from '../view-fields.js';
 import type { AuditRow } from './audit.repository.js';
+import type { ChainCheck } from './audit-chain.js';
 
-export function toAuditView(row: AuditRow) {
+const hashField = (description: string) => z.string().regex(/^[0-9a-f]{64}$/).describe(description);
+
+export const auditRecordSchema = z
+  .object({
+    id: idOf('aud', 'Record id'),
+    object: z.literal('audit_record'),
+    type: z
+      .string()
+      .describe(
+        'What happened: `authorization.decision`, `approval.completed`, `agent.created|updated|frozen|unfrozen|deactivated`, `policy.created|updated|deleted`, `api_key.created|revoked`, `webhook_endpoint.*`, `vault.created|revoked`',
+      ),
+    actor: z
+      .object({
+        type: z.enum(['api_key', 'reviewer', 'operator', 'system']).describe('`operator`: a signal sent from the Temporal UI or CLI'),
+        id: z.string().nullable().describe("The API key id, the operator's name, or null for the system"),
+      })
+      .describe('Who did it'),
+    agent_id: idOf('agt', 'The agent concerned').nullable(),
+    decision_id: idOf('dec', 'The decision concerned').nullable(),
+    decision: z.enum(['approved', 'denied', 'held']).nullable().describe('For decision records: the outcome'),
+    amount: z.number().int().nullable().describe('Minor units, for decision records'),
+    currency: currencyField.nullable(),
+    vendor: z.string().nullable(),
+    category: z.string().nullable(),
+    policy_id: idOf('pol', 'The policy concerned').nullable(),
+    reason: z.string().nullable().describe('Reason code or text, where one applies'),
+    metadata: metadataField.describe('Details of the change (for decisions: the request metadata)'),
+    livemode: livemodeField,
+    created_at: instant('When it was recorded'),
+    sequence: z.number().int().positive().nullable().describe('Position in the hash chain; null for the moment between commit and sealing'),
+    prev_hash: hashField("The previous record's hash").nullable(),
+    hash: hashField('HMAC-SHA-256 chain hash of this record').nullable(),
+  })
+  .describe('An append-only audit record, linked into a keyed hash chain per account and mode.');
+export type AuditRecordView = z.infer<typeof auditRecordSchema>;
+
+export const auditRecordListSchema = listOf(auditRecordSchema, 'audit records');
+
+export const auditVerificationSchema = z
+  .object({
+    object: z.literal('audit_verification'),
+    valid: z.boolean().describe('True when every record and the stored head verify'),
+    records: z.number().int().nonnegative().describe('Records checked'),
+    head_hash: hashField('Hash of the last record that verifies (the genesis hash when none does)'),
+    first_invalid: z
+      .object({ id: idOf('aud', 'Record id'), sequence: z.number().int().positive() })
+      .nullable()
+      .describe('The first record that does not verify; null when valid'),
+    first_invalid_sequence: z.number().int().positive().nullable().describe('Sequence of `first_invalid` (kept for existing clients)'),
+  })
+  .describe('The result of recomputing the audit hash chain.');
+export type AuditVerificationView = z.infer<typeof auditVerificationSchema>;
+
+export const toAuditVerificationView = (check: ChainCheck): AuditVerificationView => ({ object: 'audit_verification', ...check });
+
+export function toAuditView(row: AuditRow): AuditRecordView {
   return {
     id: row.id,
-    object: 'audit_record' as const,
+    object: 'audit_record',
     type: row.type,
     actor: { type: row.actor_type, id: row.actor_id },
     agent_id: row.agent_id,
     decision_id: row.decision_id,
-    decision: row.decision,
+    decision: row.decision as AuditRecordView['decision'],
     amount: row.amount,
     currency: row.currency,
     vendor: row.vendor,

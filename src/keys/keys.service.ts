@@ -6,38 +6,10 @@ import { AppError, forbidden, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { findAgentInScope } from '../agents/agents.repository.js';
 import { generateApiKey, hashApiKey, parseApiKeyMode } from './api-key.js';
+import { toApiKeyView, type ApiKeyView, type CreatedApiKeyView } from './api-key.view.js';
 import { findActiveKeyByHash, findKey, insertApiKey, listKeys, revokeKey, type ApiKeyRow } from './keys.repository.js';
 
-export interface ApiKeyView {
-  id: string;
-  object: 'api_key';
-  name: string;
-  mode: 'test' | 'live';
-  livemode: boolean;
-  role: Role;
-  agent_id: string | null;
-  prefix: string;
-  created_at: string;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
-
-/** Whitelisted fields only: the hash never leaves the service. */
-export function toApiKeyView(row: ApiKeyRow): ApiKeyView {
-  return {
-    id: row.id,
-    object: 'api_key',
-    name: row.name,
-    mode: row.livemode ? 'live' : 'test',
-    livemode: row.livemode,
-    role: row.role,
-    agent_id: row.agent_id,
-    prefix: row.key_prefix,
-    created_at: row.created_at.toISOString(),
-    revoked_at: row.revoked_at?.toISOString() ?? null,
-    last_used_at: row.last_used_at?.toISOString() ?? null,
-  };
-}
+export { toApiKeyView, type ApiKeyView } from './api-key.view.js';
 
 /** Resolves a raw bearer key to its caller, or throws 401 for any key that is not usable. */
 export async function authenticate(db: Db, rawKey: string): Promise<Caller> {
@@ -65,7 +37,7 @@ export interface CreateKeyInput {
 }
 
 /** Creates a key; the raw key is in the result once and never stored. */
-export async function createApiKey(db: Db, caller: Caller, input: CreateKeyInput) {
+export async function createApiKey(db: Db, caller: Caller, input: CreateKeyInput): Promise<CreatedApiKeyView> {
   requireRole(caller, ADMIN);
   const livemode = input.mode ? input.mode === 'live' : caller.livemode;
   // A leaked test key must not be a way into live mode: live keys come from a live key or the CLI.

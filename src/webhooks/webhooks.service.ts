@@ -1,6 +1,6 @@
 import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
-import { decodeCursor, toPage } from '../db/pagination.js';
+import { decodeCursor, toPage, type Page } from '../db/pagination.js';
 import { appendAudit } from '../audit/audit.repository.js';
 import { invalid, notFound } from '../errors.js';
 import { findEvent, listEvents as listEventRows } from '../events/events.repository.js';
@@ -22,6 +22,8 @@ import {
   type EndpointRow,
 } from './webhooks.repository.js';
 import type { CreateEndpointInput, UpdateEndpointInput } from './webhooks.schemas.js';
+import { toDeliveryView, toEndpointView, type DeletedWebhookEndpointView, type WebhookDeliveryView, type WebhookEndpointWithSecretView } from './webhook.view.js';
+import { toEventView } from '../events/event.view.js';
 
 export interface WebhookDeps {
   db: Db;
@@ -30,46 +32,8 @@ export interface WebhookDeps {
 
 const newSecret = () => `whsec_${randomBase62(32)}`;
 
-/** Whitelisted fields: the secret appears only in create and rotate answers. */
-export function toEndpointView(row: EndpointRow) {
-  return {
-    id: row.id,
-    object: 'webhook_endpoint' as const,
-    url: row.url,
-    description: row.description,
-    events: row.events,
-    enabled: row.enabled,
-    livemode: row.livemode,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
-
-export function toDeliveryView(row: DeliveryRow, attempts: AttemptRow[] = []) {
-  return {
-    id: row.id,
-    object: 'webhook_delivery' as const,
-    event_id: row.event_id,
-    endpoint_id: row.endpoint_id,
-    status: row.status,
-    attempt_count: Number(row.attempt_count),
-    last_status_code: row.last_status_code,
-    last_error: row.last_error,
-    created_at: row.created_at.toISOString(),
-    completed_at: row.completed_at?.toISOString() ?? null,
-    attempts: attempts.map((a) => ({
-      attempted_at: a.attempted_at.toISOString(),
-      duration_ms: a.duration_ms,
-      status_code: a.status_code,
-      error: a.error,
-    })),
-    livemode: row.livemode,
-  };
-}
-
-export function toEventView(row: { id: string; type: string; data: Record<string, unknown>; created_at: Date; livemode: boolean }) {
-  return { id: row.id, object: 'event' as const, event: row.type, data: row.data, timestamp: row.created_at.toISOString(), livemode: row.livemode };
-}
+export { toDeliveryView, toEndpointView } from './webhook.view.js';
+export { toEventView } from '../events/event.view.js';
 
 /** Refused at creation (and on update) exactly as at delivery, as 400 naming `url`. */
 async function checkUrl(deps: WebhookDeps, url: string, livemode: boolean): Promise<void> {
@@ -110,7 +74,7 @@ export async function createEndpoint(deps: WebhookDeps, caller: Caller, input: C
       deleted_at: null,
     });
     await audit(trx, caller, 'webhook_endpoint.created', row, { events: row.events });
-    return { ...toEndpointView(row), secret: row.secret };
+    return { ...toEndpointView(row), secret: row.secret } satisfies WebhookEndpointWithSecretView;
   });
 }
 
@@ -148,7 +112,7 @@ export async function deleteEndpoint(deps: WebhookDeps, caller: Caller, id: stri
     const now = new Date();
     await updateEndpointRow(trx, id, { deleted_at: now, enabled: false, updated_at: now });
     await audit(trx, caller, 'webhook_endpoint.deleted', before);
-    return { id, object: 'webhook_endpoint' as const, deleted: true as const };
+    return { id, object: 'webhook_endpoint', deleted: true } satisfies DeletedWebhookEndpointView;
   });
 }
 
@@ -160,7 +124,7 @@ export async function rotateSecret(deps: WebhookDeps, caller: Caller, id: string
     if (!before) throw notFound('webhook endpoint', 'id');
     const row = await updateEndpointRow(trx, id, { secret: newSecret(), updated_at: new Date() });
     await audit(trx, caller, 'webhook_endpoint.secret_rotated', row);
-    return { ...toEndpointView(row), secret: row.secret };
+    return { ...toEndpointView(row), secret: row.secret } satisfies WebhookEndpointWithSecretView;
   });
 }
 
@@ -253,6 +217,6 @@ export async function redeliverEvent(deps: WebhookDeps, caller: Caller, eventId:
       await enqueueOutbox(trx, 'webhook_delivery', delivery.id, delivery.account_id, now);
       deliveries.push(delivery);
     }
-    return { object: 'list' as const, data: deliveries.map((d) => toDeliveryView(d)), has_more: false, next_cursor: null };
+    return { object: 'list', data: deliveries.map((d) => toDeliveryView(d)), has_more: false, next_cursor: null } satisfies Page<WebhookDeliveryView>;
   });
 }

@@ -1,10 +1,10 @@
 import { Router } from 'express';
 import { requireRole, STAFF } from '../../caller.js';
 import type { Db } from '../../db/database.js';
-import { decodeCursor, encodeCursor } from '../../db/pagination.js';
+import { decodeCursor, encodeCursor, type Page } from '../../db/pagination.js';
 import { listAuditQuery } from '../../audit/audit.schemas.js';
 import { listAuditRecords, verifyAuditChain } from '../../audit/audit.service.js';
-import { auditCsv, toAuditView } from '../../audit/audit.view.js';
+import { auditCsv, toAuditVerificationView, toAuditView, type AuditRecordView } from '../../audit/audit.view.js';
 import { invalid } from '../../errors.js';
 import { callerOf } from '../context.js';
 import { parse } from '../validate.js';
@@ -22,7 +22,7 @@ export function auditLogsRouter(db: Db): Router {
     const caller = callerOf(req);
     requireRole(caller, STAFF);
     const check = await verifyAuditChain(db, caller.accountId, caller.livemode);
-    res.json({ object: 'audit_verification', ...check });
+    res.json(toAuditVerificationView(check));
   });
   r.get('/', async (req, res) => {
     const caller = callerOf(req);
@@ -45,7 +45,7 @@ export function auditLogsRouter(db: Db): Router {
       res.type('text/csv; charset=utf-8').send(auditCsv(page.rows));
       return;
     }
-    res.json({ object: 'list', data: page.rows.map(toAuditView), has_more: page.hasMore, next_cursor: nextCursor });
+    res.json({ object: 'list', data: page.rows.map(toAuditView), has_more: page.hasMore, next_cursor: nextCursor } satisfies Page<AuditRecordView>);
   });
   return r;
 }
