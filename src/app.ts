@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import type { HealthView, ReadinessView } from './http/health.view.js';
 import { sql } from 'kysely';
 import type { AgentHooks } from './agents/agents.service.js';
 import type { Db } from './db/database.js';
@@ -79,7 +80,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(dashboardRouter());
 
   app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
+    res.json({ status: 'ok' } satisfies HealthView);
   });
   const engineState =
     deps.engine ??
@@ -100,7 +101,7 @@ export function createApp(deps: AppDeps): Express {
     }
     // The engine's state is reported, never required (authorize works without it), and never waited for.
     const engine = await engineState.current();
-    res.status(database === 'up' ? 200 : 503).json({ status: database === 'up' ? 'ready' : 'unavailable', database, workflow_engine: engine, outbox });
+    res.status(database === 'up' ? 200 : 503).json({ status: database === 'up' ? 'ready' : 'unavailable', database, workflow_engine: engine, outbox } satisfies ReadinessView);
   });
 
   const waiter = deps.waiter ?? new DecisionWaiter();

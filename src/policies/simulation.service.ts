@@ -5,6 +5,7 @@ import { periodsOf } from '../authorization/authorization.repository.js';
 import { findPolicyInScope } from './policies.repository.js';
 import { MAX_REPLAYED_REQUESTS } from './policies.schemas.js';
 import type { SimulateInput } from './simulate.schemas.js';
+import { toSimulationView } from './simulation.view.js';
 import { emptyAgentState, simulate, type AgentSimState, type SimPolicy, type SimRequest } from './simulate.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -147,7 +148,6 @@ export async function simulatePolicy(deps: { db: Db; now?: () => Date }, caller:
       for (const [i, r] of requests.entries()) {
         if (!states.has(r.agentId)) throw notFound('agent', input.requests ? `requests.${i}.agent_id` : 'agent_id');
       }
-      const { summary, results } = simulate(policy, states, requests);
-      return { object: 'policy_simulation' as const, policy_id: saved?.id ?? null, summary, results };
+      return toSimulationView(saved?.id ?? null, simulate(policy, states, requests));
     });
 }

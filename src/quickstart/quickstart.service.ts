@@ -14,6 +14,7 @@ import { insertPolicy, type PolicyRow } from '../policies/policies.repository.js
 import { toPolicyView } from '../policies/policies.service.js';
 import { formatMinorUnits, minorToMajorNumber } from './decimal.js';
 import type { QuickstartAgentInput, QuickstartAuthorizeInput, VaultInput } from './quickstart.schemas.js';
+import { toVaultView, type QuickstartAuthorizationView, type VaultView, type VaultWithTokenView } from './quickstart.view.js';
 import { generateVaultToken, hashVaultToken, isVaultTokenShaped } from './vault-token.js';
 import { findActiveVaultByTokenHash, findActiveVaultOfAgent, insertVault, revokeVault, type VaultRow } from './vaults.repository.js';
 
@@ -40,26 +41,7 @@ export async function createQuickstartAgent(db: Db, caller: Caller, input: Quick
   });
 }
 
-const majorOrNull = (minor: number | null) => (minor === null ? null : minorToMajorNumber(minor));
-
-/** The vault record: limits as decimal major units, read from the vault's policy. Never the token hash. */
-export function toVaultView(vault: VaultRow, policy: PolicyRow) {
-  return {
-    id: vault.id,
-    object: 'vault' as const,
-    name: vault.name,
-    agent_id: vault.agent_id,
-    policy_id: vault.policy_id,
-    daily_limit: majorOrNull(policy.budget_daily),
-    max_single_transaction: minorToMajorNumber(policy.budget_single_max),
-    require_approval_above: majorOrNull(policy.require_approval_above),
-    currency: policy.currency,
-    token_prefix: vault.token_prefix,
-    livemode: vault.livemode,
-    created_at: vault.created_at.toISOString(),
-  };
-}
-export type VaultView = ReturnType<typeof toVaultView>;
+export { toVaultView, type VaultView } from './quickstart.view.js';
 
 /**
  * `POST /vaults`: a policy (daily budget, single-transaction max, optional approval threshold)
@@ -67,7 +49,7 @@ export type VaultView = ReturnType<typeof toVaultView>;
  * a new one replaces the previous vault, whose token stops working. All in one transaction,
  * audited as the /v1 services audit the same changes.
  */
-export async function createVault(db: Db, caller: Caller, input: VaultInput): Promise<VaultView & { token: string }> {
+export async function createVault(db: Db, caller: Caller, input: VaultInput): Promise<VaultWithTokenView> {
   requireRole(caller, ADMIN);
   return db.transaction().execute(async (trx) => {
     // Locked: concurrent vaults for one agent, and authorizations, wait for this binding.
@@ -142,16 +124,7 @@ export async function createVault(db: Db, caller: Caller, input: VaultInput): Pr
 
 export type QuickstartStatus = 'approved' | 'denied' | 'pending';
 
-export interface QuickstartAuthorization {
-  authorized: boolean;
-  status: QuickstartStatus;
-  transaction_id: string;
-  remaining_balance: number;
-  currency: string;
-  reason_code: string | null;
-  message: string;
-  authorization_token?: string;
-}
+export type QuickstartAuthorization = QuickstartAuthorizationView;
 
 const STATUS_OF: Record<DecisionView['decision'], QuickstartStatus> = { approved: 'approved', denied: 'denied', held: 'pending' };
 const usd = (minor: number) => `${formatMinorUnits(minor)} ${QUICKSTART_CURRENCY}`;

@@ -4,24 +4,9 @@ import { notFound } from '../errors.js';
 import { monthEnd, monthOf, monthStart, type Month } from './month.js';
 import { overageOf, termsFor, TEST_MODE_TERMS } from './pricing.js';
 import { readChecks, readDailyChecks } from './usage.repository.js';
+import type { DailyChecks, UsageView } from './usage.view.js';
 
-export interface UsageView {
-  object: 'usage';
-  month: Month;
-  plan: Plan;
-  checks: number;
-  included: number | null;
-  overage_checks: number;
-  overage_amount: string;
-  livemode: boolean;
-  /** Every UTC day of the month with its billable checks (0 in test mode, and for days to come). */
-  daily: DailyChecks[];
-}
-
-export interface DailyChecks {
-  date: string;
-  checks: number;
-}
+export type { DailyChecks, UsageView } from './usage.view.js';
 
 const DAY_MS = 86_400_000;
 

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { verifyTokenSchema } from '../../authorization/authorize.schemas.js';
 import { verifyToken, type AuthorizationDeps } from '../../authorization/authorization.service.js';
 import type { TokenSigner } from '../../tokens/authorization-token.js';
+import { toJwksView, type TokenVerificationView } from '../../tokens/token.view.js';
 import { callerOf } from '../context.js';
 import { bodyObject, parse } from '../validate.js';
 
@@ -10,7 +11,7 @@ export function jwksRouter(signer: TokenSigner): Router {
   const r = Router();
   r.get('/.well-known/jwks.json', (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=300');
-    res.json(signer.keys.jwks);
+    res.json(toJwksView(signer.keys.jwks));
   });
   return r;
 }
@@ -19,7 +20,7 @@ export function tokensRouter(deps: AuthorizationDeps): Router {
   const r = Router();
   r.post('/verify', async (req, res) => {
     const { token } = parse(verifyTokenSchema, bodyObject(req.body));
-    res.json(await verifyToken(deps, callerOf(req), token));
+    res.json((await verifyToken(deps, callerOf(req), token)) satisfies TokenVerificationView);
   });
   return r;
 }
