@@ -1,43 +1,12 @@
 import { z } from 'zod';
-import type { ErrorCode } from '../errors.js';
+import { eventSummary } from '../events/event.view.js';
+import { EVENT_TYPES, type EventType } from '../events/events.repository.js';
+import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../webhooks/signature.js';
 import { IDEMPOTENCY_HEADER } from './idempotency.js';
+import { componentSchemas, webhookComponentName } from './openapi-components.js';
 import { createRouteFinder, ROUTE_DOCS, type RouteDoc } from './route-docs.js';
 
 type JsonSchema = Record<string, unknown>;
-
-/** What each error code means; typed so a new code cannot be left out of the document. */
-const ERROR_CODES: Record<ErrorCode, string> = {
-  invalid_request: '400 (413 for a body over 64 KiB): a missing or malformed field, query parameter or body',
-  unauthorized: '401: missing, malformed, unknown or revoked key',
-  forbidden: "403: the key's role or the account's plan does not allow it",
-  agent_frozen: '403: authorize for a frozen agent',
-  agent_deactivated: '403: authorize for a deactivated agent',
-  not_found: '404: unknown route or id (including another account’s or mode’s)',
-  conflict: '409: state conflict, or an Idempotency-Key reused with another request',
-  rate_limited: "429: over the plan's per-minute limit",
-  service_unavailable: '503: a dependency the call needs is down',
-  internal_error: '500: a bug; the message is generic',
-};
-
-const errorEnvelopeSchema = z
-  .object({
-    error: z.object({
-      code: z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]),
-      message: z.string(),
-      param: z.string().optional().describe('The offending parameter, dotted for nested fields'),
-      request_id: z.string().optional().describe('Equal to the X-Request-Id response header'),
-    }),
-  })
-  .describe(`The error envelope. Codes: ${Object.entries(ERROR_CODES).map(([code, when]) => `\`${code}\` ${when}`).join('; ')}.`);
-
-const listEnvelopeSchema = z
-  .object({
-    object: z.literal('list'),
-    data: z.array(z.record(z.string(), z.unknown())),
-    has_more: z.boolean(),
-    next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page'),
-  })
-  .describe('Every list: newest first, keyset-paginated.');
 
 /** A zod schema as the JSON Schema (2020-12, the dialect of OpenAPI 3.1) of what a client sends. */
 function jsonSchema(schema: z.ZodType): JsonSchema {
@@ -50,7 +19,7 @@ function jsonSchema(schema: z.ZodType): JsonSchema {
 export const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 const pathParams = (path: string) => [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
 
-function operationId(route: RouteDoc): string {
+function operationId(route: Pick<RouteDoc, 'method' | 'path'>): string {
   const words = route.path
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
@@ -69,16 +38,81 @@ function queryParameters(query: z.ZodObject): object[] {
   }));
 }
 
-function operation(route: RouteDoc): object {
+const TAGS: Record<string, string> = {
+  Operations: 'Health, readiness, metrics and this reference: no key needed',
+  Authorization: 'Spend decisions and the `gca_` tokens that prove them',
+  Approvals: 'Held requests and their resolution by a reviewer',
+  Agents: 'The spenders that ask before spending',
+  Policies: 'Budgets, vendor and category rules and approval thresholds',
+  'Audit log': 'The append-only, hash-chained record of every change',
+  'API keys': 'Bearer keys: roles, modes and revocation',
+  Webhooks: 'Signed event deliveries, their endpoints and events',
+  Usage: 'Billable checks and overage per month',
+  'Quick start': 'The short surface: unprefixed paths, decimal USD amounts, vault tokens',
+};
+
+const ref = (kind: 'schemas' | 'headers' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+/** Reusable headers, as the code sends them (src/http/request-id.ts, rate-limit.ts, idempotency.ts, routes/audit-logs.ts). */
+const HEADERS = {
+  RequestId: { description: 'The request id (echoed when the client sent a well-formed X-Request-Id); quote it when reporting a problem', required: true, schema: { type: 'string' } },
+  RateLimitLimit: { description: "Requests allowed per minute for the key's account and mode (or the client address when unauthenticated)", schema: { type: 'integer', minimum: 0 } },
+  RateLimitRemaining: { description: 'Requests left in the current minute', schema: { type: 'integer', minimum: 0 } },
+  RateLimitReset: { description: 'Whole seconds until the window resets', schema: { type: 'integer', minimum: 0 } },
+  RetryAfter: { description: 'Whole seconds to wait before retrying (the same number as X-RateLimit-Reset)', required: true, schema: { type: 'integer', minimum: 0 } },
+  IdempotentReplayed: { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+  NextCursor: { description: 'CSV answers only: the cursor of the next page, absent on the last page', schema: { type: 'string' } },
+} as const;
+
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': ref('headers', 'RateLimitLimit'),
+  'X-RateLimit-Remaining': ref('headers', 'RateLimitRemaining'),
+  'X-RateLimit-Reset': ref('headers', 'RateLimitReset'),
+};
+
+/** Error answers shared by operations; each carries the error envelope. */
+const ERROR_RESPONSES: Record<string, { status: string; description: string; headers?: Record<string, object> }> = {
+  BadRequest: { status: '400', description: '`invalid_request`: a missing or malformed field, query parameter or body (`param` names it)' },
+  Unauthorized: { status: '401', description: '`unauthorized`: missing, malformed, unknown or revoked key' },
+  Forbidden: { status: '403', description: "`forbidden`: the key's role or the account's plan does not allow it (authorize: also `agent_frozen`, `agent_deactivated`)" },
+  NotFound: { status: '404', description: '`not_found`: no such object in this account and mode' },
+  Conflict: { status: '409', description: '`conflict`: the object is not in a state that allows it, or the Idempotency-Key was used with another request' },
+  PayloadTooLarge: { status: '413', description: '`invalid_request`: the body is over 64 KiB (`param` `body`)' },
+  TooManyRequests: { status: '429', description: "`rate_limited`: over the per-minute limit", headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
+  ServiceUnavailable: { status: '503', description: '`service_unavailable`: a dependency the call needs (the workflow engine) is down; retry later' },
+};
+
+const isPost = (route: RouteDoc) => route.method === 'post';
+/** Rate limiting covers /v1 and every authenticated route (src/app.ts), not the operational pages. */
+const isRateLimited = (route: RouteDoc) => route.roles !== 'public' || route.path.startsWith('/v1/');
+
+/** The error answers of an operation: those every operation of its kind can give, plus its own. */
+function errorResponses(route: RouteDoc): string[] {
+  if (route.roles === 'public') return isRateLimited(route) ? ['TooManyRequests'] : [];
+  const own = new Set(route.errors ?? []);
+  const hasBody = route.method === 'post' || route.method === 'patch';
+  return [
+    'BadRequest',
+    'Unauthorized',
+    ...(route.roles.length < 3 ? ['Forbidden'] : []),
+    ...(pathParams(route.path).length || own.has(404) ? ['NotFound'] : []),
+    // Any POST can meet an Idempotency-Key reused with another request.
+    ...(isPost(route) || own.has(409) ? ['Conflict'] : []),
+    ...(hasBody ? ['PayloadTooLarge'] : []),
+    'TooManyRequests',
+    ...(own.has(503) ? ['ServiceUnavailable'] : []),
+  ];
+}
+
+function operation(route: RouteDoc, nameOf: (schema: z.ZodType) => string, routes: readonly RouteDoc[]): object {
   const roleList = route.roles === 'public' ? [] : route.roles;
   const isPublic = route.roles === 'public';
-  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-  const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ref('Error') } } });
+  const limited = isRateLimited(route);
   const parameters: object[] = [
     ...pathParams(route.path).map((name) => ({ name, in: 'path', required: true, description: route.params?.[name], schema: { type: 'string' } })),
     ...(route.query ? queryParameters(route.query) : []),
   ];
-  if (!isPublic && route.method === 'post') {
+  if (!isPublic && isPost(route)) {
     parameters.push({
       name: IDEMPOTENCY_HEADER,
       in: 'header',
@@ -87,22 +121,36 @@ function operation(route: RouteDoc): object {
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
+  const baseHeaders = { 'X-Request-Id': ref('headers', 'RequestId'), ...(limited ? RATE_LIMIT_HEADERS : {}) };
   const contentType = route.response.contentType ?? 'application/json';
-  const successSchema = contentType !== 'application/json' ? { type: 'string' } : route.response.list ? ref('List') : { type: 'object' };
+  const content: Record<string, object> = {
+    [contentType]: { schema: route.response.schema ? ref('schemas', nameOf(route.response.schema)) : { type: 'string' } },
+    ...(route.response.csv ? { 'text/csv': { schema: { type: 'string', description: 'RFC 4180 CSV with a header row; cells that could start a formula are prefixed with `\'`' } } } : {}),
+  };
+  const links = Object.entries(route.links ?? {}).map(([name, l]) => {
+    const [method, path] = l.to.split(' ') as [RouteDoc['method'], string];
+    const target = routes.find((r) => r.method === method && r.path === path);
+    if (!target) throw new Error(`link ${name} of ${route.method} ${route.path} goes to an undocumented operation ${l.to}`);
+    return [name, { operationId: operationId(target), parameters: l.parameters, description: target.summary }] as const;
+  });
   const responses: Record<string, object> = {
     [String(route.response.status)]: {
       description: route.response.description,
-      headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } },
-      content: { [contentType]: { schema: successSchema } },
+      headers: {
+        ...baseHeaders,
+        ...(!isPublic && isPost(route) ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : {}),
+        ...(route.response.csv ? { 'X-Next-Cursor': ref('headers', 'NextCursor') } : {}),
+      },
+      content,
+      ...(links.length ? { links: Object.fromEntries(links) } : {}),
     },
   };
-  if (route.body || route.query) responses['400'] = errorResponse('Invalid request');
-  if (!isPublic) {
-    responses['401'] = errorResponse('Missing, unknown or revoked key');
-    if (roleList.length < 3) responses['403'] = errorResponse(`Allowed roles: ${roleList.join(', ')}`);
+  for (const name of errorResponses(route)) responses[ERROR_RESPONSES[name]!.status] = ref('responses', name);
+  // Readiness answers its own object, not the error envelope, when the database is down.
+  if (route.path === '/readyz') {
+    responses['503'] = { description: 'Not ready: the database does not answer', headers: baseHeaders, content: { 'application/json': { schema: ref('schemas', 'Readiness') } } };
   }
-  if (pathParams(route.path).length) responses['404'] = errorResponse('No such object (in this account and mode)');
-  responses.default = errorResponse('Any other error, in the error envelope');
+  responses.default = { description: 'Any other error (`internal_error` for a bug, with a generic message)', headers: baseHeaders, content: { 'application/json': { schema: ref('schemas', 'Error') } } };
 
   const roles = isPublic ? 'Public: no key needed.' : `Roles: ${roleList.join(', ')}.`;
   return {
@@ -118,6 +166,31 @@ function operation(route: RouteDoc): object {
   };
 }
 
+/** One webhook per event type: what a subscribed endpoint receives (src/webhooks/signature.ts, activities/webhook-delivery.ts). */
+function webhook(type: EventType): object {
+  const header = (name: string, description: string, schema: object) => ({ name, in: 'header', required: true, description, schema });
+  return {
+    post: {
+      operationId: `webhook${webhookComponentName(type)}`,
+      tags: ['Webhooks'],
+      summary: `Event \`${type}\``,
+      description: `${eventSummary(type)}. Sent as a POST with a JSON body to every enabled endpoint subscribed to \`${type}\` (or \`*\`). Verify \`${SIGNATURE_HEADER}\` over the raw body before parsing it; dedupe by \`id\` (deliveries are at least once, in no guaranteed order).`,
+      security: [],
+      parameters: [
+        header(SIGNATURE_HEADER, '`sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time.', { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' }),
+        header(EVENT_HEADER, 'The event type', { type: 'string', const: type }),
+        header(DELIVERY_HEADER, 'The event id (`evt_…`), the same on every attempt and redelivery', { type: 'string', pattern: '^evt_[0-9A-Za-z]+$' }),
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', webhookComponentName(type)) } } },
+      responses: {
+        '2XX': { description: 'Received: any 2XX answer within 10 s ends the delivery' },
+        '4XX': { description: 'Refused: the attempt failed and is retried with exponential backoff for up to 3 days (a `Retry-After` on 429 is honoured)' },
+        default: { description: 'Any other answer, or none within 10 s, fails the attempt; it is retried as for 4XX' },
+      },
+    },
+  };
+}
+
 export interface OpenApiDocument {
   openapi: string;
   info: Record<string, unknown>;
@@ -125,14 +198,20 @@ export interface OpenApiDocument {
   [key: string]: unknown;
 }
 
-/** The OpenAPI 3.1 document of the routes, generated from the zod schemas the handlers parse with. */
+/** The OpenAPI 3.1 document of the routes, generated from the zod schemas the handlers parse with and answer through. */
 export function buildOpenApiDocument(routes: readonly RouteDoc[] = ROUTE_DOCS): OpenApiDocument {
+  const { schemas, nameOf } = componentSchemas();
   const paths: OpenApiDocument['paths'] = {};
   for (const route of routes) {
     const item = (paths[toOpenApiPath(route.path)] ??= {});
-    item[route.method] = operation(route);
+    item[route.method] = operation(route, nameOf, routes);
   }
-  const tags = [...new Set(routes.map((r) => r.tag))].map((name) => ({ name }));
+  const tags = [...new Set(routes.map((r) => r.tag))].map((name) => {
+    const description = TAGS[name];
+    if (!description) throw new Error(`tag ${name} has no description in openapi.ts TAGS`);
+    return { name, description };
+  });
+  const usedResponses = new Set(routes.flatMap(errorResponses));
   return {
     openapi: '3.1.0',
     info: {
@@ -140,20 +219,33 @@ export function buildOpenApiDocument(routes: readonly RouteDoc[] = ROUTE_DOCS): 
       version: 'v1',
       description:
         'Pre-spend authorization for AI agents: approve, deny or hold a spend request against a policy. ' +
-        'Amounts are integers in minor units. Errors use the `Error` envelope. Every POST under /v1 accepts an `Idempotency-Key`.',
+        'Amounts are integers in minor units. Errors use the `Error` envelope. Every POST under /v1 accepts an `Idempotency-Key`. ' +
+        'Response objects are described exactly (`additionalProperties: false`); clients should still ignore fields they do not know, since new fields may be added within v1.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],
     tags,
     paths,
+    webhooks: Object.fromEntries(EVENT_TYPES.map((type) => [type, webhook(type)])),
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `gc_test_…` (test mode) or `gc_live_…` (live mode)' },
       },
-      headers: {
-        RequestId: { description: 'The request id (echoed when the client sent a well-formed X-Request-Id)', schema: { type: 'string' } },
-      },
-      schemas: { Error: jsonSchema(errorEnvelopeSchema), List: jsonSchema(listEnvelopeSchema) },
+      headers: HEADERS,
+      responses: Object.fromEntries(
+        Object.entries(ERROR_RESPONSES)
+          .filter(([name]) => usedResponses.has(name))
+          .map(([name, r]) => [
+            name,
+            {
+              description: r.description,
+              headers: { 'X-Request-Id': ref('headers', 'RequestId'), ...RATE_LIMIT_HEADERS, ...r.headers },
+              content: { 'application/json': { schema: ref('schemas', 'Error') } },
+            },
+          ]),
+      ),
+      schemas,
     },
   };
 }
@@ -171,6 +263,10 @@ export function createRouteMatcher(routes: readonly RouteDoc[] = ROUTE_DOCS): (m
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const inlineCode = (s: string) => escapeHtml(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 
+/** A `{$ref: "#/components/…"}` of the document, followed (one level: the document has no chains). */
+const resolveRef = <T extends { $ref?: string }>(doc: OpenApiDocument, node: T): T =>
+  node.$ref ? (node.$ref.slice(2).split('/').reduce<any>((n, key) => n?.[key], doc) as T) : node;
+
 /** A self-contained reference page, rendered on the server from the document: no script, no CDN. */
 export function renderDocsPage(doc: OpenApiDocument = openApiDocument()): string {
   const byTag = new Map<string, string[]>();
@@ -184,8 +280,8 @@ export function renderDocsPage(doc: OpenApiDocument = openApiDocument()): string
         )
         .join('');
       const body = op.requestBody?.content?.['application/json']?.schema;
-      const responses = Object.entries(op.responses as Record<string, { description: string }>)
-        .map(([status, r]) => `<li><b>${escapeHtml(status)}</b> ${inlineCode(r.description)}</li>`)
+      const responses = Object.entries(op.responses as Record<string, { description?: string; $ref?: string }>)
+        .map(([status, r]) => `<li><b>${escapeHtml(status)}</b> ${inlineCode(resolveRef(doc, r).description ?? '')}</li>`)
         .join('');
       const html = `<section class="op" id="${escapeHtml(op.operationId)}">
 <h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code></h3>

@@ -1,4 +1,23 @@
 import type { z } from 'zod';
+import { agentListSchema, agentSchema } from '../agents/agent.view.js';
+import { auditRecordListSchema, auditVerificationSchema } from '../audit/audit.view.js';
+import { approvalListSchema, decisionSchema } from '../authorization/decision.view.js';
+import { eventListSchema, eventSchema } from '../events/event.view.js';
+import { apiKeyListSchema, apiKeySchema, createdApiKeySchema } from '../keys/api-key.view.js';
+import { deletedPolicySchema, policyListSchema, policySchema } from '../policies/policy.view.js';
+import { policySimulationSchema } from '../policies/simulation.view.js';
+import { quickstartAgentSchema as quickstartAgentView, quickstartAuthorizationSchema, vaultWithTokenSchema } from '../quickstart/quickstart.view.js';
+import { jwksSchema, tokenVerificationSchema } from '../tokens/token.view.js';
+import { usageSchema } from '../usage/usage.view.js';
+import {
+  deletedWebhookEndpointSchema,
+  webhookDeliveryListSchema,
+  webhookEndpointListSchema,
+  webhookEndpointSchema,
+  webhookEndpointWithSecretSchema,
+} from '../webhooks/webhook.view.js';
+import { healthSchema, readinessSchema } from './health.view.js';
+import { openApiDocumentSchema } from './openapi-document.view.js';
 import { createAgentSchema, listAgentsQuery, updateAgentSchema } from '../agents/agents.schemas.js';
 import { listApprovalsQuery, resolveApprovalSchema } from '../approvals/approvals.schemas.js';
 import { listAuditQuery } from '../audit/audit.schemas.js';
@@ -32,8 +51,15 @@ export interface RouteDoc {
   query?: z.ZodObject;
   /** Path parameter descriptions, by name. */
   params?: Record<string, string>;
-  /** Status and meaning of a successful answer. */
-  response: { status: number; description: string; contentType?: string; /** A `{object: "list", …}` page. */ list?: boolean };
+  /**
+   * Status, meaning and schema of a successful answer: a response object schema (one of the
+   * OpenAPI document's components), or none for non-JSON answers (`contentType`).
+   */
+  response: { status: number; description: string; schema?: z.ZodType; contentType?: string; /** Also answers RFC 4180 CSV for `Accept: text/csv`. */ csv?: boolean };
+  /** Error statuses this operation can answer beyond the ones every operation of its kind can (see openapi.ts). */
+  errors?: readonly (404 | 409 | 503)[];
+  /** Operations a client can call next with a value of this answer (OpenAPI links): name → target and parameters. */
+  links?: Record<string, { to: `${HttpMethod} ${string}`; parameters: Record<string, string> }>;
 }
 
 const ADMIN = ['admin'] as const;
@@ -41,17 +67,21 @@ const STAFF = ['admin', 'reviewer'] as const;
 const ANY = ['admin', 'reviewer', 'agent'] as const;
 
 const LIST_PAGE = 'A list: `{object: "list", data, has_more, next_cursor}`, newest first.';
-const LIST = { status: 200, description: LIST_PAGE, list: true };
+const list = (schema: z.ZodType) => ({ status: 200, description: LIST_PAGE, schema });
+
+/** A link that passes the answer's `field` as the `param` path parameter of `to`. */
+const link = (to: `${HttpMethod} ${string}`, param: string, field: string) => ({ to, parameters: { [param]: `$response.body#/${field}` } });
+
 
 const operational: RouteDoc[] = [
-  { method: 'get', path: '/healthz', tag: 'Operations', roles: 'public', summary: 'Liveness: the process is up', response: { status: 200, description: '`{status: "ok"}`' } },
+  { method: 'get', path: '/healthz', tag: 'Operations', roles: 'public', summary: 'Liveness: the process is up', response: { status: 200, description: 'The process is up', schema: healthSchema } },
   {
     method: 'get',
     path: '/readyz',
     tag: 'Operations',
     roles: 'public',
     summary: 'Readiness: the database answers; reports the workflow engine and the outbox lag',
-    response: { status: 200, description: '`{status, database, workflow_engine, outbox: {pending, oldest_age_seconds}}`; 503 when the database is down' },
+    response: { status: 200, description: 'Ready (503 with the same object when the database is down)', schema: readinessSchema },
   },
   {
     method: 'get',
@@ -71,7 +101,7 @@ const operational: RouteDoc[] = [
     description: 'Its scripts and styles are served under /dashboard/. The page itself holds no data and needs no key.',
     response: { status: 200, description: 'HTML', contentType: 'text/html' },
   },
-  { method: 'get', path: '/v1/openapi.json', tag: 'Operations', roles: 'public', summary: 'This OpenAPI 3.1 document', response: { status: 200, description: 'The document' } },
+  { method: 'get', path: '/v1/openapi.json', tag: 'Operations', roles: 'public', summary: 'This OpenAPI 3.1 document', response: { status: 200, description: 'The document', schema: openApiDocumentSchema } },
 ];
 
 const authorization: RouteDoc[] = [
@@ -83,7 +113,13 @@ const authorization: RouteDoc[] = [
     summary: 'Request a spend decision: approved (with a gca_ token), denied or held',
     description: 'Every completed check answers 200, including denied and held. Agent keys authorize only their own agent.',
     body: authorizeSchema,
-    response: { status: 200, description: 'The decision object' },
+    response: { status: 200, description: 'The decision object', schema: decisionSchema },
+    errors: [404],
+    links: {
+      RetrieveDecision: link('get /v1/decisions/:id', 'id', 'decision_id'),
+      ApproveHeldDecision: link('post /v1/approvals/:decision_id/approve', 'decision_id', 'decision_id'),
+      DenyHeldDecision: link('post /v1/approvals/:decision_id/deny', 'decision_id', 'decision_id'),
+    },
   },
   {
     method: 'get',
@@ -93,7 +129,7 @@ const authorization: RouteDoc[] = [
     summary: 'The current state of a decision; `wait` long-polls while it is pending',
     params: { id: 'Decision id (`dec_…`)' },
     query: getDecisionQuery,
-    response: { status: 200, description: 'The decision object' },
+    response: { status: 200, description: 'The decision object', schema: decisionSchema },
   },
   {
     method: 'post',
@@ -104,6 +140,7 @@ const authorization: RouteDoc[] = [
     body: verifyTokenSchema,
     response: {
       status: 200,
+      schema: tokenVerificationSchema,
       description:
         '`{valid, claims, error}`; `error`: malformed, unknown_key, bad_signature, expired, wrong_issuer, wrong_audience (another account or mode), unknown_token, agent_inactive (agent frozen or deactivated)',
     },
@@ -114,12 +151,12 @@ const authorization: RouteDoc[] = [
     tag: 'Authorization',
     roles: 'public',
     summary: 'Public keys (JWKS) that verify gca_ tokens offline',
-    response: { status: 200, description: 'A JSON Web Key Set' },
+    response: { status: 200, description: 'A JSON Web Key Set', schema: jwksSchema },
   },
 ];
 
 const approvals: RouteDoc[] = [
-  { method: 'get', path: '/v1/approvals', tag: 'Approvals', roles: STAFF, summary: 'List held requests', query: listApprovalsQuery, response: LIST },
+  { method: 'get', path: '/v1/approvals', tag: 'Approvals', roles: STAFF, summary: 'List held requests', query: listApprovalsQuery, response: list(approvalListSchema) },
   ...(['approve', 'deny'] as const).map(
     (action): RouteDoc => ({
       method: 'post',
@@ -129,28 +166,45 @@ const approvals: RouteDoc[] = [
       summary: `${action === 'approve' ? 'Approve' : 'Deny'} a held request (waits ≤ 10 s for the workflow; 409 if resolved, 503 if the engine is down)`,
       params: { decision_id: 'Id of the held decision (`dec_…`)' },
       body: resolveApprovalSchema,
-      response: { status: 200, description: 'The resolved decision object' },
+      response: { status: 200, description: 'The resolved decision object', schema: decisionSchema },
+      errors: [409, 503],
     }),
   ),
 ];
 
 const agents: RouteDoc[] = [
-  { method: 'post', path: '/v1/agents', tag: 'Agents', roles: ADMIN, summary: 'Register an agent', body: createAgentSchema, response: { status: 201, description: 'The agent object' } },
-  { method: 'get', path: '/v1/agents', tag: 'Agents', roles: STAFF, summary: 'List agents', query: listAgentsQuery, response: LIST },
-  { method: 'get', path: '/v1/agents/:id', tag: 'Agents', roles: ANY, summary: 'Retrieve an agent (agent keys: their own only)', params: { id: 'Agent id (`agt_…`)' }, response: { status: 200, description: 'The agent object' } },
-  { method: 'patch', path: '/v1/agents/:id', tag: 'Agents', roles: ADMIN, summary: 'Update an agent (metadata is merged; null removes a key)', params: { id: 'Agent id' }, body: updateAgentSchema, response: { status: 200, description: 'The agent object' } },
-  { method: 'delete', path: '/v1/agents/:id', tag: 'Agents', roles: ADMIN, summary: 'Deactivate an agent (terminal; denies its pending holds)', params: { id: 'Agent id' }, response: { status: 200, description: 'The agent object' } },
-  { method: 'post', path: '/v1/agents/:id/freeze', tag: 'Agents', roles: STAFF, summary: 'Freeze an agent (denies its pending holds)', params: { id: 'Agent id' }, response: { status: 200, description: 'The agent object' } },
-  { method: 'post', path: '/v1/agents/:id/unfreeze', tag: 'Agents', roles: STAFF, summary: 'Unfreeze an agent', params: { id: 'Agent id' }, response: { status: 200, description: 'The agent object' } },
+  { method: 'post', path: '/v1/agents', tag: 'Agents', roles: ADMIN, summary: 'Register an agent', body: createAgentSchema,
+    response: { status: 201, description: 'The agent object', schema: agentSchema },
+    errors: [404],
+    links: {
+      RetrieveAgent: link('get /v1/agents/:id', 'id', 'id'),
+      UpdateAgent: link('patch /v1/agents/:id', 'id', 'id'),
+      DeactivateAgent: link('delete /v1/agents/:id', 'id', 'id'),
+      FreezeAgent: link('post /v1/agents/:id/freeze', 'id', 'id'),
+    },
+  },
+  { method: 'get', path: '/v1/agents', tag: 'Agents', roles: STAFF, summary: 'List agents', query: listAgentsQuery, response: list(agentListSchema) },
+  { method: 'get', path: '/v1/agents/:id', tag: 'Agents', roles: ANY, summary: 'Retrieve an agent (agent keys: their own only)', params: { id: 'Agent id (`agt_…`)' }, response: { status: 200, description: 'The agent object', schema: agentSchema } },
+  { method: 'patch', path: '/v1/agents/:id', tag: 'Agents', roles: ADMIN, summary: 'Update an agent (metadata is merged; null removes a key)', params: { id: 'Agent id' }, body: updateAgentSchema, response: { status: 200, description: 'The agent object', schema: agentSchema }, errors: [409] },
+  { method: 'delete', path: '/v1/agents/:id', tag: 'Agents', roles: ADMIN, summary: 'Deactivate an agent (terminal; denies its pending holds)', params: { id: 'Agent id' }, response: { status: 200, description: 'The agent object', schema: agentSchema } },
+  { method: 'post', path: '/v1/agents/:id/freeze', tag: 'Agents', roles: STAFF, summary: 'Freeze an agent (denies its pending holds)', params: { id: 'Agent id' }, response: { status: 200, description: 'The agent object', schema: agentSchema } },
+  { method: 'post', path: '/v1/agents/:id/unfreeze', tag: 'Agents', roles: STAFF, summary: 'Unfreeze an agent', params: { id: 'Agent id' }, response: { status: 200, description: 'The agent object', schema: agentSchema } },
 ];
 
 const policies: RouteDoc[] = [
-  { method: 'post', path: '/v1/policies', tag: 'Policies', roles: ADMIN, summary: 'Create a policy', body: createPolicySchema, response: { status: 201, description: 'The policy object' } },
-  { method: 'post', path: '/v1/policies/simulate', tag: 'Policies', roles: STAFF, summary: 'Evaluate a draft or saved policy against given or recorded requests, without side effects', body: simulateSchema, response: { status: 200, description: '`{object: "policy_simulation", policy_id, summary, results}`' } },
-  { method: 'get', path: '/v1/policies', tag: 'Policies', roles: STAFF, summary: 'List policies', query: listPoliciesQuery, response: LIST },
-  { method: 'get', path: '/v1/policies/:id', tag: 'Policies', roles: STAFF, summary: 'Retrieve a policy', params: { id: 'Policy id (`pol_…`)' }, response: { status: 200, description: 'The policy object' } },
-  { method: 'patch', path: '/v1/policies/:id', tag: 'Policies', roles: ADMIN, summary: 'Update a policy', params: { id: 'Policy id' }, body: updatePolicySchema, response: { status: 200, description: 'The policy object' } },
-  { method: 'delete', path: '/v1/policies/:id', tag: 'Policies', roles: ADMIN, summary: 'Delete a policy (409 while an agent is bound)', params: { id: 'Policy id' }, response: { status: 200, description: '`{id, object: "policy", deleted: true}`' } },
+  { method: 'post', path: '/v1/policies', tag: 'Policies', roles: ADMIN, summary: 'Create a policy', body: createPolicySchema,
+    response: { status: 201, description: 'The policy object', schema: policySchema },
+    links: {
+      RetrievePolicy: link('get /v1/policies/:id', 'id', 'id'),
+      UpdatePolicy: link('patch /v1/policies/:id', 'id', 'id'),
+      DeletePolicy: link('delete /v1/policies/:id', 'id', 'id'),
+    },
+  },
+  { method: 'post', path: '/v1/policies/simulate', tag: 'Policies', roles: STAFF, summary: 'Evaluate a draft or saved policy against given or recorded requests, without side effects', body: simulateSchema, response: { status: 200, description: 'What the policy would have decided', schema: policySimulationSchema }, errors: [404] },
+  { method: 'get', path: '/v1/policies', tag: 'Policies', roles: STAFF, summary: 'List policies', query: listPoliciesQuery, response: list(policyListSchema) },
+  { method: 'get', path: '/v1/policies/:id', tag: 'Policies', roles: STAFF, summary: 'Retrieve a policy', params: { id: 'Policy id (`pol_…`)' }, response: { status: 200, description: 'The policy object', schema: policySchema } },
+  { method: 'patch', path: '/v1/policies/:id', tag: 'Policies', roles: ADMIN, summary: 'Update a policy', params: { id: 'Policy id' }, body: updatePolicySchema, response: { status: 200, description: 'The policy object', schema: policySchema } },
+  { method: 'delete', path: '/v1/policies/:id', tag: 'Policies', roles: ADMIN, summary: 'Delete a policy (409 while an agent is bound)', params: { id: 'Policy id' }, response: { status: 200, description: 'The deletion', schema: deletedPolicySchema }, errors: [409] },
 ];
 
 const audit: RouteDoc[] = [
@@ -161,39 +215,52 @@ const audit: RouteDoc[] = [
     roles: STAFF,
     summary: 'List audit records (JSON, or CSV with Accept: text/csv)',
     query: listAuditQuery,
-    response: { status: 200, list: true, description: `${LIST_PAGE} With \`Accept: text/csv\`: RFC 4180 CSV, next cursor in \`X-Next-Cursor\`.` },
+    response: { status: 200, schema: auditRecordListSchema, csv: true, description: `${LIST_PAGE} With \`Accept: text/csv\`: RFC 4180 CSV with a header row, the next cursor in \`X-Next-Cursor\`.` },
   },
-  { method: 'get', path: '/v1/audit-logs/verify', tag: 'Audit log', roles: STAFF, summary: 'Recompute the hash chain', response: { status: 200, description: '`{object: "audit_verification", valid, records, head_hash, first_invalid: {id, sequence} | null, first_invalid_sequence}`' } },
+  { method: 'get', path: '/v1/audit-logs/verify', tag: 'Audit log', roles: STAFF, summary: 'Recompute the hash chain', response: { status: 200, description: 'The result of the check', schema: auditVerificationSchema } },
 ];
 
 const apiKeys: RouteDoc[] = [
-  { method: 'post', path: '/v1/api-keys', tag: 'API keys', roles: ADMIN, summary: 'Create an API key (the raw key is returned once)', body: createApiKeySchema, response: { status: 201, description: 'The key object with `key`' } },
-  { method: 'get', path: '/v1/api-keys', tag: 'API keys', roles: ADMIN, summary: 'List API keys (never the key itself)', query: listApiKeysQuery, response: LIST },
-  { method: 'get', path: '/v1/api-keys/self', tag: 'API keys', roles: ANY, summary: 'The calling key itself (mode, role, agent)', response: { status: 200, description: 'The key object' } },
-  { method: 'delete', path: '/v1/api-keys/:id', tag: 'API keys', roles: ADMIN, summary: 'Revoke an API key', params: { id: 'Key id' }, response: { status: 200, description: 'The key object, revoked' } },
+  { method: 'post', path: '/v1/api-keys', tag: 'API keys', roles: ADMIN, summary: 'Create an API key (the raw key is returned once)', body: createApiKeySchema,
+    response: { status: 201, description: 'The key object with `key`', schema: createdApiKeySchema },
+    errors: [404],
+    links: { RevokeApiKey: link('delete /v1/api-keys/:id', 'id', 'id') },
+  },
+  { method: 'get', path: '/v1/api-keys', tag: 'API keys', roles: ADMIN, summary: 'List API keys (never the key itself)', query: listApiKeysQuery, response: list(apiKeyListSchema) },
+  { method: 'get', path: '/v1/api-keys/self', tag: 'API keys', roles: ANY, summary: 'The calling key itself (mode, role, agent)', response: { status: 200, description: 'The key object', schema: apiKeySchema } },
+  { method: 'delete', path: '/v1/api-keys/:id', tag: 'API keys', roles: ADMIN, summary: 'Revoke an API key', params: { id: 'Key id' }, response: { status: 200, description: 'The key object, revoked', schema: apiKeySchema } },
 ];
 
 const webhooks: RouteDoc[] = [
-  { method: 'post', path: '/v1/webhook-endpoints', tag: 'Webhooks', roles: ADMIN, summary: 'Create a webhook endpoint (the whsec_ secret is returned once)', body: createEndpointSchema, response: { status: 201, description: 'The endpoint object with `secret`' } },
-  { method: 'get', path: '/v1/webhook-endpoints', tag: 'Webhooks', roles: STAFF, summary: 'List webhook endpoints', query: listQuery, response: LIST },
-  { method: 'get', path: '/v1/webhook-endpoints/:id', tag: 'Webhooks', roles: STAFF, summary: 'Retrieve a webhook endpoint', params: { id: 'Endpoint id' }, response: { status: 200, description: 'The endpoint object' } },
-  { method: 'patch', path: '/v1/webhook-endpoints/:id', tag: 'Webhooks', roles: ADMIN, summary: 'Update a webhook endpoint', params: { id: 'Endpoint id' }, body: updateEndpointSchema, response: { status: 200, description: 'The endpoint object' } },
-  { method: 'delete', path: '/v1/webhook-endpoints/:id', tag: 'Webhooks', roles: ADMIN, summary: 'Delete a webhook endpoint', params: { id: 'Endpoint id' }, response: { status: 200, description: '`{id, object: "webhook_endpoint", deleted: true}`' } },
-  { method: 'post', path: '/v1/webhook-endpoints/:id/rotate-secret', tag: 'Webhooks', roles: ADMIN, summary: 'Rotate the signing secret (returned once)', params: { id: 'Endpoint id' }, response: { status: 200, description: 'The endpoint object with the new `secret`' } },
-  { method: 'get', path: '/v1/webhook-endpoints/:id/deliveries', tag: 'Webhooks', roles: STAFF, summary: "List an endpoint's deliveries and their attempts", params: { id: 'Endpoint id' }, query: listQuery, response: LIST },
-  { method: 'get', path: '/v1/events', tag: 'Webhooks', roles: STAFF, summary: 'List events', query: listEventsQuery, response: LIST },
-  { method: 'get', path: '/v1/events/:id', tag: 'Webhooks', roles: STAFF, summary: 'Retrieve an event', params: { id: 'Event id (`evt_…`)' }, response: { status: 200, description: 'The event object' } },
-  { method: 'post', path: '/v1/events/:id/redeliver', tag: 'Webhooks', roles: ADMIN, summary: 'Deliver an event again (to one endpoint or every subscribed one)', params: { id: 'Event id' }, body: redeliverSchema, response: { status: 200, list: true, description: 'A list of the deliveries created' } },
+  { method: 'post', path: '/v1/webhook-endpoints', tag: 'Webhooks', roles: ADMIN, summary: 'Create a webhook endpoint (the whsec_ secret is returned once)', body: createEndpointSchema,
+    response: { status: 201, description: 'The endpoint object with `secret`', schema: webhookEndpointWithSecretSchema },
+    links: {
+      RetrieveWebhookEndpoint: link('get /v1/webhook-endpoints/:id', 'id', 'id'),
+      UpdateWebhookEndpoint: link('patch /v1/webhook-endpoints/:id', 'id', 'id'),
+      DeleteWebhookEndpoint: link('delete /v1/webhook-endpoints/:id', 'id', 'id'),
+      RotateWebhookSecret: link('post /v1/webhook-endpoints/:id/rotate-secret', 'id', 'id'),
+      ListWebhookDeliveries: link('get /v1/webhook-endpoints/:id/deliveries', 'id', 'id'),
+    },
+  },
+  { method: 'get', path: '/v1/webhook-endpoints', tag: 'Webhooks', roles: STAFF, summary: 'List webhook endpoints', query: listQuery, response: list(webhookEndpointListSchema) },
+  { method: 'get', path: '/v1/webhook-endpoints/:id', tag: 'Webhooks', roles: STAFF, summary: 'Retrieve a webhook endpoint', params: { id: 'Endpoint id' }, response: { status: 200, description: 'The endpoint object', schema: webhookEndpointSchema } },
+  { method: 'patch', path: '/v1/webhook-endpoints/:id', tag: 'Webhooks', roles: ADMIN, summary: 'Update a webhook endpoint', params: { id: 'Endpoint id' }, body: updateEndpointSchema, response: { status: 200, description: 'The endpoint object', schema: webhookEndpointSchema } },
+  { method: 'delete', path: '/v1/webhook-endpoints/:id', tag: 'Webhooks', roles: ADMIN, summary: 'Delete a webhook endpoint', params: { id: 'Endpoint id' }, response: { status: 200, description: 'The deletion', schema: deletedWebhookEndpointSchema } },
+  { method: 'post', path: '/v1/webhook-endpoints/:id/rotate-secret', tag: 'Webhooks', roles: ADMIN, summary: 'Rotate the signing secret (returned once)', params: { id: 'Endpoint id' }, response: { status: 200, description: 'The endpoint object with the new `secret`', schema: webhookEndpointWithSecretSchema } },
+  { method: 'get', path: '/v1/webhook-endpoints/:id/deliveries', tag: 'Webhooks', roles: STAFF, summary: "List an endpoint's deliveries and their attempts", params: { id: 'Endpoint id' }, query: listQuery, response: list(webhookDeliveryListSchema) },
+  { method: 'get', path: '/v1/events', tag: 'Webhooks', roles: STAFF, summary: 'List events', query: listEventsQuery, response: list(eventListSchema) },
+  { method: 'get', path: '/v1/events/:id', tag: 'Webhooks', roles: STAFF, summary: 'Retrieve an event', params: { id: 'Event id (`evt_…`)' }, response: { status: 200, description: 'The event object', schema: eventSchema } },
+  { method: 'post', path: '/v1/events/:id/redeliver', tag: 'Webhooks', roles: ADMIN, summary: 'Deliver an event again (to one endpoint or every subscribed one)', params: { id: 'Event id' }, body: redeliverSchema, response: { status: 200, description: 'A list of the deliveries created (one page, `has_more` false)', schema: webhookDeliveryListSchema } },
 ];
 
 const usage: RouteDoc[] = [
-  { method: 'get', path: '/v1/usage', tag: 'Usage', roles: STAFF, summary: "A month's billable checks and overage", query: usageQuery, response: { status: 200, description: '`{object: "usage", month, plan, checks, included, overage_checks, overage_amount, livemode, daily: [{date, checks}]}`' } },
+  { method: 'get', path: '/v1/usage', tag: 'Usage', roles: STAFF, summary: "A month's billable checks and overage", query: usageQuery, response: { status: 200, description: 'The usage', schema: usageSchema } },
 ];
 
 const quickstart: RouteDoc[] = [
-  { method: 'post', path: '/agents', tag: 'Quick start', roles: ADMIN, summary: 'Register an agent (quick-start surface)', body: quickstartAgentSchema, response: { status: 201, description: 'The agent object' } },
-  { method: 'post', path: '/vaults', tag: 'Quick start', roles: ADMIN, summary: 'Create a vault: a daily-budget policy bound to the agent, with a dlt_ token (returned once)', body: vaultSchema, response: { status: 201, description: 'The vault record with `token`' } },
-  { method: 'post', path: '/authorize', tag: 'Quick start', roles: ADMIN, summary: 'Authorize a spend with a dlt_ vault token; decimal amounts', body: quickstartAuthorizeSchema, response: { status: 200, description: '`{authorized, status, transaction_id, remaining_balance, message, …}`' } },
+  { method: 'post', path: '/agents', tag: 'Quick start', roles: ADMIN, summary: 'Register an agent (quick-start surface)', body: quickstartAgentSchema, response: { status: 201, description: 'The agent object', schema: quickstartAgentView } },
+  { method: 'post', path: '/vaults', tag: 'Quick start', roles: ADMIN, summary: 'Create a vault: a daily-budget policy bound to the agent, with a dlt_ token (returned once)', body: vaultSchema, response: { status: 201, description: 'The vault record with `token`', schema: vaultWithTokenSchema }, errors: [404] },
+  { method: 'post', path: '/authorize', tag: 'Quick start', roles: ADMIN, summary: 'Authorize a spend with a dlt_ vault token; decimal amounts', body: quickstartAuthorizeSchema, response: { status: 200, description: 'The outcome in decimal USD', schema: quickstartAuthorizationSchema } },
 ];
 
 /**
