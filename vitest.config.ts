@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    // API responses are checked against the OpenAPI document (test/support/openapi-conformance.ts).
+    setupFiles: ['test/support/openapi-conformance.setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

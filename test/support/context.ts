@@ -8,6 +8,7 @@ import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
 import type { TokenSigner } from '../../src/tokens/authorization-token.js';
 import { TemporalGateway, type WorkflowGateway } from '../../src/temporal/gateway.js';
+import { checkResponse } from './openapi-conformance.js';
 import { TEST_IDEMPOTENCY_KEY, useTestAuditKey } from './server-keys.js';
 
 export interface ApiResponse<T = any> {
@@ -105,7 +106,11 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   );
   const baseUrl = `http://127.0.0.1:${server.port}`;
 
-  const raw = async (path: string, init?: RequestInit) => toResponse(await fetch(baseUrl + path, init));
+  const raw = async (path: string, init?: RequestInit) => {
+    const res = await toResponse(await fetch(baseUrl + path, init));
+    checkResponse(init?.method ?? 'GET', path, res);
+    return res;
+  };
   const client = (key: string): Client => {
     const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
       raw(path, {

@@ -1,15 +1,17 @@
 import { connectDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { startConformanceCount } from './openapi-conformance-count.js';
 import { TEST_SERVER_KEYS_ENV, useTestAuditKey } from './server-keys.js';
 
 /** Against a real server every test file shares one database: migrate it once, before any file runs. */
-export default async function setup(): Promise<void> {
+export default async function setup(): Promise<() => void> {
+  const reportConformance = startConformanceCount();
   // Inherited by the test processes and every `spend-auth` process they start, so all agree on the keys.
   for (const [name, value] of Object.entries(TEST_SERVER_KEYS_ENV)) process.env[name] ??= value;
   const url = process.env.DATABASE_URL;
   if (!url) {
     console.log('[tests] DATABASE_URL unset: each test file runs on its own embedded PGlite database');
-    return;
+    return reportConformance;
   }
   // A database left by an earlier run may hold audit chains that a migration re-seals with the key.
   useTestAuditKey();
@@ -20,4 +22,5 @@ export default async function setup(): Promise<void> {
     await database.close();
   }
   console.log(`[tests] running against PostgreSQL at ${new URL(url).host}`);
+  return reportConformance;
 }

@@ -1,0 +1,97 @@
+/**
+ * Every response an API test receives through the test context (test/support/context.ts) is
+ * checked against the served OpenAPI document: the status must be documented for the operation,
+ * the body must match its schema, and the headers it marks required must be there. A mismatch is
+ * recorded, and the setup file (openapi-conformance.setup.ts) fails the test that received it.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { buildOpenApiDocument, toOpenApiPath, type OpenApiDocument } from '../../src/http/openapi.js';
+import { createRouteFinder } from '../../src/http/route-docs.js';
+
+// ajv-formats is CommonJS: its default export arrives as the module object under ESM.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => void;
+
+interface Checked {
+  status: number;
+  headers: Headers;
+  body: unknown;
+  text: string;
+}
+
+interface ResponseObject {
+  $ref?: string;
+  description?: string;
+  headers?: Record<string, { $ref?: string; required?: boolean }>;
+  content?: Record<string, { schema: Record<string, unknown> }>;
+}
+
+const DOC_ID = 'openapi.json';
+
+let state: { doc: OpenApiDocument; ajv: Ajv2020; find: ReturnType<typeof createRouteFinder>; validators: Map<string, ValidateFunction> } | undefined;
+
+function init() {
+  if (state) return state;
+  const doc = buildOpenApiDocument();
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  // Every reference in a response schema points into components.
+  ajv.addSchema({ $id: DOC_ID, components: doc.components }, DOC_ID);
+  state = { doc, ajv, find: createRouteFinder(), validators: new Map() };
+  return state;
+}
+
+const resolve = <T extends { $ref?: string }>(doc: OpenApiDocument, node: T): T =>
+  node.$ref ? (node.$ref.slice(2).split('/').reduce<any>((n, key) => n?.[key], doc) as T) : node;
+
+let validated = 0;
+const problems: string[] = [];
+
+/** How many responses were checked in this process. */
+export const validatedResponses = () => validated;
+
+/** The mismatches seen since the last call. */
+export const takeProblems = (): string[] => problems.splice(0);
+
+/** Checks one response of `method path`; responses of undocumented routes (the unknown-route 404) are not counted. */
+export function checkResponse(method: string, path: string, res: Checked): void {
+  const upper = method.toUpperCase();
+  if (upper === 'HEAD' || upper === 'OPTIONS') return;
+  const s = init();
+  const pathname = new URL(path, 'http://x').pathname;
+  const route = s.find(upper, pathname);
+  if (!route) return;
+  validated += 1;
+  const op = s.doc.paths[toOpenApiPath(route.path)]![route.method];
+  const where = `${upper} ${pathname} → ${res.status}`;
+  const responses = op.responses as Record<string, ResponseObject>;
+  // `default` stands for the 5XX answers only (internal errors); every 4XX must be listed.
+  const documented = responses[String(res.status)] ?? responses[`${String(res.status)[0]}XX`] ?? (res.status >= 500 ? responses.default : undefined);
+  if (!documented) {
+    problems.push(`${where}: status not documented for ${route.method} ${route.path} (documented: ${Object.keys(responses).join(', ')}); body ${res.text.slice(0, 300)}`);
+    return;
+  }
+  const response = resolve(s.doc, documented);
+  for (const [name, header] of Object.entries(response.headers ?? {})) {
+    if (resolve(s.doc, header).required && !res.headers.has(name)) problems.push(`${where}: required header ${name} missing`);
+  }
+  const contentType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  if (!contentType && res.text === '') return;
+  const media = response.content?.[contentType];
+  if (!media) {
+    problems.push(`${where}: content type ${contentType || '(none)'} not documented (documented: ${Object.keys(response.content ?? {}).join(', ') || 'none'})`);
+    return;
+  }
+  if (contentType !== 'application/json') return;
+  const key = `${route.method} ${route.path} ${res.status} ${contentType}`;
+  let validate = s.validators.get(key);
+  if (!validate) {
+    const schema = media.schema.$ref ? { $ref: `${DOC_ID}${media.schema.$ref}` } : media.schema;
+    validate = s.ajv.compile(schema);
+    s.validators.set(key, validate);
+  }
+  if (!validate(res.body)) {
+    const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+    problems.push(`${where}: body does not match ${media.schema.$ref ?? 'the schema'}: ${errors.join('; ')}; body ${res.text.slice(0, 300)}`);
+  }
+}
