@@ -8,7 +8,10 @@ import { createApp } from '../../src/app.js';
 import { AppError } from '../../src/errors.js';
 import { buildOpenApiDocument, createRouteMatcher, toOpenApiPath } from '../../src/http/openapi.js';
 import { ROUTE_DOCS } from '../../src/http/route-docs.js';
+import { EVENT_TYPES } from '../../src/events/events.repository.js';
+import { buildSignedDelivery, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../../src/webhooks/signature.js';
 import { createTestContext, type TestAccount, type TestContext } from '../support/context.js';
+import { componentValidator } from '../support/openapi-conformance.js';
 import { TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
 
 interface Layer {
@@ -141,6 +144,116 @@ describe('GET /v1/openapi.json', () => {
       const target = ref.split('/').reduce<any>((node, key) => node?.[key], doc);
       expect(target, ref).toBeDefined();
     }
+  });
+});
+
+describe('response objects, headers, links and webhooks', () => {
+  const doc = buildOpenApiDocument() as any;
+  const schemas = doc.components.schemas as Record<string, any>;
+
+  it('has a named component schema for every object the API answers', () => {
+    const expected = [
+      'Error', 'Decision', 'Approval', 'ApprovalList', 'Agent', 'AgentList', 'Policy', 'PolicyList', 'DeletedPolicy', 'PolicySimulation',
+      'ApiKey', 'CreatedApiKey', 'ApiKeyList', 'WebhookEndpoint', 'WebhookEndpointWithSecret', 'DeletedWebhookEndpoint', 'WebhookEndpointList',
+      'WebhookDelivery', 'WebhookDeliveryList', 'Event', 'EventList', 'AuditRecord', 'AuditRecordList', 'AuditVerification', 'Usage', 'JWKS',
+      'TokenVerification', 'QuickstartAgent', 'Vault', 'QuickstartAuthorization', 'Health', 'Readiness',
+    ];
+    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(expected));
+    for (const [name, schema] of Object.entries(schemas)) expect(schema.description, `${name} has a description`).toMatch(/\S/);
+  });
+
+  it('describes objects exactly: required fields, nullability, enums, date-time formats and id patterns', () => {
+    const agent = schemas.Agent;
+    expect(agent.additionalProperties).toBe(false);
+    expect(agent.required).toEqual(expect.arrayContaining(['id', 'object', 'name', 'policy_id', 'status', 'kyc_status', 'metadata', 'created_at']));
+    expect(agent.properties.id.pattern).toBe('^agt_[0-9A-Za-z]+$');
+    expect(agent.properties.object.const).toBe('agent');
+    expect(agent.properties.status.enum).toEqual(['active', 'frozen', 'deactivated']);
+    expect(agent.properties.created_at).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(agent.properties.policy_id.anyOf).toEqual([expect.objectContaining({ type: 'string', pattern: '^pol_[0-9A-Za-z]+$' }), { type: 'null' }]);
+
+    const decision = schemas.Decision;
+    expect(decision.required).not.toContain('authorization_token');
+    expect(decision.required).not.toContain('expires_at');
+    expect(decision.properties.decision.enum).toEqual(['approved', 'denied', 'held']);
+    expect(decision.properties.status.enum).toEqual(['approved', 'denied', 'pending', 'expired']);
+    expect(decision.properties.decision_id.pattern).toBe('^dec_[0-9A-Za-z]+$');
+    // The one-time secrets appear only in the objects that carry them.
+    expect(schemas.ApiKey.properties.key).toBeUndefined();
+    expect(schemas.CreatedApiKey.required).toContain('key');
+    expect(schemas.WebhookEndpoint.properties.secret).toBeUndefined();
+    expect(schemas.WebhookEndpointWithSecret.required).toContain('secret');
+    expect(schemas.AgentList.properties.data.items).toEqual({ $ref: '#/components/schemas/Agent' });
+    expect(schemas.ApprovalList.properties.data.items).toEqual({ $ref: '#/components/schemas/Approval' });
+  });
+
+  it("references a component schema from every operation's JSON success response", () => {
+    for (const route of ROUTE_DOCS) {
+      const response = doc.paths[toOpenApiPath(route.path)][route.method].responses[String(route.response.status)];
+      for (const [type, media] of Object.entries(response.content as Record<string, { schema: { $ref?: string } }>)) {
+        if (type !== 'application/json') continue;
+        const target = media.schema.$ref?.replace('#/components/schemas/', '');
+        expect(target && schemas[target], `${route.method} ${route.path}`).toBeDefined();
+      }
+    }
+  });
+
+  it('lists 4XX answers with the error envelope, and the headers the code sends', () => {
+    for (const route of ROUTE_DOCS) {
+      const op = doc.paths[toOpenApiPath(route.path)][route.method];
+      if (route.roles !== 'public') {
+        for (const status of ['400', '401', '429']) expect(op.responses[status], `${route.method} ${route.path} ${status}`).toBeDefined();
+      }
+    }
+    const tooMany = doc.components.responses.TooManyRequests;
+    expect(tooMany.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(Object.keys(tooMany.headers)).toEqual(expect.arrayContaining(['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']));
+    const authorize = doc.paths['/v1/authorize'].post.responses['200'].headers;
+    expect(Object.keys(authorize)).toEqual(expect.arrayContaining(['X-Request-Id', 'X-RateLimit-Limit', 'Idempotent-Replayed']));
+    expect(doc.paths['/v1/audit-logs'].get.responses['200'].headers['X-Next-Cursor']).toBeDefined();
+    expect(Object.keys(doc.paths['/v1/audit-logs'].get.responses['200'].content)).toEqual(['application/json', 'text/csv']);
+    expect(doc.paths['/v1/approvals/{decision_id}/approve'].post.responses['503']).toBeDefined();
+    expect(doc.paths['/v1/policies/{id}'].delete.responses['409']).toBeDefined();
+  });
+
+  it('links creates to the operations on what they created, by operationId', () => {
+    const operationIds = new Set(Object.values(doc.paths).flatMap((item: any) => Object.values(item).map((op: any) => op.operationId)));
+    const linksOf = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].links ?? {};
+    expect(linksOf('/v1/agents', 'post', '201').RetrieveAgent).toEqual({ operationId: 'getV1AgentsId', parameters: { id: '$response.body#/id' }, description: expect.any(String) });
+    expect(Object.keys(linksOf('/v1/policies', 'post', '201'))).toEqual(['RetrievePolicy', 'UpdatePolicy', 'DeletePolicy']);
+    expect(linksOf('/v1/webhook-endpoints', 'post', '201').DeleteWebhookEndpoint).toBeDefined();
+    expect(linksOf('/v1/api-keys', 'post', '201').RevokeApiKey).toBeDefined();
+    expect(linksOf('/v1/authorize', 'post', '200').RetrieveDecision.parameters).toEqual({ id: '$response.body#/decision_id' });
+    for (const item of Object.values(doc.paths) as any[]) {
+      for (const op of Object.values(item) as any[]) {
+        for (const response of Object.values(op.responses) as any[]) {
+          for (const l of Object.values(response.links ?? {}) as any[]) expect(operationIds.has(l.operationId)).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('documents a webhook for every event type, with the signature headers the deliveries carry', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+    for (const type of EVENT_TYPES) {
+      const post = doc.webhooks[type].post;
+      expect(post.parameters.map((p: { name: string }) => p.name)).toEqual([SIGNATURE_HEADER, EVENT_HEADER, DELIVERY_HEADER]);
+      const name = post.requestBody.content['application/json'].schema.$ref.replace('#/components/schemas/', '');
+      const payload = schemas[name];
+      expect(payload.properties.event.const).toBe(type);
+      expect(payload.required).toEqual(['id', 'event', 'data', 'timestamp', 'signature']);
+    }
+    expect(schemas.AuthorizeApprovedWebhook.properties.data).toEqual({ $ref: '#/components/schemas/DecisionEventData' });
+    expect(schemas.DecisionEventData.properties.authorization_token).toBeUndefined();
+    expect(schemas.AgentFrozenWebhook.properties.data).toEqual({ $ref: '#/components/schemas/Agent' });
+    expect(schemas.ApprovalCompletedWebhook.properties.data).toEqual({ $ref: '#/components/schemas/ApprovalCompletedData' });
+  });
+
+  it('matches a signed delivery body as the webhook code builds it', () => {
+    const agent = { id: 'agt_1', object: 'agent', name: 'a', agent_type: null, policy_id: null, status: 'frozen', kyc_status: 'pending', metadata: {}, livemode: false, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+    const { body } = buildSignedDelivery({ id: 'evt_1', type: 'agent.frozen', data: agent, created_at: new Date('2026-01-01T00:00:00Z') }, 'whsec_x');
+    const validate = componentValidator('AgentFrozenWebhook');
+    expect(validate(JSON.parse(body)), JSON.stringify(validate.errors)).toBe(true);
   });
 });
 

@@ -53,6 +53,11 @@ export const validatedResponses = () => validated;
 /** The mismatches seen since the last call. */
 export const takeProblems = (): string[] => problems.splice(0);
 
+/** A validator of one component schema of the document (`Agent`, `AgentFrozenWebhook`, …). */
+export function componentValidator(name: string): ValidateFunction {
+  return init().ajv.compile({ $ref: `${DOC_ID}#/components/schemas/${name}` });
+}
+
 /** Checks one response of `method path`; responses of undocumented routes (the unknown-route 404) are not counted. */
 export function checkResponse(method: string, path: string, res: Checked): void {
   const upper = method.toUpperCase();
