@@ -10,14 +10,16 @@ export function startConformanceCount(): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'spend-auth-conformance-'));
   process.env[CONFORMANCE_DIR_ENV] = dir;
   return () => {
-    let counts: number[] = [];
+    let lines: string[] = [];
     try {
-      counts = readFileSync(join(dir, 'counts'), 'utf8').split('\n').filter(Boolean).map(Number);
+      lines = readFileSync(join(dir, 'counts'), 'utf8').split('\n').filter(Boolean);
     } catch {
-      // No file checked any response.
+      // No file checked anything.
     }
-    const total = counts.reduce((a, b) => a + b, 0);
-    console.log(`[tests] ${total} API responses validated against the OpenAPI document (${counts.length} test files)`);
+    const counts = lines.map((line) => line.split(' ').map(Number) as [number, number]);
+    const responses = counts.reduce((sum, [r]) => sum + r, 0);
+    const webhooks = counts.reduce((sum, [, w]) => sum + w, 0);
+    console.log(`[tests] ${responses} API responses and ${webhooks} webhook deliveries validated against the OpenAPI document (${counts.length} test files)`);
     rmSync(dir, { recursive: true, force: true });
   };
 }

@@ -1,11 +1,11 @@
 /**
  * Setup file of every test file: fails a test whose API responses did not match the OpenAPI
- * document, and reports this file's count of checked responses to the global teardown.
+ * document, and reports this file's counts of checked responses and webhook deliveries to the global teardown.
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach } from 'vitest';
-import { takeProblems, validatedResponses } from './openapi-conformance.js';
+import { takeProblems, validatedCounts } from './openapi-conformance.js';
 import { CONFORMANCE_DIR_ENV } from './openapi-conformance-count.js';
 
 afterEach(() => {
@@ -15,6 +15,6 @@ afterEach(() => {
 
 afterAll(() => {
   const dir = process.env[CONFORMANCE_DIR_ENV];
-  const count = validatedResponses();
-  if (dir && count > 0) appendFileSync(join(dir, 'counts'), `${count}\n`);
+  const { responses, webhooks } = validatedCounts();
+  if (dir && responses + webhooks > 0) appendFileSync(join(dir, 'counts'), `${responses} ${webhooks}\n`);
 });

@@ -1,6 +1,7 @@
 /**
- * Every response an API test receives through the test context (test/support/context.ts) is
- * checked against the served OpenAPI document: the status must be documented for the operation,
+ * Every response an API test receives through the test context (test/support/context.ts), and
+ * every webhook delivery a test receiver gets (test/support/receiver.ts), is checked against the
+ * served OpenAPI document: the status must be documented for the operation,
  * the body must match its schema, and the headers it marks required must be there. A mismatch is
  * recorded, and the setup file (openapi-conformance.setup.ts) fails the test that received it.
  */
@@ -45,13 +46,48 @@ const resolve = <T extends { $ref?: string }>(doc: OpenApiDocument, node: T): T 
   node.$ref ? (node.$ref.slice(2).split('/').reduce<any>((n, key) => n?.[key], doc) as T) : node;
 
 let validated = 0;
+let validatedHooks = 0;
 const problems: string[] = [];
 
-/** How many responses were checked in this process. */
-export const validatedResponses = () => validated;
+/** How many responses and webhook deliveries were checked in this process. */
+export const validatedCounts = () => ({ responses: validated, webhooks: validatedHooks });
 
 /** The mismatches seen since the last call. */
 export const takeProblems = (): string[] => problems.splice(0);
+
+/**
+ * Checks one webhook delivery a test receiver got against the document's `webhooks`: the event
+ * type it names must be documented, its body must match, and the documented headers be present.
+ */
+export function checkWebhook(headers: Record<string, string | string[] | undefined>, rawBody: string): void {
+  const s = init();
+  const type = headers['x-service-event'];
+  const webhooks = (s.doc.webhooks ?? {}) as Record<string, { post: { parameters: { name: string; required: boolean }[]; requestBody: { content: Record<string, { schema: { $ref: string } }> } } }>;
+  const where = `webhook ${String(type)}`;
+  validatedHooks += 1;
+  const hook = typeof type === 'string' ? webhooks[type] : undefined;
+  if (!hook) {
+    problems.push(`${where}: event type not documented in webhooks`);
+    return;
+  }
+  for (const p of hook.post.parameters) {
+    if (p.required && headers[p.name.toLowerCase()] === undefined) problems.push(`${where}: header ${p.name} missing`);
+  }
+  const key = `webhook ${type}`;
+  let validate = s.validators.get(key);
+  if (!validate) {
+    validate = s.ajv.compile({ $ref: `${DOC_ID}${hook.post.requestBody.content['application/json']!.schema.$ref}` });
+    s.validators.set(key, validate);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody);
+  } catch {
+    problems.push(`${where}: body is not JSON`);
+    return;
+  }
+  if (!validate(body)) problems.push(`${where}: body does not match: ${(validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')}; body ${rawBody.slice(0, 300)}`);
+}
 
 /** A validator of one component schema of the document (`Agent`, `AgentFrozenWebhook`, …). */
 export function componentValidator(name: string): ValidateFunction {

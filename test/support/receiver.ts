@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checkWebhook } from './openapi-conformance.js';
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
@@ -16,6 +17,7 @@ export async function startReceiver(answer: (req: Received, n: number) => { stat
     req.on('end', () => {
       const r = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), path: req.url ?? '/' };
       received.push(r);
+      if (req.headers['x-service-event'] !== undefined) checkWebhook(req.headers, r.body);
       const a = answer(r, received.length);
       if (a.hang) return;
       res.writeHead(a.status, a.headers ?? {});
