@@ -8,7 +8,7 @@ import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
 import type { TokenSigner } from '../../src/tokens/authorization-token.js';
 import { TemporalGateway, type WorkflowGateway } from '../../src/temporal/gateway.js';
-import { checkResponse } from './openapi-conformance.js';
+import { checkResponse, warmUp } from './openapi-conformance.js';
 import { TEST_IDEMPOTENCY_KEY, useTestAuditKey } from './server-keys.js';
 
 export interface ApiResponse<T = any> {
@@ -84,6 +84,7 @@ export interface TestContextOptions {
 
 export async function createTestContext(opts: TestContextOptions = {}): Promise<TestContext> {
   useTestAuditKey();
+  warmUp();
   const sharedUrl = process.env.DATABASE_URL;
   const own = sharedUrl && opts.ownDatabase ? await createScratchDatabase(sharedUrl) : undefined;
   const url = own?.url ?? sharedUrl;
