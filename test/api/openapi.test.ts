@@ -11,7 +11,7 @@ import { ROUTE_DOCS } from '../../src/http/route-docs.js';
 import { EVENT_TYPES } from '../../src/events/events.repository.js';
 import { buildSignedDelivery, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../../src/webhooks/signature.js';
 import { createTestContext, type TestAccount, type TestContext } from '../support/context.js';
-import { componentValidator } from '../support/openapi-conformance.js';
+import { checkResponse, checkWebhook, componentValidator, takeProblems } from '../support/openapi-conformance.js';
 import { TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
 
 interface Layer {
@@ -254,6 +254,34 @@ describe('response objects, headers, links and webhooks', () => {
     const { body } = buildSignedDelivery({ id: 'evt_1', type: 'agent.frozen', data: agent, created_at: new Date('2026-01-01T00:00:00Z') }, 'whsec_x');
     const validate = componentValidator('AgentFrozenWebhook');
     expect(validate(JSON.parse(body)), JSON.stringify(validate.errors)).toBe(true);
+  });
+});
+
+describe('the conformance check of test responses (test/support/openapi-conformance.ts)', () => {
+  const json = (extra: Record<string, string> = {}) => new Headers({ 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'req_1', ...extra });
+
+  it('flags an undocumented status, an undocumented field, a missing required header and a bad webhook body (so it can fail)', () => {
+    takeProblems();
+    checkResponse('GET', '/v1/agents/agt_1', { status: 418, headers: json(), body: {}, text: '{}' });
+    checkResponse('GET', '/v1/agents/agt_1', { status: 404, headers: json(), body: { error: { code: 'not_found', message: 'x', stack: 'at x.ts:1' } }, text: '' });
+    checkResponse('GET', '/v1/agents/agt_1', { status: 404, headers: new Headers({ 'content-type': 'application/json' }), body: { error: { code: 'not_found', message: 'x' } }, text: '' });
+    checkResponse('GET', '/v1/usage', { status: 429, headers: json(), body: { error: { code: 'rate_limited', message: 'x' } }, text: '' });
+    checkWebhook({ 'x-service-event': 'agent.frozen', 'x-service-signature': 'sha256=00', 'x-service-delivery': 'evt_1' }, JSON.stringify({ id: 'evt_1', event: 'agent.frozen', data: {}, timestamp: 'now', signature: 'x' }));
+    const problems = takeProblems();
+    expect(problems).toHaveLength(5);
+    expect(problems[0]).toMatch(/418: status not documented/);
+    expect(problems[1]).toMatch(/additional properties/);
+    expect(problems[2]).toMatch(/required header X-Request-Id missing/);
+    expect(problems[3]).toMatch(/required header Retry-After missing/);
+    expect(problems[4]).toMatch(/^webhook agent\.frozen: body does not match/);
+  });
+
+  it('accepts an answer the document lists', async () => {
+    takeProblems();
+    const res = await account.test.get('/v1/agents?limit=1');
+    expect(res.status).toBe(200);
+    checkResponse('GET', '/v1/agents?limit=1', res);
+    expect(takeProblems()).toEqual([]);
   });
 });
 

@@ -4,6 +4,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestContext, policyBody, type TestContext } from '../support/context.js';
 import { FakeInlineGateway } from '../support/fake-gateway.js';
+import { checkResponse } from '../support/openapi-conformance.js';
 
 /** Generated malformed requests across every POST and PATCH endpoint: never a 5xx, never a stack trace. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
@@ -111,6 +112,8 @@ test(`${RUNS} generated malformed requests across every POST and PATCH endpoint 
       if (idem !== undefined && /^[\x20-\x7e]*$/.test(idem)) headers['idempotency-key'] = idem;
       const res = await fetch(ctx.baseUrl + path, { method, headers, body: payload });
       const text = await res.text();
+      // Every generated answer must also be one the OpenAPI document lists (status, envelope, headers).
+      checkResponse(method, path, { status: res.status, headers: res.headers, body: res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text, text });
       count += 1;
       if (res.status >= 500) fiveHundreds.push(`${method} ${path} ${res.status} ${payload.slice(0, 120)} → ${text.slice(0, 200)}`);
       expect(text).not.toMatch(/\bat .+\.(ts|js):\d+|SELECT |INSERT INTO/);
