@@ -32,6 +32,7 @@ export function toPolicyView(row: PolicyRow) {
     velocity_limits: row.velocity_limits,
     duplicate_window_seconds: row.duplicate_window_seconds,
     auto_freeze: row.auto_freeze,
+    capture_window_seconds: row.capture_window_seconds,
     livemode: row.livemode,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
