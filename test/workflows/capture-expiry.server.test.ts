@@ -2,12 +2,14 @@
  * The capture-expiry sweep on a real Temporal server: the worker creates its Schedule, the sweep
  * workflow expires an approval whose capture deadline has passed (the deadline is moved back in the
  * database, since the shortest window a policy takes is 60 s), the Schedule's own run does the same,
- * and captures racing the sweep workflow settle each approval exactly once.
+ * and captures racing the sweep workflow settle each approval exactly once. The sweep's history is
+ * recorded for the replay tests (RECORD_HISTORIES=1, scripts/record-histories.sh).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CAPTURE_EXPIRY_SCHEDULE_ID } from '../../src/temporal/capture-expiry-schedule.js';
 import type { expireUncapturedApprovalsSweep } from '../../workflows/capture-expiry.js';
 import { policyBody, type TestAccount } from '../support/context.js';
+import { recordHistory } from '../support/record-history.js';
 import { openEngineStack, type EngineStack } from '../support/engine-stack.js';
 import { serverModeOrSkip } from '../support/temporal-server.js';
 import { until } from '../support/wait.js';
@@ -58,6 +60,7 @@ describe.skipIf(!mode)('the capture-expiry sweep on a Temporal server', () => {
     await deadlineAt(id, new Date(Date.now() - 1_000));
     const result = await sweep();
     expect(result.expired).toBeGreaterThanOrEqual(1);
+    await recordHistory(temporal(), `capture-expiry-test-${seq}`, 'capture-expiry-sweep');
     expect(await captureStatus(id)).toBe('expired');
     expect(await captureStatus(kept)).toBe('uncaptured');
     expect(await settlements(id)).toEqual(['authorization.expired']);
