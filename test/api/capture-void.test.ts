@@ -309,6 +309,19 @@ describe('single-use tokens', () => {
     expect((await verify(d.authorization_token, true)).body.valid).toBe(true);
   });
 
+  test('a consume retried with its Idempotency-Key replays its first answer (valid) to that key; a new request is told consumed', async () => {
+    const agentId = await newAgent();
+    const d = await approved(agentId, 300);
+    const headers = { 'idempotency-key': `consume-${d.decision_id}` };
+    const first = await acct.test.post('/v1/authorization-tokens/verify', { token: d.authorization_token, consume: true }, headers);
+    const retry = await acct.test.post('/v1/authorization-tokens/verify', { token: d.authorization_token, consume: true }, headers);
+    expect(first.body.valid).toBe(true);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.text).toBe(first.text);
+    expect((await verify(d.authorization_token, true)).body.error).toBe('consumed');
+    expect(await auditOf(acct.test, d.decision_id)).toEqual(['authorization.decision', 'authorization_token.consumed']);
+  });
+
   test('consume must be a boolean', async () => {
     const res = await acct.test.post('/v1/authorization-tokens/verify', { token: 'gca_x', consume: 'yes' });
     expect(res.status).toBe(400);
@@ -328,6 +341,23 @@ describe('single-use tokens', () => {
 });
 
 describe('consistency with the rest of the service', () => {
+  test('capture_window_seconds is validated in a simulated draft too, and PATCH changes it for later approvals', async () => {
+    const res = await acct.test.post('/v1/policies/simulate', {
+      policy: policyBody({ capture_window_seconds: 59 }),
+      requests: [{ agent_id: 'agt_x', amount: 1, currency: 'USD', vendor: 'shop.example' }],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.param).toBe('policy.capture_window_seconds');
+
+    const p = await acct.test.post('/v1/policies', policyBody());
+    const agentId = (await acct.test.post('/v1/agents', { name: 'patched', policy_id: p.body.id })).body.id;
+    const patched = await acct.test.patch(`/v1/policies/${p.body.id}`, { capture_window_seconds: 120 });
+    expect(patched.body.capture_window_seconds).toBe(120);
+    expect((await acct.test.patch(`/v1/policies/${p.body.id}`, { capture_window_seconds: 2_592_001 })).body.error.param).toBe('capture_window_seconds');
+    const d = await approved(agentId, 10);
+    expect(Date.parse(d.capture.capture_before as string) - Date.parse(d.timestamp)).toBe(120_000);
+  });
+
   test('a webhook endpoint can subscribe to the three new event types', async () => {
     const res = await acct.test.post('/v1/webhook-endpoints', { url: 'https://93.184.216.34/hook', events: ['authorization.captured', 'authorization.voided', 'authorization.expired'] });
     expect(res.status, res.text).toBe(201);
