@@ -358,10 +358,18 @@ describe('consistency with the rest of the service', () => {
     expect(Date.parse(d.capture.capture_before as string) - Date.parse(d.timestamp)).toBe(120_000);
   });
 
-  test('a webhook endpoint can subscribe to the three new event types', async () => {
-    const res = await acct.test.post('/v1/webhook-endpoints', { url: 'https://93.184.216.34/hook', events: ['authorization.captured', 'authorization.voided', 'authorization.expired'] });
+  test('the three new event types are webhook event types: an endpoint subscribes to them and gets their deliveries', async () => {
+    const a = await ctx.account('growth');
+    const res = await a.test.post('/v1/webhook-endpoints', { url: 'https://93.184.216.34/hook', events: ['authorization.captured', 'authorization.voided', 'authorization.expired'] });
     expect(res.status, res.text).toBe(201);
-    expect((await acct.test.get('/v1/events?type=authorization.voided')).status).toBe(200);
+    const agentId = await newAgent({}, a.test);
+    const d = await approved(agentId, 100, a.test);
+    await a.test.post(`/v1/decisions/${d.decision_id}/capture`);
+    const events = (await a.test.get('/v1/events?type=authorization.captured')).body.data as any[];
+    expect(events).toHaveLength(1);
+    const redelivered = await a.test.post(`/v1/events/${events[0].id}/redeliver`);
+    expect(redelivered.status, redelivered.text).toBe(200);
+    expect(redelivered.body.data.map((x: any) => x.endpoint_id)).toEqual([res.body.id]);
   });
 
   test('the audit chain still verifies after captures, voids, expiries and consumes', async () => {
