@@ -74,7 +74,4 @@ for (const [regex, parameter, dictionary] of byPath) {
 // A pending decision long-polls up to `wait` seconds: kept short, so the run stays within minutes.
 out.push('[dictionaries.short-waits]', 'values = [0, 1]', '');
 out.push('[[operations]]', 'include-name = "GET /v1/decisions/{id}"', `parameters = { "path.id" = ${bind('decisions')}, "query.wait" = ${bind('short-waits', 1)} }`, '');
-// DELETE /v1/agents/{id} deactivates (SPEC, DECISIONS §5): the agent stays retrievable with status
-// "deactivated", so "a deleted resource answers 404" does not apply to it.
-out.push('[[operations]]', 'include-path-regex = "^/v1/agents/\\\\{id\\\\}"', 'checks.use_after_free.enabled = false', '');
 process.stdout.write(`${out.join('\n')}\n`);
