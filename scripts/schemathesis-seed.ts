@@ -74,4 +74,7 @@ for (const [regex, parameter, dictionary] of byPath) {
 // A pending decision long-polls up to `wait` seconds: kept short, so the run stays within minutes.
 out.push('[dictionaries.short-waits]', 'values = [0, 1]', '');
 out.push('[[operations]]', 'include-name = "GET /v1/decisions/{id}"', `parameters = { "path.id" = ${bind('decisions')}, "query.wait" = ${bind('short-waits', 1)} }`, '');
+// A body over 64 KiB is refused before it is parsed, with 413 (the Error envelope, code
+// invalid_request): as much a rejection of invalid data as a 400.
+out.push('[checks.negative_data_rejection]', 'expected-statuses = [400, 401, 403, 404, 405, 406, 409, 413, 415, 422, 428, 429, "5XX"]', '');
 process.stdout.write(`${out.join('\n')}\n`);
