@@ -30,9 +30,10 @@ MAX_EXAMPLES=${SCHEMATHESIS_MAX_EXAMPLES:-40}
 TIMEOUT_SECONDS=${SCHEMATHESIS_TIMEOUT_SECONDS:-600}
 REPORT_DIR="$ROOT/test-artifacts/schemathesis"
 # The checks every response must pass: no 5xx; a documented status, content type and headers; a
-# body that matches the document's response schema; a request the document calls invalid, or one
-# without the key, refused; a created object there to be read (stateful sequences). Left out, as the contract differs from what they
-# assume: use_after_free (DELETE /v1/agents/{id} deactivates: the agent stays readable, status
+# body that matches the document's response schema; a request the document calls invalid (400, or
+# 413 past 64 KiB: schemathesis.toml) or one without the key, refused; a created object there to be
+# read (stateful sequences). Left out, as the contract differs from what they assume:
+# use_after_free (DELETE /v1/agents/{id} deactivates: the agent stays readable, status
 # "deactivated"), unsupported_method (an unknown method answers 404 not_found, not 405) and
 # positive_data_acceptance (no schema can say "a cursor this service returned").
 CHECKS=${SCHEMATHESIS_CHECKS:-not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,negative_data_rejection,missing_required_header,ignored_auth,ensure_resource_availability}
