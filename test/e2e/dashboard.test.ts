@@ -99,6 +99,14 @@ suite('reviewer dashboard (headless Chromium)', () => {
     expect(script.headers.get('content-type')).toMatch(/javascript/);
     expect(script.headers.get('content-security-policy')).toBe(csp);
     expect((await ctx.raw('/dashboard/nothing.js')).status).toBe(404);
+    // Its API client: openapi-fetch's own module, under the same policy; nothing else under vendor/.
+    const client = await ctx.raw('/dashboard/vendor/openapi-fetch.js');
+    expect(client.status).toBe(200);
+    expect(client.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(client.headers.get('content-security-policy')).toBe(csp);
+    expect(client.text).toContain('function createClient');
+    expect((await ctx.raw('/dashboard/vendor/openapi-fetch.d.ts')).status).toBe(404);
+    expect((await ctx.raw('/dashboard/vendor/index.cjs')).status).toBe(404);
   });
 
   test('the page has a favicon of its own, so the browser asks for nothing that is not there', async () => {
