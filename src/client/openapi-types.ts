@@ -171,6 +171,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/decisions/{id}/capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Capture an approval: the amount the rail charged (default all); the rest is released from the budget
+         * @description Once only. `amount` above the approved amount → 400 (`param` amount). A second capture, or a capture of a voided, expired, denied or pending decision → 409 conflict. The token is consumed.
+         *
+         *     Roles: admin.
+         */
+        post: operations["postV1DecisionsIdCapture"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/decisions/{id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void an uncaptured approval: its whole amount is released and its token stops verifying
+         * @description Voiding a captured, voided or expired approval, or a denied or pending decision → 409 conflict.
+         *
+         *     Roles: admin.
+         */
+        post: operations["postV1DecisionsIdVoid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/authorization-tokens/verify": {
         parameters: {
             query?: never;
@@ -181,7 +225,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Verify a gca_ authorization token by a call
+         * Verify a gca_ authorization token by a call; `consume: true` (admin keys) uses it up
          * @description Roles: admin, reviewer, agent.
          */
         post: operations["postV1AuthorizationTokensVerify"];
@@ -1125,6 +1169,160 @@ export interface operations {
             };
         };
     };
+    postV1DecisionsIdCapture: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Decision id (`dec_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The decision object, `capture.status` captured */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Allowed roles: admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object (in this account and mode) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1DecisionsIdVoid: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Decision id (`dec_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description The decision object, `capture.status` voided */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Allowed roles: admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object (in this account and mode) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postV1AuthorizationTokensVerify: {
         parameters: {
             query?: never;
@@ -1139,11 +1337,12 @@ export interface operations {
             content: {
                 "application/json": {
                     token: string;
+                    consume?: boolean;
                 };
             };
         };
         responses: {
-            /** @description `{valid, claims, error}`; `error`: malformed, unknown_key, bad_signature, expired, wrong_issuer, wrong_audience (another account or mode), unknown_token, agent_inactive (agent frozen or deactivated) */
+            /** @description `{valid, claims, error}`; `error`: malformed, unknown_key, bad_signature, expired (the token, or an approval not captured in time), wrong_issuer, wrong_audience (another account or mode), unknown_token, agent_inactive (agent frozen or deactivated), consumed (used once already, or captured), voided */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1977,6 +2176,7 @@ export interface operations {
                         denials: number;
                         window_seconds: number;
                     } | null;
+                    capture_window_seconds?: number;
                 };
             };
         };
@@ -2064,6 +2264,7 @@ export interface operations {
                             denials: number;
                             window_seconds: number;
                         } | null;
+                        capture_window_seconds?: number;
                     };
                     policy_id?: string;
                     requests?: {
@@ -2287,6 +2488,7 @@ export interface operations {
                         denials: number;
                         window_seconds: number;
                     } | null;
+                    capture_window_seconds?: number;
                 };
             };
         };
@@ -2765,7 +2967,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "*")[];
+                    events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "*")[];
                     description?: string;
                 };
             };
@@ -2953,7 +3155,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "*")[];
+                    events?: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "*")[];
                     enabled?: boolean;
                     description?: string | null;
                 };
@@ -3157,7 +3359,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
-                type?: "authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed";
+                type?: "authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired";
             };
             header?: never;
             path?: never;
