@@ -18,6 +18,16 @@ export const DECISION_REASON_CODES = [
 ] as const;
 export type DecisionReasonCode = (typeof DECISION_REASON_CODES)[number];
 
+export const captureSchema = z
+  .object({
+    status: z.enum(['uncaptured', 'captured', 'voided', 'expired']).describe('`uncaptured` until the rail captures it; `expired` when not captured in time'),
+    captured_amount: minorUnits('What was captured; null until captured').nullable(),
+    captured_at: instant('When it was captured').nullable(),
+    capture_before: instant('The deadline after which an uncaptured approval expires; null for approvals older than captures (they never expire)').nullable(),
+  })
+  .describe('What the rail did with an approval.');
+export type CaptureView = z.infer<typeof captureSchema>;
+
 export const decisionSchema = z
   .object({
     object: z.literal('decision'),
@@ -40,6 +50,7 @@ export const decisionSchema = z
     metadata: metadataField,
     expires_at: instant('Only for held decisions: when the hold expires').optional(),
     resolved_at: instant('When a hold was resolved').nullable(),
+    capture: captureSchema.nullable().describe('What the rail did with an approval; null for denied and pending decisions'),
     livemode: livemodeField,
     timestamp: instant('Server time of the decision'),
   })
@@ -53,7 +64,7 @@ export const approvalListSchema = listOf(approvalSchema, 'held requests');
 /** Event payloads carry the decision without its token. */
 export const decisionEventDataSchema = decisionSchema
   .omit({ authorization_token: true })
-  .describe('The decision object without `authorization_token`: the `data` of `authorize.*` events.');
+  .describe('The decision object without `authorization_token`: the `data` of `authorize.*` and `authorization.*` events.');
 export type DecisionEventData = z.infer<typeof decisionEventDataSchema>;
 
 /**
@@ -79,11 +90,28 @@ export function toDecisionView(row: DecisionRow): DecisionView {
     metadata: row.metadata,
     ...(row.expires_at ? { expires_at: row.expires_at.toISOString() } : {}),
     resolved_at: row.resolved_at?.toISOString() ?? null,
+    capture: captureView(row),
     livemode: row.livemode,
     timestamp: row.created_at.toISOString(),
   };
 }
 
+/**
+ * What the rail did with an approval (DECISIONS §15); null for denied and pending decisions.
+ * `captured_amount` is null until captured; `capture_before` is the deadline after which an
+ * uncaptured approval expires (null for approvals older than captures, which never expire).
+ */
+export function captureView(row: DecisionRow): CaptureView | null {
+  if (row.decision !== 'approved' || !row.capture_status) return null;
+  return {
+    status: row.capture_status,
+    captured_amount: row.captured_amount === null ? null : Number(row.captured_amount),
+    captured_at: row.captured_at?.toISOString() ?? null,
+    capture_before: row.capture_expires_at?.toISOString() ?? null,
+  };
+}
+
+/** The `data` of a decision's events, from its row. */
 export function decisionEventData(row: DecisionRow): DecisionEventData {
   const { authorization_token: _omit, ...rest } = toDecisionView(row);
   return rest;

@@ -67,6 +67,8 @@ export interface PoliciesTable {
   velocity_limits: Json<VelocityLimit[]>;
   duplicate_window_seconds: number | null;
   auto_freeze: Json<AutoFreeze | null>;
+  /** An approval not captured within this many seconds expires (DECISIONS §15). */
+  capture_window_seconds: Generated<number>;
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
@@ -121,6 +123,7 @@ export interface AuditChainsTable {
 
 export type DecisionOutcome = 'approved' | 'denied' | 'held';
 export type DecisionStatus = 'approved' | 'denied' | 'pending' | 'expired';
+export type CaptureStatus = 'uncaptured' | 'captured' | 'voided' | 'expired';
 
 export interface DecisionsTable {
   id: string;
@@ -151,6 +154,15 @@ export interface DecisionsTable {
   resolution_note: string | null;
   created_at: Date;
   updated_at: Date;
+  /** Null for denied and pending decisions; set for every approval (see migration 015). */
+  capture_status: ColumnType<CaptureStatus | null, CaptureStatus | null | undefined, CaptureStatus | null>;
+  captured_amount: ColumnType<number | null, number | null | undefined, number | null>;
+  captured_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The capture deadline; null for approvals made before captures existed (they never expire by themselves). */
+  capture_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** When the capture status left `uncaptured`. */
+  capture_resolved_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  token_consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface AgentSpendTable {

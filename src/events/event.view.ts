@@ -24,6 +24,9 @@ export const EVENT_DATA = {
   'authorize.held': decisionEventDataSchema,
   'agent.frozen': agentSchema,
   'approval.completed': approvalCompletedDataSchema,
+  'authorization.captured': decisionEventDataSchema,
+  'authorization.voided': decisionEventDataSchema,
+  'authorization.expired': decisionEventDataSchema,
 } as const satisfies Record<EventType, z.ZodType>;
 
 const EVENT_SUMMARY: Record<EventType, string> = {
@@ -32,6 +35,9 @@ const EVENT_SUMMARY: Record<EventType, string> = {
   'authorize.held': 'A request was held for human review; `data` is the decision',
   'agent.frozen': 'An agent was frozen (by a reviewer or by runaway protection); `data` is the agent',
   'approval.completed': 'A held request was resolved (approved, denied or expired)',
+  'authorization.captured': 'The rail captured an approval (all or part of it); `data` is the decision',
+  'authorization.voided': 'An uncaptured approval was voided; `data` is the decision',
+  'authorization.expired': 'An approval was not captured in time and expired; `data` is the decision',
 };
 export const eventSummary = (type: EventType) => EVENT_SUMMARY[type];
 

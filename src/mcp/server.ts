@@ -3,12 +3,14 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { McpConfig } from '../config.js';
+import { type ApiClient, createApiClient, type Documented, type ResponseBody } from '../client/api-client.js';
 import { formatMoney } from '../money.js';
 
 /**
  * The MCP tool server of DECISIONS §12: a model asks for a spend decision through the tool
  * `authorize_spend` and follows a held one with `get_decision`. It is a client of the HTTP API
- * (`{base}/authorize`, `{base}/decisions/:id`), so every decision is the service's own. stdout
+ * (`{base}/authorize`, `{base}/decisions/:id`) through the client generated from the OpenAPI
+ * document (src/client/), so every decision is the service's own. stdout
  * carries the protocol only; anything for humans goes to stderr.
  */
 
@@ -18,7 +20,7 @@ export const MCP_SERVER_VERSION = '0.1.0';
 export const API_REQUEST_TIMEOUT_MS = 15_000;
 export const MAX_WAIT_SECONDS = 30;
 
-type Fetch = typeof fetch;
+type Fetch = (input: Request) => Promise<Response>;
 
 interface ApiFailure {
   ok: false;
@@ -27,8 +29,8 @@ interface ApiFailure {
 }
 type ApiResult<T> = { ok: true; body: T } | ApiFailure;
 
-/** The decision object of `/v1` (the fields this server reads). */
-interface Decision {
+/** The fields of the decision object this server reads, while the document does not describe it. */
+interface DecisionFields {
   decision_id: string;
   decision: 'approved' | 'denied' | 'held';
   status: 'approved' | 'denied' | 'pending' | 'expired';
@@ -42,51 +44,54 @@ interface Decision {
   vendor: string;
   expires_at?: string;
 }
+/**
+ * The decision object of `/v1` as the OpenAPI document describes it (see Documented). The casts
+ * to it below only matter while the document does not: once it does, they are the identity and
+ * every field read here is checked against the document.
+ */
+type Decision = Documented<ResponseBody<'/v1/authorize', 'post'>, DecisionFields>;
+type ApiKeySelf = Documented<ResponseBody<'/v1/api-keys/self', 'get'>, { role: 'admin' | 'reviewer' | 'agent'; agent_id: string | null }>;
 
-interface ApiKeySelf {
-  role: 'admin' | 'reviewer' | 'agent';
-  agent_id: string | null;
-}
+/** An openapi-fetch call's outcome, as far as this server needs it. */
+type Sent<T> = { data?: T; error?: unknown; response: Response };
 
-/** Calls the API with the configured key; every failure becomes `{ok: false, code, message}`, never a throw. */
-function apiClient(config: McpConfig, fetchImpl: Fetch) {
-  return async function call<T>(
-    method: 'GET' | 'POST',
-    path: string,
-    opts: { body?: unknown; headers?: Record<string, string>; waitSeconds?: number } = {},
-  ): Promise<ApiResult<T>> {
-    const url = `${config.baseUrl}${path}`;
-    let res: Response;
-    let text: string;
+/**
+ * Calls the API through the generated client with the configured key; every failure becomes
+ * `{ok: false, code, message}`, never a throw.
+ */
+function apiCaller(config: McpConfig, fetchImpl: Fetch) {
+  const client = createApiClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, fetch: fetchImpl });
+  return async function call<T>(send: (client: ApiClient, init: { signal: AbortSignal; fetch: Fetch }) => Promise<Sent<T>>, waitSeconds = 0): Promise<ApiResult<T>> {
+    let status: number | undefined;
+    // Per call, so the status of a success whose body is not JSON can still be told.
+    const fetchOnce: Fetch = async (req) => {
+      const res = await fetchImpl(req);
+      status = res.status;
+      return res;
+    };
+    let sent: Sent<T>;
     try {
-      res = await fetchImpl(url, {
-        method,
-        headers: {
-          authorization: `Bearer ${config.apiKey}`,
-          accept: 'application/json',
-          ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
-          ...opts.headers,
-        },
-        body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-        signal: AbortSignal.timeout(API_REQUEST_TIMEOUT_MS + (opts.waitSeconds ?? 0) * 1000),
-      });
-      text = await res.text();
+      sent = await send(client, { signal: AbortSignal.timeout(API_REQUEST_TIMEOUT_MS + waitSeconds * 1000), fetch: fetchOnce });
     } catch (err) {
+      if (status !== undefined && err instanceof SyntaxError) {
+        return { ok: false, code: 'unexpected_response', message: `The service answered HTTP ${status} with a body that is not JSON.` };
+      }
       const cause = err instanceof Error ? err.message : String(err);
       return { ok: false, code: 'network_error', message: `Could not reach the spend authorization service at ${config.baseUrl} (${cause}).` };
     }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return { ok: false, code: 'unexpected_response', message: `The service answered HTTP ${res.status} with a body that is not JSON.` };
+    if (sent.response.ok) {
+      if (sent.data === undefined) return { ok: false, code: 'unexpected_response', message: `The service answered HTTP ${sent.response.status} with an empty body.` };
+      return { ok: true, body: sent.data };
     }
-    if (res.ok) return { ok: true, body: body as T };
-    const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-    if (error && typeof error.code === 'string' && typeof error.message === 'string') {
-      return { ok: false, code: error.code, message: error.message };
+    const error = (sent.error as { error?: { code?: unknown; message?: unknown } } | string | undefined) ?? undefined;
+    if (typeof error === 'string') {
+      return { ok: false, code: 'unexpected_response', message: `The service answered HTTP ${sent.response.status} with a body that is not JSON.` };
     }
-    return { ok: false, code: 'unexpected_response', message: `The service answered HTTP ${res.status} without an error object.` };
+    const envelope = error?.error;
+    if (envelope && typeof envelope.code === 'string' && typeof envelope.message === 'string') {
+      return { ok: false, code: envelope.code, message: envelope.message };
+    }
+    return { ok: false, code: 'unexpected_response', message: `The service answered HTTP ${sent.response.status} without an error object.` };
   };
 }
 
@@ -148,16 +153,17 @@ function decisionResult(d: Decision): CallToolResult {
 const errorResult = (e: ApiFailure): CallToolResult => ({ isError: true, content: [{ type: 'text', text: `${e.code}: ${e.message}` }] });
 
 /** Builds the server with its two tools; `fetchImpl` is injectable for tests. */
-export function createMcpServer(config: McpConfig, fetchImpl: Fetch = fetch): McpServer {
-  const call = apiClient(config, fetchImpl);
+export function createMcpServer(config: McpConfig, fetchImpl: Fetch = (req) => fetch(req)): McpServer {
+  const call = apiCaller(config, fetchImpl);
   const server = new McpServer({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION });
 
   // An agent-role key acts for one agent: learnt once, on the first call that omits agent_id.
   let ownAgent: string | undefined;
   async function defaultAgentId(): Promise<ApiResult<string>> {
     if (ownAgent) return { ok: true, body: ownAgent };
-    const self = await call<ApiKeySelf>('GET', '/api-keys/self');
-    if (!self.ok) return self;
+    const res = await call((api, init) => api.GET('/v1/api-keys/self', init));
+    if (!res.ok) return res;
+    const self = { ok: true, body: res.body as unknown as ApiKeySelf };
     if (self.body.role !== 'agent' || !self.body.agent_id) {
       return { ok: false, code: 'invalid_request', message: `agent_id is required: this API key (role ${self.body.role}) is not bound to one agent.` };
     }
@@ -201,11 +207,14 @@ export function createMcpServer(config: McpConfig, fetchImpl: Fetch = fetch): Mc
     async ({ agent_id, idempotency_key, ...request }) => {
       const agent = agent_id ? { ok: true as const, body: agent_id } : await defaultAgentId();
       if (!agent.ok) return errorResult(agent);
-      const res = await call<Decision>('POST', '/authorize', {
-        body: { agent_id: agent.body, ...request },
-        headers: idempotency_key ? { 'Idempotency-Key': idempotency_key } : {},
-      });
-      return res.ok ? decisionResult(res.body) : errorResult(res);
+      const res = await call((api, init) =>
+        api.POST('/v1/authorize', {
+          ...init,
+          body: { agent_id: agent.body, ...request },
+          params: { header: idempotency_key ? { 'Idempotency-Key': idempotency_key } : {} },
+        }),
+      );
+      return res.ok ? decisionResult(res.body as unknown as Decision) : errorResult(res);
     },
   );
 
@@ -224,9 +233,11 @@ export function createMcpServer(config: McpConfig, fetchImpl: Fetch = fetch): Mc
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     async ({ decision_id, wait_seconds }) => {
-      const query = wait_seconds ? `?wait=${wait_seconds}` : '';
-      const res = await call<Decision>('GET', `/decisions/${encodeURIComponent(decision_id)}${query}`, { waitSeconds: wait_seconds ?? 0 });
-      return res.ok ? decisionResult(res.body) : errorResult(res);
+      const res = await call(
+        (api, init) => api.GET('/v1/decisions/{id}', { ...init, params: { path: { id: decision_id }, query: wait_seconds ? { wait: wait_seconds } : {} } }),
+        wait_seconds ?? 0,
+      );
+      return res.ok ? decisionResult(res.body as unknown as Decision) : errorResult(res);
     },
   );
 

@@ -5,6 +5,10 @@ import { moneySchema } from '../http/validate.js';
 export const MAX_LIST_ENTRIES = 500;
 export const MAX_APPROVAL_TIMEOUT_SECONDS = 30 * 24 * 3600;
 export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 72 * 3600;
+/** An approval not captured within this window expires (DECISIONS §15). */
+export const DEFAULT_CAPTURE_WINDOW_SECONDS = 7 * 24 * 3600;
+export const MIN_CAPTURE_WINDOW_SECONDS = 60;
+export const MAX_CAPTURE_WINDOW_SECONDS = 30 * 24 * 3600;
 
 export const currencySchema = z.string().regex(/^[A-Z]{3}$/, 'must be an upper-case ISO 4217 code');
 const vendorList = vendorListSchema(MAX_LIST_ENTRIES);
@@ -44,6 +48,7 @@ const policyFields = {
   velocity_limits: z.array(velocityLimit).max(MAX_VELOCITY_LIMITS),
   duplicate_window_seconds: z.number().int().min(1).max(86_400).nullable(),
   auto_freeze: autoFreeze.nullable(),
+  capture_window_seconds: z.number().int().min(MIN_CAPTURE_WINDOW_SECONDS).max(MAX_CAPTURE_WINDOW_SECONDS),
 };
 
 export const createPolicySchema = z.strictObject({
@@ -59,6 +64,7 @@ export const createPolicySchema = z.strictObject({
   velocity_limits: policyFields.velocity_limits.optional(),
   duplicate_window_seconds: policyFields.duplicate_window_seconds.optional(),
   auto_freeze: policyFields.auto_freeze.optional(),
+  capture_window_seconds: policyFields.capture_window_seconds.optional(),
 });
 
 export const updatePolicySchema = z.strictObject(policyFields).partial();

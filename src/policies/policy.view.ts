@@ -32,6 +32,7 @@ export const policySchema = z
       .object({ denials: z.number().int().positive(), window_seconds: z.number().int().positive() })
       .nullable()
       .describe('Freeze the agent after this many denials inside the window; null = off'),
+    capture_window_seconds: z.number().int().positive().describe('An approval not captured within this many seconds expires'),
     livemode: livemodeField,
     created_at: instant('Creation time'),
     updated_at: instant('Last change'),
@@ -64,6 +65,7 @@ export function toPolicyView(row: PolicyRow): PolicyView {
     velocity_limits: row.velocity_limits,
     duplicate_window_seconds: row.duplicate_window_seconds,
     auto_freeze: row.auto_freeze,
+    capture_window_seconds: row.capture_window_seconds,
     livemode: row.livemode,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

@@ -19,7 +19,18 @@ export const tokenClaimsSchema = z
   })
   .describe('The claims of a `gca_` authorization token.');
 
-export const TOKEN_ERRORS = ['malformed', 'unknown_key', 'bad_signature', 'expired', 'wrong_issuer', 'wrong_audience', 'unknown_token', 'agent_inactive'] as const;
+export const TOKEN_ERRORS = [
+  'malformed',
+  'unknown_key',
+  'bad_signature',
+  'expired',
+  'wrong_issuer',
+  'wrong_audience',
+  'unknown_token',
+  'agent_inactive',
+  'consumed',
+  'voided',
+] as const;
 
 export const tokenVerificationSchema = z
   .object({
@@ -28,7 +39,7 @@ export const tokenVerificationSchema = z
     error: z
       .enum(TOKEN_ERRORS)
       .nullable()
-      .describe('Why it is not valid (null when valid); `wrong_audience`: another account or mode, `agent_inactive`: the agent is frozen or deactivated'),
+      .describe('Why it is not valid (null when valid); `wrong_audience`: another account or mode, `agent_inactive`: the agent is frozen or deactivated; `consumed`: used once already, or captured; `voided`; `expired`: the token, or an approval not captured in time'),
   })
   .describe('The answer of POST /v1/authorization-tokens/verify.');
 export type TokenVerificationView = z.infer<typeof tokenVerificationSchema>;

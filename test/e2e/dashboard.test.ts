@@ -99,6 +99,14 @@ suite('reviewer dashboard (headless Chromium)', () => {
     expect(script.headers.get('content-type')).toMatch(/javascript/);
     expect(script.headers.get('content-security-policy')).toBe(csp);
     expect((await ctx.raw('/dashboard/nothing.js')).status).toBe(404);
+    // Its API client: openapi-fetch's own module, under the same policy; nothing else under vendor/.
+    const client = await ctx.raw('/dashboard/vendor/openapi-fetch.js');
+    expect(client.status).toBe(200);
+    expect(client.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(client.headers.get('content-security-policy')).toBe(csp);
+    expect(client.text).toContain('function createClient');
+    expect((await ctx.raw('/dashboard/vendor/openapi-fetch.d.ts')).status).toBe(404);
+    expect((await ctx.raw('/dashboard/vendor/index.cjs')).status).toBe(404);
   });
 
   test('the page has a favicon of its own, so the browser asks for nothing that is not there', async () => {
@@ -439,6 +447,23 @@ suite('reviewer dashboard (headless Chromium)', () => {
     expect(main).toMatch(/Expires .*\(time ran out; the hold is denied automatically within a minute\)/);
     await shot(page, 'decision-expired');
     await context.close();
+  });
+
+  test("a decision's page says what the rail did with the approval: uncaptured until when, then captured and how much", async () => {
+    const policy = await acct.test.post('/v1/policies', policyBody({ name: 'Captured' }));
+    const agentId = (await acct.test.post('/v1/agents', { name: 'Paying bot', policy_id: policy.body.id })).body.id;
+    const made = await acct.test.post('/v1/authorize', { agent_id: agentId, amount: 500, currency: 'USD', vendor: 'shop.example' });
+    const { page, context } = await newPage();
+    await signIn(page, acct.test.key, `#/decisions/${made.body.decision_id}`);
+    await page.getByRole('heading', { name: `Decision ${made.body.decision_id}` }).waitFor();
+    expect((await page.locator('main').innerText()).replace(/\s+/g, ' ')).toMatch(/Capture uncaptured; expires unless captured by /);
+    expect((await acct.test.post(`/v1/decisions/${made.body.decision_id}/capture`, { amount: 420 })).status).toBe(200);
+    await context.close();
+    const again = await newPage();
+    await signIn(again.page, acct.test.key, `#/decisions/${made.body.decision_id}`);
+    await again.page.getByRole('heading', { name: `Decision ${made.body.decision_id}` }).waitFor();
+    expect((await again.page.locator('main').innerText()).replace(/\s+/g, ' ')).toMatch(/Capture captured 4\.20 USD at /);
+    await again.context.close();
   });
 
   test('the audit log fits a 1280-pixel window with long ids and reasons: every column in view, no cell clipped', async () => {

@@ -8,9 +8,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { findDecisionById } from '../../src/approvals/approvals.repository.js';
+import { createMcpServer } from '../../src/mcp/server.js';
 import { markOutboxDone } from '../../src/outbox/outbox.repository.js';
 import { createTestContext, policyBody, UNREACHABLE_ENGINE_PORT, type TestAccount, type TestContext } from '../support/context.js';
 import { FakeInlineGateway } from '../support/fake-gateway.js';
@@ -211,4 +213,36 @@ describe('configuration', () => {
     expect(res.stderr).toMatch(/^spend-auth mcp: /);
     expect(res.stderr).toMatch(message);
   }, SPAWN_TIMEOUT);
+});
+
+describe('answers that are not the API envelope (a fake service in this process: a proxy or a broken deploy)', () => {
+  /** The tool server in this process, in front of a fake service that answers `res` to every call. */
+  async function through(res: () => Response): Promise<{ client: Client; seen: Request[] }> {
+    const seen: Request[] = [];
+    const server = createMcpServer({ baseUrl: 'http://service.test/v1', apiKey: `gc_test_${'a'.repeat(40)}` }, async (req) => {
+      seen.push(req);
+      return res();
+    });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'fake-service', version: '0.0.0' });
+    await Promise.all([server.connect(a), client.connect(b)]);
+    return { client, seen };
+  }
+  const authorize = (client: Client) => client.callTool({ name: 'authorize_spend', arguments: { agent_id: 'agt_1', amount: 100, currency: 'USD', vendor: 'a.example' } }) as Promise<CallToolResult>;
+
+  test.each([
+    ['a 200 whose body is not JSON', () => new Response('<html>ok</html>', { status: 200, headers: { 'content-type': 'text/html' } }), /^unexpected_response: The service answered HTTP 200 with a body that is not JSON\.$/],
+    ['a 502 whose body is not JSON', () => new Response('Bad gateway', { status: 502 }), /^unexpected_response: The service answered HTTP 502 with a body that is not JSON\.$/],
+    ['a 500 with JSON but no error object', () => Response.json({ oops: true }, { status: 500 }), /^unexpected_response: The service answered HTTP 500 without an error object\.$/],
+    ['a 200 with an empty body', () => new Response(null, { status: 200, headers: { 'content-length': '0' } }), /^unexpected_response: The service answered HTTP 200 with an empty body\.$/],
+  ])('%s is a tool error naming what came back', async (_name, res, message) => {
+    const { client, seen } = await through(res);
+    const result = await authorize(client);
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(message);
+    // The generated client's path, under the configured base, with the key.
+    expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual(['POST http://service.test/v1/authorize']);
+    expect(seen[0]!.headers.get('authorization')).toBe(`Bearer gc_test_${'a'.repeat(40)}`);
+    await client.close();
+  });
 });

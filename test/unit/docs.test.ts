@@ -33,12 +33,12 @@ describe('README, MCP tool server', () => {
   /** The tool server in this process, calling a fake service that records what it was sent. */
   async function connect() {
     const sent: unknown[] = [];
-    const fakeService = (async (_url: string, init: RequestInit) => {
-      const body = JSON.parse(String(init.body));
+    const fakeService = async (req: Request) => {
+      const body = await req.json();
       sent.push(body);
       const decision = { object: 'decision', decision_id: 'dec_1', decision: 'approved', status: 'approved', authorization_token: 'gca_x', reason_code: null, policy_applied: 'pol_1', ...body };
       return new Response(JSON.stringify(decision), { status: 200, headers: { 'content-type': 'application/json' } });
-    }) as typeof fetch;
+    };
     const server = createMcpServer({ baseUrl: 'http://service.test/v1', apiKey: `gc_test_${'a'.repeat(40)}` }, fakeService);
     const [a, b] = InMemoryTransport.createLinkedPair();
     const client = new Client({ name: 'readme', version: '1' });

@@ -94,6 +94,7 @@ const RESOLVE_ACTIVITIES: Record<string, string> = {
   'recorded-usage-report-retried': 'reportAccountUsage',
   'recorded-webhook-delivered-after-retries': 'deliverWebhook',
   'recorded-webhook-failed': 'deliverWebhook',
+  'recorded-capture-expiry-sweep': 'expireUncapturedApprovals',
 };
 
 async function replay(history: HistoryJson): Promise<void> {

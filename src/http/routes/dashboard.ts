@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { Router, type Response } from 'express';
@@ -28,6 +29,14 @@ export function findDashboardDir(from = path.dirname(fileURLToPath(import.meta.u
   }
 }
 
+/**
+ * The dashboard's API client (dashboard/api.js) is openapi-fetch, served as the package ships its
+ * ES module build: the same code and version as the MCP server's client, no copy to keep in step.
+ */
+export const VENDOR_MODULES: Readonly<Record<string, string>> = {
+  '/openapi-fetch.js': path.join(path.dirname(createRequire(import.meta.url).resolve('openapi-fetch/package.json')), 'dist', 'index.mjs'),
+};
+
 function secure(res: Response): void {
   res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
   res.setHeader('Referrer-Policy', 'no-referrer');
@@ -44,6 +53,13 @@ export function dashboardRouter(dir = findDashboardDir()): Router {
   r.get('/dashboard', (_req, res) => {
     secure(res);
     res.sendFile('index.html', { root: dir });
+  });
+  // A plain middleware, not a route: the page's files are not API operations (see route-docs.ts).
+  r.use('/dashboard/vendor', (req, res, next) => {
+    const file = VENDOR_MODULES[req.path];
+    if (!file || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
+    secure(res);
+    res.sendFile(file, { headers: { 'Content-Type': 'text/javascript; charset=utf-8' } });
   });
   r.use(
     '/dashboard',

@@ -19,8 +19,8 @@ export function jwksRouter(signer: TokenSigner): Router {
 export function tokensRouter(deps: AuthorizationDeps): Router {
   const r = Router();
   r.post('/verify', async (req, res) => {
-    const { token } = parse(verifyTokenSchema, bodyObject(req.body));
-    res.json((await verifyToken(deps, callerOf(req), token)) satisfies TokenVerificationView);
+    const { token, consume } = parse(verifyTokenSchema, bodyObject(req.body));
+    res.json((await verifyToken(deps, callerOf(req), token, consume ?? false)) satisfies TokenVerificationView);
   });
   return r;
 }
