@@ -94,7 +94,7 @@ function errorResponses(route: RouteDoc): string[] {
   return [
     'BadRequest',
     'Unauthorized',
-    ...(route.roles.length < 3 ? ['Forbidden'] : []),
+    ...(route.roles.length < 3 || own.has(403) ? ['Forbidden'] : []),
     ...(pathParams(route.path).length || own.has(404) ? ['NotFound'] : []),
     // Any POST can meet an Idempotency-Key reused with another request.
     ...(isPost(route) || own.has(409) ? ['Conflict'] : []),

@@ -58,7 +58,7 @@ export interface RouteDoc {
    */
   response: { status: number; description: string; schema?: z.ZodType; contentType?: string; /** Also answers RFC 4180 CSV for `Accept: text/csv`. */ csv?: boolean };
   /** Error statuses this operation can answer beyond the ones every operation of its kind can (see openapi.ts). */
-  errors?: readonly (404 | 409 | 503)[];
+  errors?: readonly (403 | 404 | 409 | 503)[];
   /** Operations a client can call next with a value of this answer (OpenAPI links): name → target and parameters. */
   links?: Record<string, { to: `${HttpMethod} ${string}`; parameters: Record<string, string> }>;
 }
@@ -164,6 +164,8 @@ const authorization: RouteDoc[] = [
     roles: ANY,
     summary: 'Verify a gca_ authorization token by a call; `consume: true` (admin keys) uses it up',
     body: verifyTokenSchema,
+    // `consume: true` needs an admin key.
+    errors: [403],
     response: {
       status: 200,
       schema: tokenVerificationSchema,
