@@ -161,7 +161,8 @@ function operation(route: RouteDoc, nameOf: (schema: z.ZodType) => string, route
     'x-roles': roleList,
     ...(isPublic ? { security: [] } : {}),
     ...(parameters.length ? { parameters } : {}),
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body) } } } } : {}),
+    // A missing body reads as `{}` (src/http/validate.ts bodyObject): required only when `{}` is refused.
+    ...(route.body ? { requestBody: { required: !route.body.safeParse({}).success, content: { 'application/json': { schema: jsonSchema(route.body) } } } } : {}),
     responses,
   };
 }
