@@ -67,6 +67,8 @@ export interface PoliciesTable {
   velocity_limits: Json<VelocityLimit[]>;
   duplicate_window_seconds: number | null;
   auto_freeze: Json<AutoFreeze | null>;
+  approval_rules: Json<ApprovalRule[]>;
+  escalate_after_seconds: number | null;
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
@@ -76,6 +78,20 @@ export interface VelocityLimit {
   window_seconds: number;
   max_count?: number | null;
   max_amount?: number | null;
+}
+
+/** A hold above `above` (minor units) needs `approvals_required` distinct approvals (DECISIONS §16). */
+export interface ApprovalRule {
+  above: number;
+  approvals_required: number;
+}
+
+/** One reviewer's approval of a hold: the key that gave it (null for an operator's signal) and its name then. */
+export interface ApprovalEntry {
+  api_key_id: string | null;
+  name: string;
+  note: string | null;
+  at: string;
 }
 
 export interface AutoFreeze {
@@ -149,6 +165,11 @@ export interface DecisionsTable {
   resolved_at: Date | null;
   resolved_by: string | null;
   resolution_note: string | null;
+  /** Holds only: the distinct approvals the hold needs, fixed when it was held (null otherwise). */
+  approvals_required: number | null;
+  approvals: Json<ApprovalEntry[]>;
+  escalates_at: Date | null;
+  escalated_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
