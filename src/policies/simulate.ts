@@ -1,10 +1,13 @@
 import { periodsOf } from '../authorization/authorization.repository.js';
 import { autoFreezeTips, evaluate, type EvaluatedPolicy } from '../authorization/evaluate.js';
 import { normalizeVendor } from '../authorization/vendor.js';
-import type { AutoFreeze, KycStatus } from '../db/database.js';
+import { approvalsRequiredFor, escalatesAt } from '../approvals/approval-chains.js';
+import type { ApprovalRule, AutoFreeze, KycStatus } from '../db/database.js';
 
 export interface SimPolicy extends EvaluatedPolicy {
   auto_freeze?: AutoFreeze | null;
+  approval_rules?: readonly ApprovalRule[];
+  escalate_after_seconds?: number | null;
 }
 
 export interface SimRequest {
@@ -39,7 +42,8 @@ export interface AgentSimState {
 export interface SimResult {
   decision_id?: string;
   request: { agent_id: string; amount: number; currency: string; vendor: string; category: string | null; metadata: Record<string, unknown> };
-  would_be: { decision: 'approved' | 'denied' | 'held'; reason_code: string | null };
+  /** A hold also says how many approvals it would need and when it would escalate (null: never). */
+  would_be: { decision: 'approved' | 'denied' | 'held'; reason_code: string | null; approvals_required?: number; escalates_at?: string | null };
   actual?: { decision: string; reason_code: string | null };
 }
 
@@ -93,6 +97,10 @@ export function simulate(policy: SimPolicy, agents: Map<string, AgentSimState>, 
         duplicateSuspected,
       });
       wouldBe = { decision: outcome.decision, reason_code: outcome.reason_code };
+      if (outcome.decision === 'held') {
+        wouldBe.approvals_required = approvalsRequiredFor(policy.approval_rules, r.amount);
+        wouldBe.escalates_at = escalatesAt(policy, r.at)?.toISOString() ?? null;
+      }
       const entry = { at: r.at, amount: r.amount, currency: r.currency, vendor: r.vendor };
       if (outcome.decision === 'approved') {
         month.approved += r.amount;

@@ -256,7 +256,7 @@ describe("approval chains are behind patched('approval-chains')", () => {
   const CHAIN_HISTORIES = ['recorded-approved-by-quorum', 'recorded-denied-after-one-approval', 'recorded-approved-by-operator-and-reviewers', 'recorded-escalated-then-approved'];
 
   test('the histories recorded before the change carry no patch marker (so they replay the single-approval path), the new ones do', () => {
-    const before = FIXTURES.filter((f) => f.startsWith('recorded-') && !CHAIN_HISTORIES.includes(f) && load(f).events[0]!.workflowExecutionStartedEventAttributes?.workflowType?.name === 'heldAuthorization');
+    const before = FIXTURES.filter((f) => f.startsWith('recorded-') && !CHAIN_HISTORIES.includes(f) && attributesOf(load(f).events[0]!).workflowType?.name === 'heldAuthorization');
     expect(before.length).toBeGreaterThanOrEqual(8);
     for (const f of before) expect(hasPatchMarker(load(f)), f).toBe(false);
     for (const f of CHAIN_HISTORIES) expect(hasPatchMarker(load(f)), f).toBe(true);
