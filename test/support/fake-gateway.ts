@@ -53,9 +53,9 @@ export class FakeInlineGateway implements WorkflowGateway {
     if (this.resolved.has(decision.id)) throw new ResolutionRejectedError('already resolved');
     // An approval towards a quorum is recorded; only the last one resolves (as the workflow does).
     if (outcome.outcome === 'approved' && (decision.approvals_required ?? 1) > 1) {
-      const approvers = (this.approvers.get(decision.id) ?? new Set<string>()).add(outcome.reviewer ?? '');
-      if (this.approvers.get(decision.id)?.has(outcome.reviewer ?? '')) throw new ResolutionRejectedError('already approved');
-      this.approvers.set(decision.id, approvers);
+      const approvers = this.approvers.get(decision.id) ?? new Set<string>();
+      if (approvers.has(outcome.reviewer ?? '')) throw new ResolutionRejectedError('already approved');
+      this.approvers.set(decision.id, approvers.add(outcome.reviewer ?? ''));
       const summary = await this.activities.recordApproval({ decisionId: decision.id, note: outcome.note ?? null, reviewer: outcome.reviewer ?? null, via: 'api' });
       if (summary.status !== 'pending') this.resolved.add(decision.id);
       return summary;
