@@ -191,3 +191,16 @@ describe('POST /v1/policies/simulate with approval chains', () => {
     expect(res.body.error.param).toBe('policy.approval_rules.0.approvals_required');
   });
 });
+
+describe('the OpenAPI document', () => {
+  test('lists approval_rules and escalate_after_seconds on policy create and update, as the schemas define them', async () => {
+    const doc = (await ctx.raw('/v1/openapi.json')).body;
+    for (const [path, method] of [['/v1/policies', 'post'], ['/v1/policies/{id}', 'patch']] as const) {
+      const schema = doc.paths[path][method].requestBody.content['application/json'].schema;
+      expect(schema.properties.approval_rules).toMatchObject({ type: 'array', maxItems: 5 });
+      expect(schema.properties.approval_rules.items).toMatchObject({ required: ['above', 'approvals_required'] });
+      expect(schema.properties.approval_rules.items.properties.approvals_required).toMatchObject({ minimum: 1, maximum: 5 });
+      expect(JSON.stringify(schema.properties.escalate_after_seconds)).toContain('"minimum":60');
+    }
+  });
+});
