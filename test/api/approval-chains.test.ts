@@ -165,7 +165,7 @@ describe('the quorum a hold needs', () => {
 });
 
 describe('POST /v1/policies/simulate with approval chains', () => {
-  test('a held result says how many approvals it would need and when it would escalate', async () => {
+  test('a held result says (under `hold`) how many approvals it would need and when it would escalate', async () => {
     const a = await ctx.account();
     const { agentId } = await agentWith(a, {});
     const res = await a.test.post('/v1/policies/simulate', {
@@ -173,11 +173,13 @@ describe('POST /v1/policies/simulate with approval chains', () => {
       requests: [50, 500, 5_000].map((amount) => ({ agent_id: agentId, amount, currency: 'USD', vendor: 'shop.example' })),
     });
     expect(res.status).toBe(200);
-    const [small, one, two] = res.body.results.map((r: any) => r.would_be);
-    expect(small).toEqual({ decision: 'approved', reason_code: null });
-    expect(one).toMatchObject({ decision: 'held', approvals_required: 1 });
-    expect(two).toMatchObject({ decision: 'held', approvals_required: 2 });
-    expect(Date.parse(two.escalates_at)).toBeGreaterThan(Date.now() + 500_000);
+    const [small, one, two] = res.body.results;
+    expect(small.would_be).toEqual({ decision: 'approved', reason_code: null });
+    expect(small).not.toHaveProperty('hold');
+    expect(one.would_be).toEqual({ decision: 'held', reason_code: 'approval_required' });
+    expect(one.hold).toMatchObject({ approvals_required: 1 });
+    expect(two.hold).toMatchObject({ approvals_required: 2 });
+    expect(Date.parse(two.hold.escalates_at)).toBeGreaterThan(Date.now() + 500_000);
   });
 
   test('validates the draft like a create: param under policy', async () => {
