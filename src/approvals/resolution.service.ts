@@ -156,39 +156,48 @@ export async function recordApproval(deps: { db: Db; signer?: TokenSigner; now?:
       const expired = await applyResolution(trx, deps.signer, row, { decisionId: row.id, outcome: 'expired', note: null, resolvedBy: 'system', actor: { type: 'system', id: null } }, now);
       return { changed: true, duplicate: false, decision: toDecisionView(expired) };
     }
-    const approver = approverOf(input.actor)!;
-    const seen = approverIds(row.approvals);
-    if (seen.has(approver.api_key_id ?? 'operator')) return { changed: false, duplicate: true, decision: toDecisionView(row) };
-    const entry = await approvalEntry(trx, approver, input.note, now);
-    const approvals = [...row.approvals, entry];
-    const recorded = await updateDecision(trx, row.id, { approvals, updated_at: now });
-    const required = row.approvals_required ?? 1;
-    await appendAudit(trx, {
-      accountId: row.account_id,
-      livemode: row.livemode,
-      type: 'approval.recorded',
-      actor: input.actor,
-      agentId: row.agent_id,
-      decisionId: row.id,
-      decision: row.decision,
-      amount: row.amount,
-      currency: row.currency,
-      vendor: row.vendor,
-      category: row.category,
-      policyId: row.policy_id,
-      reason: null,
-      metadata: { approvals: approvals.length, approvals_required: required, name: entry.name, ...(input.note ? { note: input.note } : {}) },
-    });
-    if (approverIds(approvals).size < required) return { changed: true, duplicate: false, decision: toDecisionView(recorded) };
-    const resolved = await applyResolution(
-      trx,
-      deps.signer,
-      recorded,
-      { decisionId: row.id, outcome: 'approved', note: input.note, resolvedBy: approver.api_key_id ?? approver.reviewer ?? 'operator', actor: input.actor },
-      now,
-    );
-    return { changed: true, duplicate: false, decision: toDecisionView(resolved) };
+    return applyApproval(trx, deps.signer, row, input, now);
   });
+}
+
+/**
+ * One approval on a locked pending hold (not past its time), inside the caller's transaction: added
+ * to `approvals` with its `approval.recorded` audit record; the approval that completes the quorum
+ * resolves the hold as approved.
+ */
+async function applyApproval(trx: DbOrTrx, signer: TokenSigner | undefined, row: DecisionRow, input: ApprovalInput, now: Date): Promise<ApprovalResult> {
+  const approver = approverOf(input.actor)!;
+  const seen = approverIds(row.approvals);
+  if (seen.has(approver.api_key_id ?? 'operator')) return { changed: false, duplicate: true, decision: toDecisionView(row) };
+  const entry = await approvalEntry(trx, approver, input.note, now);
+  const approvals = [...row.approvals, entry];
+  const recorded = await updateDecision(trx, row.id, { approvals, updated_at: now });
+  const required = row.approvals_required ?? 1;
+  await appendAudit(trx, {
+    accountId: row.account_id,
+    livemode: row.livemode,
+    type: 'approval.recorded',
+    actor: input.actor,
+    agentId: row.agent_id,
+    decisionId: row.id,
+    decision: row.decision,
+    amount: row.amount,
+    currency: row.currency,
+    vendor: row.vendor,
+    category: row.category,
+    policyId: row.policy_id,
+    reason: null,
+    metadata: { approvals: approvals.length, approvals_required: required, name: entry.name, ...(input.note ? { note: input.note } : {}) },
+  });
+  if (approverIds(approvals).size < required) return { changed: true, duplicate: false, decision: toDecisionView(recorded) };
+  const resolved = await applyResolution(
+    trx,
+    signer,
+    recorded,
+    { decisionId: row.id, outcome: 'approved', note: input.note, resolvedBy: approver.api_key_id ?? approver.reviewer ?? 'operator', actor: input.actor },
+    now,
+  );
+  return { changed: true, duplicate: false, decision: toDecisionView(resolved) };
 }
 
 /**
@@ -196,12 +205,13 @@ export async function recordApproval(deps: { db: Db; signer?: TokenSigner; now?:
  * `approval.escalated` audit record (actor system) and event. Idempotent (a retry, or a hold
  * already escalated, resolved or past its time, changes nothing).
  */
-export async function escalateHold(deps: { db: Db; now?: () => Date }, decisionId: string): Promise<{ escalated: boolean; decision: DecisionView }> {
+export async function escalateHold(deps: { db: Db; now?: () => Date }, decisionId: string): Promise<{ changed: boolean; escalated: boolean; decision: DecisionView }> {
   return deps.db.transaction().execute(async (trx) => {
     const row = await lockDecision(trx, decisionId);
     if (!row) throw notFound('decision', 'decision_id');
     const now = deps.now?.() ?? new Date();
-    if (row.status !== 'pending' || row.escalated_at !== null || isExpired(row, now)) return { escalated: false, decision: toDecisionView(row) };
+    // Escalated before (a retry, or a run started again by the reconciler): still escalated, nothing new.
+    if (row.status !== 'pending' || row.escalated_at !== null || isExpired(row, now)) return { changed: false, escalated: row.status === 'pending' && row.escalated_at !== null, decision: toDecisionView(row) };
     const updated = await updateDecision(trx, row.id, { escalated_at: now, updated_at: now });
     const view = toDecisionView(updated);
     await appendAudit(trx, {
@@ -237,7 +247,7 @@ export async function escalateHold(deps: { db: Db; now?: () => Date }, decisionI
       },
       now,
     });
-    return { escalated: true, decision: view };
+    return { changed: true, escalated: true, decision: view };
   });
 }
 
@@ -256,6 +266,13 @@ export async function resolveHeldDecision(deps: { db: Db; signer?: TokenSigner; 
     // No approval after expiry: an outcome that reaches the database once the hold's time is up
     // (an Update accepted a moment before, retried activities) records the expiry instead.
     const effective: ResolveInput = isExpired(row, now) && input.outcome !== 'expired' ? { ...input, outcome: 'expired', note: null, resolvedBy: 'system', actor: { type: 'system', id: null } } : input;
+    // The quorum holds whatever path the approval took (a run that never took the approval-chains
+    // path, say one started by a worker of the previous version during a deploy): one approval of
+    // several is recorded as such and leaves the hold pending.
+    const approver = approverOf(effective.actor);
+    if (effective.outcome === 'approved' && (row.approvals_required ?? 1) > 1 && approver) {
+      return applyApproval(trx, deps.signer, row, { decisionId: row.id, note: effective.note ?? null, actor: effective.actor as ApprovalInput['actor'] }, now);
+    }
     const updated = await applyResolution(trx, deps.signer, row, effective, now);
     return { changed: true, decision: toDecisionView(updated) };
   });

@@ -6,6 +6,7 @@
  * test/workflows/approval-chains.server.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createHeldActivities } from '../../activities/held-authorization.js';
 import { approvalsRequiredFor } from '../../src/approvals/approval-chains.js';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
 import { FakeInlineGateway } from '../support/fake-gateway.js';
@@ -161,6 +162,38 @@ describe('the quorum a hold needs', () => {
     expect(audit.filter((r: any) => r.type === 'approval.recorded').map((r: any) => r.actor.id).sort()).toEqual([ann.id, ben.id].sort());
     expect(audit.filter((r: any) => r.type === 'approval.completed')).toHaveLength(1);
     expect((await a.test.get('/v1/audit-logs/verify')).body).toMatchObject({ valid: true });
+  });
+});
+
+describe('escalation, as the workflow records it', () => {
+  test('escalateHold emits one approval.escalated event and audit record however often it runs; a resolved hold never escalates', async () => {
+    const a = await ctx.account();
+    const { agentId } = await agentWith(a, { escalate_after_seconds: 600 });
+    const held = await hold(a, agentId, 500);
+    const row = await ctx.database.db.selectFrom('decisions').select(['created_at', 'escalates_at', 'escalated_at']).where('id', '=', held.decision_id).executeTakeFirstOrThrow();
+    expect(row.escalates_at!.getTime() - row.created_at.getTime()).toBe(600_000);
+    expect(row.escalated_at).toBeNull();
+    const activities = createHeldActivities({ db: ctx.database.db, signer: ctx.signer });
+    expect(await activities.escalateHold({ decisionId: held.decision_id })).toEqual({ decisionId: held.decision_id, escalated: true, status: 'pending' });
+    // A retried activity, or a run started again by the reconciler: still escalated, nothing new.
+    expect(await activities.escalateHold({ decisionId: held.decision_id })).toEqual({ decisionId: held.decision_id, escalated: true, status: 'pending' });
+    const events = (await a.test.get('/v1/events?type=approval.escalated')).body.data;
+    expect(events).toHaveLength(1);
+    expect(events[0].data).toMatchObject({ decision_id: held.decision_id, approvals_required: 1, approvals: [], expires_at: held.expires_at });
+    expect((await a.test.get('/v1/audit-logs?type=approval.escalated')).body.data).toHaveLength(1);
+
+    const other = await hold(a, agentId, 600);
+    await a.test.post(`/v1/approvals/${other.decision_id}/deny`);
+    expect(await activities.escalateHold({ decisionId: other.decision_id })).toEqual({ decisionId: other.decision_id, escalated: false, status: 'denied' });
+    expect((await a.test.get('/v1/events?type=approval.escalated')).body.data).toHaveLength(1);
+    expect((await a.test.get('/v1/audit-logs/verify')).body).toMatchObject({ valid: true });
+  });
+
+  test('approval.escalated is an event type endpoints can subscribe to', async () => {
+    const a = await ctx.account();
+    const res = await a.test.post('/v1/webhook-endpoints', { url: 'https://93.184.216.34/hook', events: ['approval.escalated'] });
+    expect(res.status).toBe(201);
+    expect(res.body.events).toEqual(['approval.escalated']);
   });
 });
 

@@ -77,6 +77,21 @@ describe('one reviewer key cannot make a quorum of two', () => {
     expect(await recordedApprovals(agentId)).toHaveLength(1);
   });
 
+  test('the single-approval path (a run of the previous version) cannot approve a quorum hold: the resolving write records one approval', async () => {
+    const { id, agentId } = await quorumHold();
+    const activities = createHeldActivities({ db: ctx.database.db, signer: ctx.signer });
+    const seen = await activities.resolveHeldDecision({ decisionId: id, outcome: 'approved', note: 'alone', reviewer: reviewer.id, via: 'api' });
+    expect(seen).toMatchObject({ status: 'pending', decision: 'held' });
+    await expectUntouched(id, 1);
+    expect(await recordedApprovals(agentId)).toHaveLength(1);
+    // An operator's signal on that path counts once too.
+    await activities.resolveHeldDecision({ decisionId: id, outcome: 'approved', note: null, reviewer: 'ops-1', via: 'operator' });
+    await activities.resolveHeldDecision({ decisionId: id, outcome: 'approved', note: null, reviewer: 'ops-2', via: 'operator' });
+    const after = (await acct.test.get(`/v1/decisions/${id}`)).body;
+    expect(after.status).toBe('approved');
+    expect(after.approvals.map((a: any) => a.api_key_id)).toEqual([reviewer.id, null]);
+  });
+
   test("an admin key's approval counts for that key only: its second is refused like a reviewer's", async () => {
     const { id } = await quorumHold();
     expect((await acct.test.post(`/v1/approvals/${id}/approve`)).body.status).toBe('pending');
