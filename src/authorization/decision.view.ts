@@ -26,7 +26,10 @@ export function toDecisionView(row: DecisionRow) {
     metadata: row.metadata,
     ...(row.expires_at ? { expires_at: row.expires_at.toISOString() } : {}),
     // Held requests only: the quorum fixed when held, and the approvals given so far (DECISIONS §16).
-    ...(row.expires_at ? { approvals_required: row.approvals_required ?? 1, approvals: row.approvals ?? [] } : {}),
+    // Items rebuilt field by field: jsonb keeps its own key order, the API shows the documented one.
+    ...(row.expires_at
+      ? { approvals_required: row.approvals_required ?? 1, approvals: (row.approvals ?? []).map((a) => ({ api_key_id: a.api_key_id, name: a.name, note: a.note, at: a.at })) }
+      : {}),
     resolved_at: row.resolved_at?.toISOString() ?? null,
     livemode: row.livemode,
     timestamp: row.created_at.toISOString(),

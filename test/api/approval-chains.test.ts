@@ -151,6 +151,7 @@ describe('the quorum a hold needs', () => {
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ status: 'pending', decision: 'held', approvals: [{ api_key_id: ann.id, name: 'Ann', note: 'looks right' }] });
     expect(Date.parse(first.body.approvals[0].at)).not.toBeNaN();
+    expect(Object.keys(first.body.approvals[0])).toEqual(['api_key_id', 'name', 'note', 'at']);
     const twice = await ann.client.post(`/v1/approvals/${held.decision_id}/approve`);
     expect(twice.status).toBe(409);
     expect(twice.body.error).toMatchObject({ code: 'conflict', param: 'decision_id' });
