@@ -2,10 +2,11 @@ import { createHeldActivities, type HeldActivityDeps } from './held-authorizatio
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook-delivery.js';
 import { createUsageReportActivities, type UsageReportActivityDeps } from './usage-report.js';
 import { createReconcileActivities, type ReconcileActivityDeps } from './reconcile-holds.js';
+import { createCaptureExpiryActivities, type CaptureExpiryActivityDeps } from './capture-expiry.js';
 
-export type ActivityDeps = HeldActivityDeps & WebhookActivityDeps & UsageReportActivityDeps & ReconcileActivityDeps;
+export type ActivityDeps = HeldActivityDeps & WebhookActivityDeps & UsageReportActivityDeps & ReconcileActivityDeps & CaptureExpiryActivityDeps;
 
 /** Every activity the worker registers. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createHeldActivities(deps), ...createWebhookActivities(deps), ...createUsageReportActivities(deps), ...createReconcileActivities(deps) };
+  return { ...createHeldActivities(deps), ...createWebhookActivities(deps), ...createUsageReportActivities(deps), ...createReconcileActivities(deps), ...createCaptureExpiryActivities(deps) };
 }

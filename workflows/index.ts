@@ -2,3 +2,4 @@ export { heldAuthorization, approvalDecisionSignal, resolveUpdate } from './held
 export { webhookDelivery } from './webhook-delivery.js';
 export { usageReport } from './usage-report.js';
 export { reconcileHeldRequests } from './reconcile-holds.js';
+export { expireUncapturedApprovalsSweep } from './capture-expiry.js';

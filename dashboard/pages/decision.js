@@ -33,6 +33,7 @@ export async function render(view) {
         ['Expires', d.expires_at ? h('span', {}, when(d.expires_at), expiryNote(d)) : '—'],
         ['Approvals', d.expires_at ? approvalsSummary(d) : '—'],
         ['Resolved', when(d.resolved_at)],
+        ['Capture', captureText(d)],
         ['Metadata', Object.keys(d.metadata || {}).length ? h('code', {}, JSON.stringify(d.metadata)) : '—'],
         ['Mode', d.livemode ? 'live' : 'test'],
       ]),
@@ -46,4 +47,13 @@ function expiryNote(d) {
   if (d.status !== 'pending') return d.status === 'expired' ? ' (expired: no reviewer decided in time)' : '';
   const left = timeLeft(d.expires_at);
   return left === TIME_RAN_OUT ? ` (${left})` : ` (${left} left)`;
+}
+
+/** What the rail did with an approval: nothing yet (and until when), captured, voided or expired. */
+function captureText(d) {
+  const c = d.capture;
+  if (!c) return '—';
+  if (c.status === 'captured') return h('span', {}, `captured ${money(c.captured_amount, d.currency)} at `, when(c.captured_at));
+  if (c.status === 'uncaptured') return c.capture_before ? h('span', {}, 'uncaptured; expires unless captured by ', when(c.capture_before)) : 'uncaptured';
+  return c.status;
 }

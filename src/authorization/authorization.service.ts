@@ -1,7 +1,8 @@
 import { approvalsRequiredFor, escalatesAt } from '../approvals/approval-chains.js';
-import { actorOf, requireRole, ANY_ROLE, type Caller } from '../caller.js';
+import { actorOf, requireRole, ADMIN, ANY_ROLE, type Caller } from '../caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
-import { auditInsert, auditRecord } from '../audit/audit.repository.js';
+import { appendAudit, auditInsert, auditRecord } from '../audit/audit.repository.js';
+import { consumeToken } from '../capture/capture.repository.js';
 import { AppError, forbidden, notFound } from '../errors.js';
 import { eventInsert, eventRecord } from '../events/events.repository.js';
 import type { IdempotencyHandle } from '../http/idempotency.js';
@@ -31,6 +32,7 @@ import { findAgentInScope } from '../agents/agents.repository.js';
 import { agentStopHooks } from '../approvals/agent-hooks.js';
 import { countCheckStatement } from '../usage/usage.repository.js';
 import { monthOf } from '../usage/month.js';
+import { DEFAULT_CAPTURE_WINDOW_SECONDS } from '../policies/policies.schemas.js';
 
 export interface AuthorizationDeps {
   db: Db;
@@ -178,6 +180,13 @@ async function prepareDecision(
     escalated_at: null,
     created_at: now,
     updated_at: now,
+    // Set here, not left to the database's default, so the answer shows them (migration 015).
+    capture_status: outcome.decision === 'approved' ? 'uncaptured' : null,
+    captured_amount: null,
+    captured_at: null,
+    capture_expires_at: outcome.decision === 'approved' ? new Date(now.getTime() + (policy?.capture_window_seconds ?? DEFAULT_CAPTURE_WINDOW_SECONDS) * 1000) : null,
+    capture_resolved_at: null,
+    token_consumed_at: null,
   };
   const view = toDecisionView(row);
   const event = eventRecord({ accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: decisionEventData(row), now });
@@ -248,19 +257,60 @@ export async function getDecision(
 /**
  * For rails that prefer a call to offline verification. Beyond the offline checks: a token of
  * another account or mode is not valid for the caller, and a token stops verifying once its agent
- * is frozen or deactivated (it verifies again if the agent is unfrozen).
+ * is frozen or deactivated (it verifies again if the agent is unfrozen). After the approval is
+ * captured, voided or expired, or once consumed, it never verifies again. With `consume` (admin
+ * keys), a valid answer also marks the token consumed: of concurrent consumers exactly one is told
+ * valid.
  */
-export async function verifyToken(deps: Pick<AuthorizationDeps, 'db' | 'signer' | 'now'>, caller: Caller, token: string): Promise<VerifyResult> {
-  requireRole(caller, ANY_ROLE);
-  const result = await verifyAuthorizationToken(deps.signer, token, deps.now?.() ?? new Date());
+export async function verifyToken(deps: Pick<AuthorizationDeps, 'db' | 'signer' | 'now'>, caller: Caller, token: string, consume = false): Promise<VerifyResult> {
+  requireRole(caller, consume ? ADMIN : ANY_ROLE);
+  const now = deps.now?.() ?? new Date();
+  const result = await verifyAuthorizationToken(deps.signer, token, now);
   if (!result.valid) return result;
-  const fail = (error: 'wrong_audience' | 'unknown_token' | 'agent_inactive'): VerifyResult => ({ valid: false, claims: null, error });
+  const fail = (error: 'wrong_audience' | 'unknown_token' | 'agent_inactive' | 'consumed' | 'voided' | 'expired'): VerifyResult => ({ valid: false, claims: null, error });
   // Tokens minted before `aud` existed have none; the scoped lookup below still confines them.
   if ((result.claims.aud !== undefined && result.claims.aud !== caller.accountId) || result.claims.livemode !== caller.livemode) return fail('wrong_audience');
   const decision = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, result.claims.jti);
   if (!decision || decision.decision !== 'approved') return fail('unknown_token');
   const agent = await findAgentInScope(deps.db, caller.accountId, caller.livemode, decision.agent_id);
   if (!agent || agent.status !== 'active') return fail('agent_inactive');
+  const spent = spentTokenError(decision, now);
+  if (spent) return fail(spent);
+  if (consume) {
+    const consumed = await deps.db.transaction().execute(async (trx) => {
+      const row = await consumeToken(trx, decision.id, now);
+      if (row) {
+        await appendAudit(trx, {
+          accountId: row.account_id,
+          livemode: row.livemode,
+          type: 'authorization_token.consumed',
+          actor: actorOf(caller),
+          agentId: row.agent_id,
+          decisionId: row.id,
+          decision: row.decision,
+          amount: row.amount,
+          currency: row.currency,
+          vendor: row.vendor,
+          category: row.category,
+          policyId: row.policy_id,
+        });
+      }
+      return row;
+    });
+    if (!consumed) {
+      // Someone else consumed, captured, voided or expired it in the meantime.
+      const current = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decision.id);
+      return fail((current && spentTokenError(current, now)) || 'consumed');
+    }
+  }
   return result;
 }
 
+/** Why an approval's token no longer verifies, if it does not: used once, captured, voided or expired. */
+function spentTokenError(row: DecisionRow, now: Date): 'consumed' | 'voided' | 'expired' | undefined {
+  if (row.capture_status === 'voided') return 'voided';
+  // Past its capture deadline an approval is expired, also in the minutes before the sweep records it.
+  if (row.capture_status === 'expired' || (row.capture_status === 'uncaptured' && row.capture_expires_at !== null && row.capture_expires_at <= now)) return 'expired';
+  if (row.capture_status === 'captured' || row.token_consumed_at !== null) return 'consumed';
+  return undefined;
+}

@@ -18,4 +18,8 @@ export const getDecisionQuery = z.strictObject({
   wait: z.coerce.number().int().min(0).max(MAX_WAIT_SECONDS).optional(),
 });
 
-export const verifyTokenSchema = z.strictObject({ token: z.string().min(1).max(4096) });
+export const verifyTokenSchema = z.strictObject({
+  token: z.string().min(1).max(4096),
+  /** Single use: a valid answer also marks the token consumed (admin keys). */
+  consume: z.boolean().optional(),
+});

@@ -31,11 +31,27 @@ export function toDecisionView(row: DecisionRow) {
       ? { approvals_required: row.approvals_required ?? 1, approvals: (row.approvals ?? []).map((a) => ({ api_key_id: a.api_key_id, name: a.name, note: a.note, at: a.at })) }
       : {}),
     resolved_at: row.resolved_at?.toISOString() ?? null,
+    capture: captureView(row),
     livemode: row.livemode,
     timestamp: row.created_at.toISOString(),
   };
 }
 export type DecisionView = ReturnType<typeof toDecisionView>;
+
+/**
+ * What the rail did with an approval (DECISIONS §15); null for denied and pending decisions.
+ * `captured_amount` is null until captured; `capture_before` is the deadline after which an
+ * uncaptured approval expires (null for approvals older than captures, which never expire).
+ */
+export function captureView(row: DecisionRow) {
+  if (row.decision !== 'approved' || !row.capture_status) return null;
+  return {
+    status: row.capture_status,
+    captured_amount: row.captured_amount === null ? null : Number(row.captured_amount),
+    captured_at: row.captured_at?.toISOString() ?? null,
+    capture_before: row.capture_expires_at?.toISOString() ?? null,
+  };
+}
 
 /** Event payloads carry the decision without its token. */
 export function decisionEventData(row: DecisionRow): Record<string, unknown> {

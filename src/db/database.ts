@@ -69,6 +69,8 @@ export interface PoliciesTable {
   auto_freeze: Json<AutoFreeze | null>;
   approval_rules: Json<ApprovalRule[]>;
   escalate_after_seconds: number | null;
+  /** An approval not captured within this many seconds expires (DECISIONS §15). */
+  capture_window_seconds: Generated<number>;
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
@@ -137,6 +139,7 @@ export interface AuditChainsTable {
 
 export type DecisionOutcome = 'approved' | 'denied' | 'held';
 export type DecisionStatus = 'approved' | 'denied' | 'pending' | 'expired';
+export type CaptureStatus = 'uncaptured' | 'captured' | 'voided' | 'expired';
 
 export interface DecisionsTable {
   id: string;
@@ -172,6 +175,15 @@ export interface DecisionsTable {
   escalated_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  /** Null for denied and pending decisions; set for every approval (see migration 015). */
+  capture_status: ColumnType<CaptureStatus | null, CaptureStatus | null | undefined, CaptureStatus | null>;
+  captured_amount: ColumnType<number | null, number | null | undefined, number | null>;
+  captured_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The capture deadline; null for approvals made before captures existed (they never expire by themselves). */
+  capture_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** When the capture status left `uncaptured`. */
+  capture_resolved_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  token_consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface AgentSpendTable {

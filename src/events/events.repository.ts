@@ -3,7 +3,16 @@ import { newId } from '../ids.js';
 import { enqueueOutbox } from '../outbox/outbox.repository.js';
 import { afterRow } from '../db/pagination.js';
 
-export type EventType = 'authorize.approved' | 'authorize.denied' | 'authorize.held' | 'agent.frozen' | 'approval.completed' | 'approval.escalated';
+export type EventType =
+  | 'authorize.approved'
+  | 'authorize.denied'
+  | 'authorize.held'
+  | 'agent.frozen'
+  | 'approval.completed'
+  | 'authorization.captured'
+  | 'authorization.voided'
+  | 'authorization.expired'
+  | 'approval.escalated';
 
 /**
  * Records an event and its delivery work in the caller's transaction (transactional outbox).
@@ -28,7 +37,17 @@ export function eventInsert(db: DbOrTrx, event: ReturnType<typeof eventRecord>) 
   return db.insertInto('events').values(event);
 }
 
-export const EVENT_TYPES: readonly EventType[] = ['authorize.approved', 'authorize.denied', 'authorize.held', 'agent.frozen', 'approval.completed', 'approval.escalated'];
+export const EVENT_TYPES: readonly EventType[] = [
+  'authorize.approved',
+  'authorize.denied',
+  'authorize.held',
+  'agent.frozen',
+  'approval.completed',
+  'authorization.captured',
+  'authorization.voided',
+  'authorization.expired',
+  'approval.escalated',
+];
 
 export async function findEvent(db: DbOrTrx, scope: { accountId: string; livemode: boolean } | null, id: string) {
   let q = db.selectFrom('events').selectAll().where('id', '=', id);

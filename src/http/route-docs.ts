@@ -3,6 +3,7 @@ import { createAgentSchema, listAgentsQuery, updateAgentSchema } from '../agents
 import { listApprovalsQuery, resolveApprovalSchema } from '../approvals/approvals.schemas.js';
 import { listAuditQuery } from '../audit/audit.schemas.js';
 import { authorizeSchema, getDecisionQuery, verifyTokenSchema } from '../authorization/authorize.schemas.js';
+import { captureSchema, voidSchema } from '../capture/capture.schemas.js';
 import type { Role } from '../db/database.js';
 import { createPolicySchema, listPoliciesQuery, updatePolicySchema } from '../policies/policies.schemas.js';
 import { createEndpointSchema, listEventsQuery, listQuery, redeliverSchema, updateEndpointSchema } from '../webhooks/webhooks.schemas.js';
@@ -97,15 +98,38 @@ const authorization: RouteDoc[] = [
   },
   {
     method: 'post',
+    path: '/v1/decisions/:id/capture',
+    tag: 'Authorization',
+    roles: ADMIN,
+    summary: 'Capture an approval: the amount the rail charged (default all); the rest is released from the budget',
+    description:
+      'Once only. `amount` above the approved amount → 400 (`param` amount). A second capture, or a capture of a voided, expired, denied or pending decision → 409 conflict. The token is consumed.',
+    params: { id: 'Decision id (`dec_…`)' },
+    body: captureSchema,
+    response: { status: 200, description: 'The decision object, `capture.status` captured' },
+  },
+  {
+    method: 'post',
+    path: '/v1/decisions/:id/void',
+    tag: 'Authorization',
+    roles: ADMIN,
+    summary: 'Void an uncaptured approval: its whole amount is released and its token stops verifying',
+    description: 'Voiding a captured, voided or expired approval, or a denied or pending decision → 409 conflict.',
+    params: { id: 'Decision id (`dec_…`)' },
+    body: voidSchema,
+    response: { status: 200, description: 'The decision object, `capture.status` voided' },
+  },
+  {
+    method: 'post',
     path: '/v1/authorization-tokens/verify',
     tag: 'Authorization',
     roles: ANY,
-    summary: 'Verify a gca_ authorization token by a call',
+    summary: 'Verify a gca_ authorization token by a call; `consume: true` (admin keys) uses it up',
     body: verifyTokenSchema,
     response: {
       status: 200,
       description:
-        '`{valid, claims, error}`; `error`: malformed, unknown_key, bad_signature, expired, wrong_issuer, wrong_audience (another account or mode), unknown_token, agent_inactive (agent frozen or deactivated)',
+        '`{valid, claims, error}`; `error`: malformed, unknown_key, bad_signature, expired (the token, or an approval not captured in time), wrong_issuer, wrong_audience (another account or mode), unknown_token, agent_inactive (agent frozen or deactivated), consumed (used once already, or captured), voided',
     },
   },
   {

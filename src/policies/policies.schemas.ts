@@ -6,6 +6,10 @@ import { MAX_APPROVAL_RULES, MAX_APPROVALS_REQUIRED, MIN_ESCALATE_AFTER_SECONDS 
 export const MAX_LIST_ENTRIES = 500;
 export const MAX_APPROVAL_TIMEOUT_SECONDS = 30 * 24 * 3600;
 export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 72 * 3600;
+/** An approval not captured within this window expires (DECISIONS §15). */
+export const DEFAULT_CAPTURE_WINDOW_SECONDS = 7 * 24 * 3600;
+export const MIN_CAPTURE_WINDOW_SECONDS = 60;
+export const MAX_CAPTURE_WINDOW_SECONDS = 30 * 24 * 3600;
 
 export const currencySchema = z.string().regex(/^[A-Z]{3}$/, 'must be an upper-case ISO 4217 code');
 const vendorList = vendorListSchema(MAX_LIST_ENTRIES);
@@ -52,6 +56,7 @@ const policyFields = {
   auto_freeze: autoFreeze.nullable(),
   approval_rules: z.array(approvalRule).max(MAX_APPROVAL_RULES),
   escalate_after_seconds: z.number().int().min(MIN_ESCALATE_AFTER_SECONDS).max(MAX_APPROVAL_TIMEOUT_SECONDS).nullable(),
+  capture_window_seconds: z.number().int().min(MIN_CAPTURE_WINDOW_SECONDS).max(MAX_CAPTURE_WINDOW_SECONDS),
 };
 
 /** An escalation after the hold has expired would never happen: refused, naming the field. */
@@ -72,6 +77,7 @@ export const createPolicySchema = z.strictObject({
   velocity_limits: policyFields.velocity_limits.optional(),
   duplicate_window_seconds: policyFields.duplicate_window_seconds.optional(),
   auto_freeze: policyFields.auto_freeze.optional(),
+  capture_window_seconds: policyFields.capture_window_seconds.optional(),
   approval_rules: policyFields.approval_rules.optional(),
   escalate_after_seconds: policyFields.escalate_after_seconds.optional(),
 }).superRefine((v, ctx) => {

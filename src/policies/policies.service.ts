@@ -34,6 +34,7 @@ export function toPolicyView(row: PolicyRow) {
     auto_freeze: row.auto_freeze,
     approval_rules: row.approval_rules,
     escalate_after_seconds: row.escalate_after_seconds,
+    capture_window_seconds: row.capture_window_seconds,
     livemode: row.livemode,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

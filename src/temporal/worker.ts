@@ -11,6 +11,7 @@ import { ALL_SEARCH_ATTRIBUTE_KEYS } from './search-attributes.js';
 import { Client, Connection } from '@temporalio/client';
 import { clientConnectionOptions, nativeConnectionOptions, type EngineConnectionSettings } from './connection.js';
 import { ensureReconcileSchedule, RECONCILE_SCHEDULE_ID } from './reconcile-schedule.js';
+import { CAPTURE_EXPIRY_SCHEDULE_ID, ensureCaptureExpirySchedule } from './capture-expiry-schedule.js';
 import { taskQueues } from './task-queues.js';
 import { ensureUsageReportSchedule, USAGE_REPORT_SCHEDULE_ID } from './usage-schedule.js';
 import { WORKFLOW_TRACING_MODULE, workerTracing } from './tracing.js';
@@ -88,13 +89,14 @@ export async function ensureSearchAttributes(settings: EngineConnectionSettings,
   });
 }
 
-/** Creates or updates every Schedule the service runs: the monthly usage report and the reconciler. */
+/** Creates or updates every Schedule the service runs: the monthly usage report, the reconciler and the capture-expiry sweep. */
 export async function ensureSchedules(settings: WorkerSettings, log?: Logger): Promise<Record<string, 'created' | 'updated'>> {
   return withClientConnection(settings, async (connection) => {
     const client = new Client({ connection, namespace: settings.namespace });
     const outcome = {
       [USAGE_REPORT_SCHEDULE_ID]: await ensureUsageReportSchedule(client, taskQueues(settings.taskQueue).billing),
       [RECONCILE_SCHEDULE_ID]: await ensureReconcileSchedule(client, settings.taskQueue, settings.reconcileIntervalSeconds),
+      [CAPTURE_EXPIRY_SCHEDULE_ID]: await ensureCaptureExpirySchedule(client, settings.taskQueue),
     };
     log?.info({ schedules: outcome }, 'schedules ready');
     return outcome;

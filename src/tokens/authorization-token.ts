@@ -46,7 +46,7 @@ export type VerifyResult =
   | {
       valid: false;
       claims: null;
-      error: 'malformed' | 'unknown_key' | 'bad_signature' | 'expired' | 'wrong_issuer' | 'wrong_audience' | 'unknown_token' | 'agent_inactive';
+      error: 'malformed' | 'unknown_key' | 'bad_signature' | 'expired' | 'wrong_issuer' | 'wrong_audience' | 'unknown_token' | 'agent_inactive' | 'consumed' | 'voided';
     };
 
 /** Verifies signature, issuer and expiry; never throws for a bad token. */

@@ -81,6 +81,7 @@ describe('POST /v1/policies', () => {
       auto_freeze: null,
       approval_rules: [],
       escalate_after_seconds: null,
+      capture_window_seconds: 604_800,
       livemode: false,
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
@@ -102,6 +103,7 @@ describe('POST /v1/policies', () => {
       categories_allowed: ['saas', 'compute'],
       active: false,
       approval_timeout_seconds: 3600,
+      capture_window_seconds: 86_400,
     };
     const res = await acct.test.post('/v1/policies', body);
     expect(res.status).toBe(201);
@@ -171,6 +173,10 @@ describe('POST /v1/policies', () => {
     ['approval_timeout_seconds zero', { approval_timeout_seconds: 0 }, 'approval_timeout_seconds'],
     ['approval_timeout_seconds fractional', { approval_timeout_seconds: 1.5 }, 'approval_timeout_seconds'],
     ['approval_timeout_seconds over 30 days', { approval_timeout_seconds: 30 * 24 * 3600 + 1 }, 'approval_timeout_seconds'],
+    ['capture_window_seconds under a minute', { capture_window_seconds: 59 }, 'capture_window_seconds'],
+    ['capture_window_seconds over 30 days', { capture_window_seconds: 2_592_001 }, 'capture_window_seconds'],
+    ['capture_window_seconds fractional', { capture_window_seconds: 600.5 }, 'capture_window_seconds'],
+    ['capture_window_seconds null', { capture_window_seconds: null }, 'capture_window_seconds'],
     ['vendor_allowlist not an array', { vendor_allowlist: 'github.com' }, 'vendor_allowlist'],
     ['vendor_denylist with an empty entry', { vendor_denylist: [''] }, 'vendor_denylist.0'],
     ['categories_allowed with a number', { categories_allowed: ['ok', 5] }, 'categories_allowed.1'],

@@ -476,6 +476,23 @@ suite('reviewer dashboard (headless Chromium)', () => {
     await context.close();
   });
 
+  test("a decision's page says what the rail did with the approval: uncaptured until when, then captured and how much", async () => {
+    const policy = await acct.test.post('/v1/policies', policyBody({ name: 'Captured' }));
+    const agentId = (await acct.test.post('/v1/agents', { name: 'Paying bot', policy_id: policy.body.id })).body.id;
+    const made = await acct.test.post('/v1/authorize', { agent_id: agentId, amount: 500, currency: 'USD', vendor: 'shop.example' });
+    const { page, context } = await newPage();
+    await signIn(page, acct.test.key, `#/decisions/${made.body.decision_id}`);
+    await page.getByRole('heading', { name: `Decision ${made.body.decision_id}` }).waitFor();
+    expect((await page.locator('main').innerText()).replace(/\s+/g, ' ')).toMatch(/Capture uncaptured; expires unless captured by /);
+    expect((await acct.test.post(`/v1/decisions/${made.body.decision_id}/capture`, { amount: 420 })).status).toBe(200);
+    await context.close();
+    const again = await newPage();
+    await signIn(again.page, acct.test.key, `#/decisions/${made.body.decision_id}`);
+    await again.page.getByRole('heading', { name: `Decision ${made.body.decision_id}` }).waitFor();
+    expect((await again.page.locator('main').innerText()).replace(/\s+/g, ' ')).toMatch(/Capture captured 4\.20 USD at /);
+    await again.context.close();
+  });
+
   test('the audit log fits a 1280-pixel window with long ids and reasons: every column in view, no cell clipped', async () => {
     // A reason as long as a vendor may make it, and the longest ids this service writes.
     const longVendor = `${'procurement-'.repeat(12)}example.com`;

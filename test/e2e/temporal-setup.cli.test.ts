@@ -12,6 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ALL_SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/search-attributes.js';
 import { RECONCILE_SCHEDULE_ID } from '../../src/temporal/reconcile-schedule.js';
+import { CAPTURE_EXPIRY_SCHEDULE_ID } from '../../src/temporal/capture-expiry-schedule.js';
 import { USAGE_REPORT_SCHEDULE_ID } from '../../src/temporal/usage-schedule.js';
 import { startDevServer, type DevServer } from '../support/dev-server.js';
 import { TEST_SERVER_KEYS_ENV } from '../support/server-keys.js';
@@ -52,6 +53,7 @@ describe.skipIf(!cli)('spend-auth temporal setup', () => {
     expect(first.stdout).toContain(`Namespace default: search attributes registered ${ALL_SEARCH_ATTRIBUTE_KEYS.map((k) => k.name).join(', ')}.`);
     expect(first.stdout).toContain(`Schedule ${USAGE_REPORT_SCHEDULE_ID}: created.`);
     expect(first.stdout).toContain(`Schedule ${RECONCILE_SCHEDULE_ID}: created.`);
+    expect(first.stdout).toContain(`Schedule ${CAPTURE_EXPIRY_SCHEDULE_ID}: created.`);
 
     const connection = await Connection.connect({ address: server.address });
     try {
@@ -66,7 +68,7 @@ describe.skipIf(!cli)('spend-auth temporal setup', () => {
     const second = await run(['temporal', 'setup', '--json'], env);
     expect(second.code).toBe(0);
     const report = JSON.parse(second.stdout);
-    expect(report).toMatchObject({ namespace: 'default', searchAttributes: { added: [] }, schedules: { [USAGE_REPORT_SCHEDULE_ID]: 'updated', [RECONCILE_SCHEDULE_ID]: 'updated' } });
+    expect(report).toMatchObject({ namespace: 'default', searchAttributes: { added: [] }, schedules: { [USAGE_REPORT_SCHEDULE_ID]: 'updated', [RECONCILE_SCHEDULE_ID]: 'updated', [CAPTURE_EXPIRY_SCHEDULE_ID]: 'updated' } });
     expect(report.searchAttributes.present).toHaveLength(ALL_SEARCH_ATTRIBUTE_KEYS.length);
   }, 120_000);
 

@@ -98,6 +98,7 @@ const RESOLVE_ACTIVITIES: Record<string, string> = {
   'recorded-approved-by-quorum': 'recordApproval',
   'recorded-approved-by-operator-and-reviewers': 'recordApproval',
   'recorded-escalated-then-approved': 'escalateHold',
+  'recorded-capture-expiry-sweep': 'expireUncapturedApprovals',
 };
 
 async function replay(history: HistoryJson): Promise<void> {

@@ -1,8 +1,10 @@
 import { Router } from 'express';
 import { getDecisionQuery } from '../../authorization/authorize.schemas.js';
 import { getDecision, type AuthorizationDeps } from '../../authorization/authorization.service.js';
+import { captureSchema, voidSchema } from '../../capture/capture.schemas.js';
+import { captureDecision, voidDecision } from '../../capture/capture.service.js';
 import { callerOf } from '../context.js';
-import { parse } from '../validate.js';
+import { bodyObject, parse } from '../validate.js';
 
 export function decisionsRouter(deps: AuthorizationDeps): Router {
   const r = Router();
@@ -12,6 +14,14 @@ export function decisionsRouter(deps: AuthorizationDeps): Router {
     const abort = new AbortController();
     res.on('close', () => abort.abort());
     res.json(await getDecision(deps, callerOf(req), req.params.id!, wait ?? 0, abort.signal));
+  });
+  r.post('/:id/capture', async (req, res) => {
+    const input = parse(captureSchema, bodyObject(req.body));
+    res.json(await captureDecision(deps, callerOf(req), req.params.id!, input, req.idempotency));
+  });
+  r.post('/:id/void', async (req, res) => {
+    parse(voidSchema, bodyObject(req.body));
+    res.json(await voidDecision(deps, callerOf(req), req.params.id!, req.idempotency));
   });
   return r;
 }

@@ -18,8 +18,8 @@ export function jwksRouter(signer: TokenSigner): Router {
 export function tokensRouter(deps: AuthorizationDeps): Router {
   const r = Router();
   r.post('/verify', async (req, res) => {
-    const { token } = parse(verifyTokenSchema, bodyObject(req.body));
-    res.json(await verifyToken(deps, callerOf(req), token));
+    const { token, consume } = parse(verifyTokenSchema, bodyObject(req.body));
+    res.json(await verifyToken(deps, callerOf(req), token, consume ?? false));
   });
   return r;
 }

@@ -1,0 +1,60 @@
+import type { CaptureStatus, DbOrTrx } from '../db/database.js';
+import type { DecisionRow } from '../authorization/decision.view.js';
+
+/**
+ * Moves an uncaptured approval to its final capture status. Conditional on it still being
+ * uncaptured, so of a capture, a void and an expiry of one decision exactly one changes it even
+ * without the row lock the callers also hold. Returns the row as written, or undefined.
+ */
+export async function settleCapture(
+  db: DbOrTrx,
+  id: string,
+  to: Exclude<CaptureStatus, 'uncaptured'>,
+  now: Date,
+  capturedAmount?: number,
+): Promise<DecisionRow | undefined> {
+  return db
+    .updateTable('decisions')
+    .set((eb) => ({
+      capture_status: to,
+      captured_amount: to === 'captured' ? capturedAmount! : null,
+      captured_at: to === 'captured' ? now : null,
+      capture_resolved_at: now,
+      // A capture uses the token up; after a void or an expiry it answers by the capture status.
+      ...(to === 'captured' ? { token_consumed_at: eb.fn.coalesce('token_consumed_at', eb.val(now)) } : {}),
+      updated_at: now,
+    }))
+    .where('id', '=', id)
+    .where('capture_status', '=', 'uncaptured')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Uncaptured approvals whose capture deadline is at or before `now`, the longest overdue first, across accounts. */
+export async function overdueUncapturedIds(db: DbOrTrx, now: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('decisions')
+    .select('id')
+    .where('capture_status', '=', 'uncaptured')
+    .where('capture_expires_at', '<=', now)
+    .orderBy('capture_expires_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Marks the token of an uncaptured approval used, in one conditional statement: of concurrent
+ * consumers exactly one gets the row back.
+ */
+export async function consumeToken(db: DbOrTrx, id: string, now: Date): Promise<DecisionRow | undefined> {
+  return db
+    .updateTable('decisions')
+    .set({ token_consumed_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('capture_status', '=', 'uncaptured')
+    .where('token_consumed_at', 'is', null)
+    .where((eb) => eb.or([eb('capture_expires_at', 'is', null), eb('capture_expires_at', '>', now)]))
+    .returningAll()
+    .executeTakeFirst();
+}
