@@ -130,7 +130,7 @@ export function spendIncrease(db: DbOrTrx, agentId: string, periods: { month: st
 }
 
 export function decisionInsert(db: DbOrTrx, row: DecisionRow) {
-  return db.insertInto('decisions').values({ ...row, metadata: JSON.stringify(row.metadata) });
+  return db.insertInto('decisions').values({ ...row, metadata: JSON.stringify(row.metadata), approvals: JSON.stringify(row.approvals) });
 }
 
 export async function findDecisionInScope(db: DbOrTrx, accountId: string, livemode: boolean, id: string): Promise<DecisionRow | undefined> {

@@ -1,3 +1,4 @@
+import { approvalsRequiredFor, escalatesAt } from '../approvals/approval-chains.js';
 import { actorOf, requireRole, ADMIN, ANY_ROLE, type Caller } from '../caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
 import { appendAudit, auditInsert, auditRecord } from '../audit/audit.repository.js';
@@ -172,6 +173,11 @@ async function prepareDecision(
     resolved_at: held ? null : now,
     resolved_by: null,
     resolution_note: null,
+    // The quorum and escalation are fixed when held: a later policy change does not move them.
+    approvals_required: held ? approvalsRequiredFor(policy?.approval_rules, input.amount) : null,
+    approvals: [],
+    escalates_at: held && policy ? escalatesAt(policy, now) : null,
+    escalated_at: null,
     created_at: now,
     updated_at: now,
     // Set here, not left to the database's default, so the answer shows them (migration 015).

@@ -4,7 +4,8 @@ export type DecisionRow = Selectable<DecisionsTable>;
 
 /**
  * The decision object of SPEC 2.2 plus DECISIONS §3. `authorization_token` is present only when
- * approved, `reason` only when denied or held, `expires_at` only for held requests.
+ * approved, `reason` only when denied or held, `expires_at`, `approvals_required` and `approvals`
+ * only for held requests.
  */
 export function toDecisionView(row: DecisionRow) {
   const approved = row.decision === 'approved';
@@ -24,6 +25,11 @@ export function toDecisionView(row: DecisionRow) {
     category: row.category,
     metadata: row.metadata,
     ...(row.expires_at ? { expires_at: row.expires_at.toISOString() } : {}),
+    // Held requests only: the quorum fixed when held, and the approvals given so far (DECISIONS §16).
+    // Items rebuilt field by field: jsonb keeps its own key order, the API shows the documented one.
+    ...(row.expires_at
+      ? { approvals_required: row.approvals_required ?? 1, approvals: (row.approvals ?? []).map((a) => ({ api_key_id: a.api_key_id, name: a.name, note: a.note, at: a.at })) }
+      : {}),
     resolved_at: row.resolved_at?.toISOString() ?? null,
     capture: captureView(row),
     livemode: row.livemode,

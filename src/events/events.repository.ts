@@ -11,7 +11,8 @@ export type EventType =
   | 'approval.completed'
   | 'authorization.captured'
   | 'authorization.voided'
-  | 'authorization.expired';
+  | 'authorization.expired'
+  | 'approval.escalated';
 
 /**
  * Records an event and its delivery work in the caller's transaction (transactional outbox).
@@ -45,6 +46,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'authorization.captured',
   'authorization.voided',
   'authorization.expired',
+  'approval.escalated',
 ];
 
 export async function findEvent(db: DbOrTrx, scope: { accountId: string; livemode: boolean } | null, id: string) {
