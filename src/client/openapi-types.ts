@@ -285,7 +285,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Approve a held request (waits ≤ 10 s for the workflow; 409 if resolved, 503 if the engine is down)
+         * Approve a held request: one approval towards its quorum (approvals_required); a key approves once (409 again). Waits ≤ 10 s for the workflow; 409 if resolved, 503 if the engine is down
          * @description Roles: admin, reviewer.
          */
         post: operations["postV1ApprovalsDecisionIdApprove"];
@@ -305,7 +305,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Deny a held request (waits ≤ 10 s for the workflow; 409 if resolved, 503 if the engine is down)
+         * Deny a held request: one denial denies at once (waits ≤ 10 s for the workflow; 409 if resolved, 503 if the engine is down)
          * @description Roles: admin, reviewer.
          */
         post: operations["postV1ApprovalsDecisionIdDeny"];
@@ -1494,7 +1494,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The resolved decision object */
+            /** @description The decision object: still pending until the quorum is met, then approved */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2176,6 +2176,11 @@ export interface operations {
                         denials: number;
                         window_seconds: number;
                     } | null;
+                    approval_rules?: {
+                        above: number;
+                        approvals_required: number;
+                    }[];
+                    escalate_after_seconds?: number | null;
                     capture_window_seconds?: number;
                 };
             };
@@ -2264,6 +2269,11 @@ export interface operations {
                             denials: number;
                             window_seconds: number;
                         } | null;
+                        approval_rules?: {
+                            above: number;
+                            approvals_required: number;
+                        }[];
+                        escalate_after_seconds?: number | null;
                         capture_window_seconds?: number;
                     };
                     policy_id?: string;
@@ -2488,6 +2498,11 @@ export interface operations {
                         denials: number;
                         window_seconds: number;
                     } | null;
+                    approval_rules?: {
+                        above: number;
+                        approvals_required: number;
+                    }[];
+                    escalate_after_seconds?: number | null;
                     capture_window_seconds?: number;
                 };
             };
@@ -2967,7 +2982,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "*")[];
+                    events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
                     description?: string;
                 };
             };
@@ -3155,7 +3170,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "*")[];
+                    events?: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
                     enabled?: boolean;
                     description?: string | null;
                 };
@@ -3359,7 +3374,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
-                type?: "authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired";
+                type?: "authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated";
             };
             header?: never;
             path?: never;
