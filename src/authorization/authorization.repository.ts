@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { AgentSpendTable, DbOrTrx, DecisionsTable, PoliciesTable, Selectable } from '../db/database.js';
 import type { SpendState } from './evaluate.js';
 import type { DecisionRow } from './decision.view.js';
+import { executePrepared } from '../db/statements.js';
 
 /** UTC calendar periods a decision counts in. */
 export function periodsOf(at: Date): { month: string; day: string } {
@@ -30,7 +31,7 @@ function agentWithPolicy(db: DbOrTrx, accountId: string, livemode: boolean, agen
  * a later statement: this one's snapshot is taken before the lock is granted.
  */
 export async function lockAgentWithPolicy(trx: DbOrTrx, accountId: string, livemode: boolean, agentId: string) {
-  const row = await agentWithPolicy(trx, accountId, livemode, agentId).forUpdate('a').executeTakeFirst();
+  const [row] = await executePrepared(trx, agentWithPolicy(trx, accountId, livemode, agentId).forUpdate('a'));
   if (!row) return undefined;
   const { bound_policy: policy, ...agent } = row;
   return { agent, policy: policy ?? undefined };
@@ -41,16 +42,17 @@ export async function lockAgentWithPolicy(trx: DbOrTrx, accountId: string, livem
  * for a decision whose write is conditional on `agentUnchanged`.
  */
 export async function readAgentState(db: DbOrTrx, accountId: string, livemode: boolean, agentId: string, periods: { month: string; day: string }) {
-  const row = await agentWithPolicy(db, accountId, livemode, agentId)
-    .select((eb) =>
+  const [row] = await executePrepared(
+    db,
+    agentWithPolicy(db, accountId, livemode, agentId).select((eb) =>
       eb
         .selectFrom('agent_spend as s')
         .select(sql<Record<string, [number, number]> | null>`jsonb_object_agg(s.period, jsonb_build_array(s.approved, s.reserved))`.as('spend'))
         .whereRef('s.agent_id', '=', 'a.id')
         .where('s.period', 'in', [periods.month, periods.day])
         .as('spend'),
-    )
-    .executeTakeFirst();
+    ),
+  );
   if (!row) return undefined;
   const { bound_policy: policy, spend: byPeriod, ...agent } = row;
   const spend = spendState(periods, (p) => ({ approved: byPeriod?.[p]?.[0], reserved: byPeriod?.[p]?.[1] }));
@@ -79,12 +81,10 @@ export function countDecision(db: DbOrTrx, agentId: string) {
 }
 
 export async function readSpend(db: DbOrTrx, agentId: string, periods: { month: string; day: string }): Promise<SpendState> {
-  const rows: Selectable<AgentSpendTable>[] = await db
-    .selectFrom('agent_spend')
-    .selectAll()
-    .where('agent_id', '=', agentId)
-    .where('period', 'in', [periods.month, periods.day])
-    .execute();
+  const rows: Selectable<AgentSpendTable>[] = await executePrepared(
+    db,
+    db.selectFrom('agent_spend').selectAll().where('agent_id', '=', agentId).where('period', 'in', [periods.month, periods.day]),
+  );
   return spendState(periods, (p) => rows.find((x) => x.period === p));
 }
 

@@ -1,5 +1,12 @@
-import { sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import type { DbOrTrx } from '../db/database.js';
+import { preparedSql } from '../db/prepared.js';
+
+const HIT_COUNTER = preparedSql(`
+    INSERT INTO rate_limit_counters (bucket, window_start, count)
+    VALUES ($1, $2, 1)
+    ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
+    RETURNING count`);
 
 /**
  * Counts one request in a window and returns the window's count so far, in one statement: the
@@ -7,11 +14,7 @@ import type { DbOrTrx } from '../db/database.js';
  * transaction, so a rolled-back request still counts and a counter row is locked only briefly.
  */
 export async function hitCounter(db: DbOrTrx, bucket: string, windowStart: Date): Promise<number> {
-  const { rows } = await sql<{ count: number }>`
-    INSERT INTO rate_limit_counters (bucket, window_start, count)
-    VALUES (${bucket}, ${windowStart}, 1)
-    ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
-    RETURNING count`.execute(db);
+  const { rows } = await db.executeQuery<{ count: number }>(CompiledQuery.raw(HIT_COUNTER, [bucket, windowStart]));
   return Number(rows[0]!.count);
 }
 
