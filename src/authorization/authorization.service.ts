@@ -1,6 +1,6 @@
 import { actorOf, requireRole, ANY_ROLE, type Caller } from '../caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
-import { auditInsert, auditRecord } from '../audit/audit.repository.js';
+import { auditInsertStatement, auditRecord } from '../audit/audit.repository.js';
 import { AppError, forbidden, notFound } from '../errors.js';
 import { eventInsert, eventRecord } from '../events/events.repository.js';
 import type { IdempotencyHandle } from '../http/idempotency.js';
@@ -176,11 +176,10 @@ async function prepareDecision(
   const view = toDecisionView(row);
   const event = eventRecord({ accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: decisionEventData(row), now });
   const writes = [
-    decisionInsert(db, row),
-    outcome.decision === 'approved' && spendIncrease(db, agent.id, periods, { approved: input.amount, reserved: 0 }),
-    held && spendIncrease(db, agent.id, periods, { approved: 0, reserved: input.amount }),
-    auditInsert(
-      db,
+    decisionInsert(row),
+    outcome.decision === 'approved' && spendIncrease(agent.id, periods, { approved: input.amount, reserved: 0 }),
+    held && spendIncrease(agent.id, periods, { approved: 0, reserved: input.amount }),
+    auditInsertStatement(
       auditRecord({
         accountId: caller.accountId,
         livemode: caller.livemode,
@@ -198,11 +197,11 @@ async function prepareDecision(
         metadata: input.metadata ?? {},
       }),
     ),
-    eventInsert(db, event),
-    outboxInsert(db, held ? [{ topic: 'event', refId: event.id }, { topic: 'held_decision', refId: id }] : [{ topic: 'event', refId: event.id }], caller.accountId, now),
+    eventInsert(event),
+    outboxInsert(held ? [{ topic: 'event', refId: event.id }, { topic: 'held_decision', refId: id }] : [{ topic: 'event', refId: event.id }], caller.accountId, now),
     // Billable (SPEC §8.3): this 200 in live mode, counted once with the decision. Replays never
     // reach here; errors roll the count back with everything else.
-    caller.livemode && countCheckStatement(db, caller.accountId, monthOf(now)),
+    caller.livemode && countCheckStatement(caller.accountId, monthOf(now)),
     idem?.completion?.(db, 200, JSON.stringify(view)),
   ];
   const tipsAutoFreeze = outcome.decision === 'denied' && policy?.auto_freeze ? policy.auto_freeze : null;

@@ -79,3 +79,51 @@ export async function executePrepared<R>(db: DbOrTrx, query: Compilable<R>): Pro
   preparedSql(compiled.sql);
   return (await db.executeQuery(compiled)).rows;
 }
+
+/** Insert texts by table and column list: built once, run as prepared statements. */
+const insertTexts = new Map<string, string>();
+
+/**
+ * `INSERT INTO table (columns of the first row) VALUES (…), …` plus `suffix` (an ON CONFLICT
+ * clause), as a compiled statement whose text is built once per shape: for the hot path, where
+ * building it through the query builder on every request costs more than running it. Every row has
+ * the first row's keys; values go as parameters (objects must already be JSON text).
+ */
+export function insertRows(table: string, rows: readonly Record<string, unknown>[], suffix = ''): CompiledQuery {
+  const columns = Object.keys(rows[0]!);
+  const key = `${table}\0${rows.length}\0${columns.join(',')}\0${suffix}`;
+  let text = insertTexts.get(key);
+  if (text === undefined) {
+    let n = 0;
+    const tuple = () => `(${columns.map(() => `$${++n}`).join(', ')})`;
+    text = preparedSql(`insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values ${rows.map(tuple).join(', ')}${suffix ? ` ${suffix}` : ''}`);
+    if (insertTexts.size >= MAX_SHAPES) insertTexts.clear();
+    insertTexts.set(key, text);
+  }
+  const parameters: unknown[] = [];
+  for (const row of rows) for (const c of columns) parameters.push(row[c]);
+  return CompiledQuery.raw(text, parameters);
+}
+
+const SLOT = Symbol('slot');
+type Slot = { [SLOT]: number };
+
+/**
+ * A query of fixed shape, built and compiled by the query builder once: `build` gets placeholders
+ * for its arguments, and each call puts its own values in their places. `build` must not branch on
+ * its arguments (they are placeholders), and must use each only as a value.
+ */
+export function compiledOnce<A extends readonly unknown[]>(build: (db: DbOrTrx, ...args: A) => Compilable): (db: DbOrTrx, ...args: A) => CompiledQuery {
+  let template: { sql: string; parameters: readonly unknown[] } | undefined;
+  return (db: DbOrTrx, ...args: A) => {
+    if (!template) {
+      const slots = Array.from({ length: build.length - 1 }, (_, i): Slot => ({ [SLOT]: i }));
+      const compiled = build(db, ...(slots as unknown as A)).compile();
+      template = { sql: preparedSql(compiled.sql), parameters: compiled.parameters };
+    }
+    return CompiledQuery.raw(
+      template.sql,
+      template.parameters.map((p) => (typeof p === 'object' && p !== null && SLOT in p ? args[(p as Slot)[SLOT]] : p)),
+    );
+  };
+}
