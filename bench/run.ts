@@ -19,6 +19,12 @@ const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '20' },
     connections: { type: 'string', default: '16,64,256' },
+    /**
+     * Authorize at this many requests per second in all (autocannon's overallRate) instead of as
+     * fast as it goes: every variant then does the same work under the same batching, so CPU per
+     * request compares fairly between changes even on a busy machine.
+     */
+    rate: { type: 'string' },
     /** Names the run in its results file (the change being measured). */
     label: { type: 'string', default: 'run' },
     /** API processes (`serve --workers N`); absent: the server's default. */
@@ -153,11 +159,12 @@ const perRequest = (cpu: { user_ms: number; sys_ms: number }, requests: number):
   return { user: r(cpu.user_ms), sys: r(cpu.sys_ms), total: r(cpu.user_ms + cpu.sys_ms) };
 };
 
-async function load(name: string, url: string, connections: number, durationS: number, opts: { headers?: Record<string, string>; body?: () => string }): Promise<Row> {
+async function load(name: string, url: string, connections: number, durationS: number, opts: { headers?: Record<string, string>; body?: () => string; rate?: number }): Promise<Row> {
   const result = await autocannon({
     url,
     connections,
     duration: durationS,
+    ...(opts.rate ? { overallRate: opts.rate } : {}),
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(opts.headers ?? {}) },
     requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, body: opts.body ? opts.body() : '{}' }) }],
@@ -270,8 +277,8 @@ async function main() {
   const base = `http://127.0.0.1:${port}`;
   await waitForHealth(base, server);
   const agents = await seed(base, key);
-  const authorize = (c: number, d: number) =>
-    load('authorize', `${base}/v1/authorize`, c, d, { headers: { authorization: `Bearer ${key}` }, body: () => requestBody(agents) });
+  const authorize = (c: number, d: number, rate?: number) =>
+    load('authorize', `${base}/v1/authorize`, c, d, { headers: { authorization: `Bearer ${key}` }, body: () => requestBody(agents), rate });
   const apiPids = () => descendants(server.pid!);
   const backends = backendsOf(DB_NAME);
 
@@ -279,7 +286,7 @@ async function main() {
   const step = async (c: number, d: number) => {
     const api = new CpuMeter(apiPids);
     const postgres = new CpuMeter(backends.pids);
-    const { value: row, ...generator } = await selfCpu(() => measure([api, postgres], () => authorize(c, d)));
+    const { value: row, ...generator } = await selfCpu(() => measure([api, postgres], () => authorize(c, d, args.rate ? Number(args.rate) : undefined)));
     return {
       ...row,
       api_processes: api.total().processes,
@@ -344,6 +351,7 @@ async function main() {
     machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
     build: 'dist/ (npm run build), NODE_ENV=production',
     workers: args.workers ?? 'default',
+    fixed_rate: args.rate ? Number(args.rate) : null,
     duration_s: DURATION_S,
     request_mix: { approved: 0.7, denied: 0.2, held: 0.1 },
     authorize: table,
