@@ -90,9 +90,10 @@ export async function sealChain(db: Db, accountId: string, livemode: boolean): P
       let { sequence, head_hash: prev } = head.rows[0]!;
       sequence = Number(sequence);
       const key = auditHmacKey();
+      // Only what linking needs: the MAC already covers the content, which the sealer never reads.
       const pending = await trx
         .selectFrom('audit_records')
-        .selectAll()
+        .select(['id', 'mac'])
         .where('account_id', '=', accountId)
         .where('livemode', '=', livemode)
         .where('hash', 'is', null)
