@@ -565,6 +565,7 @@ export async function main(argv: string[]): Promise<void> {
         const { config, serverKeys } = await serverSetup();
         const workers = command === 'serve' ? apiWorkers(values, config) : 1;
         if (workers > 1 && cluster.isPrimary) {
+          if (!config.databaseUrl) throw new UsageError('--workers above 1 needs DATABASE_URL (PostgreSQL): the embedded database is opened by one process only.', COMMANDS.serve.usage);
           await runCluster(workers, createLogger(config.logLevel, 'spend-auth'));
           return;
         }
