@@ -3,8 +3,12 @@ import { insertRows } from '../db/statements.js';
 import type { DbOrTrx } from '../db/database.js';
 import { monthEnd, monthStart, type Month } from './month.js';
 
-/** Shard rows per account and month: concurrent checks of one account rarely share a row lock. */
-export const USAGE_COUNTER_SHARDS = 8;
+/**
+ * Shard rows per account and month: concurrent checks of one account rarely share a row lock.
+ * Each lock is held through its decision's commit (a WAL flush), so the shards bound how many
+ * decisions of one account commit at once: 64 keeps that above the pool's 20 connections per process.
+ */
+export const USAGE_COUNTER_SHARDS = 64;
 
 /**
  * Counts one billable check. Written by the same statement as the decision, so the count commits
