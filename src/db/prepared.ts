@@ -16,12 +16,43 @@ export function preparedSql(sql: string): string {
   return sql;
 }
 
-/** On each new pooled client: a query whose text is marked runs under its statement name. */
+/** PostgreSQL's answer when a table a prepared statement reads changed shape (a migration added a column). */
+const isStaleStatement = (err: unknown) => (err as { code?: string }).code === '0A000' && /cached plan must not change result type/.test((err as Error).message);
+
+type Query = (...args: unknown[]) => Promise<unknown>;
+
+/**
+ * On each new pooled client: a query whose text is marked runs under its statement name. When a
+ * migration changed a table under a prepared statement, the statement is dropped and prepared
+ * afresh: at once outside a transaction (the query is run again), or, inside one (which the error
+ * has aborted: that request fails), before the connection's next statement outside it.
+ */
 export function usePreparedStatements(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const query = client.query.bind(client) as Query;
+  const parsed = (client as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements;
+  const status = () => (client as unknown as { getTransactionStatus(): string | null }).getTransactionStatus();
+  const stale = new Set<string>();
+  const drop = (name: string) => {
+    delete parsed[name];
+    // Queued ahead of whatever is sent next on this connection, so the next Parse of the name finds it gone.
+    return query(`DEALLOCATE ${name}`).catch(() => {});
+  };
   client.query = ((...args: unknown[]) => {
+    if (stale.size && status() === 'I') {
+      for (const name of stale) void drop(name);
+      stale.clear();
+    }
     const [text, values] = args;
     const name = typeof text === 'string' && args.length === 2 ? names.get(text) : undefined;
-    return name ? query({ name, text, values }) : query(...args);
+    if (!name) return query(...args);
+    return query({ name, text, values }).catch(async (err: unknown) => {
+      if (!isStaleStatement(err)) throw err;
+      if (status() !== 'I') {
+        stale.add(name);
+        throw err;
+      }
+      await drop(name);
+      return query({ name, text, values });
+    });
   }) as typeof client.query;
 }
