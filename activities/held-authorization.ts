@@ -1,12 +1,12 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { findDecisionById } from '../src/approvals/approvals.repository.js';
-import { resolveHeldDecision as recordResolution } from '../src/approvals/resolution.service.js';
+import { escalateHold, recordApproval, resolveHeldDecision as recordResolution, type Resolution } from '../src/approvals/resolution.service.js';
 import type { AuditInput } from '../src/audit/audit.repository.js';
 import { toDecisionView } from '../src/authorization/decision.view.js';
 import type { Db } from '../src/db/database.js';
 import { AppError } from '../src/errors.js';
 import type { TokenSigner } from '../src/tokens/authorization-token.js';
-import type { ResolutionSummary, ResolveActivityInput } from '../workflows/held-authorization.types.js';
+import type { ApprovalActivityInput, EscalationSummary, ResolutionSummary, ResolveActivityInput } from '../workflows/held-authorization.types.js';
 
 export interface HeldActivityDeps {
   db: Db;
@@ -53,18 +53,53 @@ export function createHeldActivities(deps: HeldActivityDeps) {
         throw err;
       }
       if (resolution.changed) deps.onResolved?.(input.decisionId);
-      const d = resolution.decision;
-      return {
-        decisionId: d.decision_id,
-        changed: resolution.changed,
-        decision: d.decision,
-        status: d.status,
-        reasonCode: d.reason_code,
-        resolvedAt: d.resolved_at,
-        // An outcome that came too late is recorded as the system's expiry.
-        resolvedBy: d.status === 'expired' ? 'system' : (input.reviewer ?? 'system'),
-      };
+      // An outcome that came too late is recorded as the system's expiry.
+      return summaryOf(resolution, resolution.decision.status === 'expired' ? 'system' : (input.reviewer ?? 'system'));
     },
+
+    /**
+     * One approval towards the hold's quorum; the one that completes it resolves the hold.
+     * Idempotent: the approver's second approval records nothing (`changed: false`, still pending).
+     */
+    async recordApproval(input: ApprovalActivityInput): Promise<ResolutionSummary> {
+      const actor = input.via === 'api' ? { type: 'reviewer' as const, id: input.reviewer ?? '' } : { type: 'operator' as const, id: input.reviewer };
+      const resolution = await notFoundIsFinal(input.decisionId, () => recordApproval(deps, { decisionId: input.decisionId, note: input.note, actor }));
+      if (resolution.changed && resolution.decision.status !== 'pending') deps.onResolved?.(input.decisionId);
+      const d = resolution.decision;
+      // Who resolved it, when this approval did (the last of the quorum); null while pending or resolved before.
+      const resolvedBy = d.status === 'expired' ? 'system' : d.status !== 'pending' && resolution.changed ? (input.reviewer ?? 'operator') : null;
+      return summaryOf(resolution, resolvedBy);
+    },
+
+    /** Escalates a hold still pending once its escalation time has come (event and audit record, once). */
+    async escalateHold(input: { decisionId: string }): Promise<EscalationSummary> {
+      const out = await notFoundIsFinal(input.decisionId, () => escalateHold(deps, input.decisionId));
+      return { decisionId: input.decisionId, escalated: out.escalated, status: out.decision.status };
+    },
+  };
+}
+
+async function notFoundIsFinal<T>(decisionId: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'not_found') {
+      throw ApplicationFailure.nonRetryable(`decision ${decisionId} does not exist`, 'DecisionNotFound');
+    }
+    throw err;
+  }
+}
+
+function summaryOf(resolution: Resolution, resolvedBy: string | null): ResolutionSummary {
+  const d = resolution.decision;
+  return {
+    decisionId: d.decision_id,
+    changed: resolution.changed,
+    decision: d.decision,
+    status: d.status,
+    reasonCode: d.reason_code,
+    resolvedAt: d.resolved_at,
+    resolvedBy,
   };
 }
 

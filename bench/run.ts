@@ -1,16 +1,36 @@
 // Benchmark: POST /v1/authorize against real PostgreSQL, next to the database's own limit (pgbench -N)
-// and a bare Express JSON endpoint on the same machine. `npm run bench [-- --duration 20] [-- --soak 600]`.
+// and a bare Express JSON endpoint on the same machine, all in one run. It runs the compiled build
+// (`npm run build` → dist/) with NODE_ENV=production, as deployed, and measures CPU per request from
+// /proc: of the API process(es), and of the PostgreSQL backends serving them. Throughput and latency
+// move with whatever else the machine runs; CPU per request is the stable figure.
+//   npm run bench -- --duration 15 --connections 64 --label my-change
+//   npm run bench -- --soak 600     (10 minutes at 64 connections: RSS and p99 per minute)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { exportJWK, generateKeyPair } from 'jose';
 import pg from 'pg';
+import { CpuMeter, descendants, measure } from './proc.js';
 
 const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '20' },
     connections: { type: 'string', default: '16,64,256' },
+    /**
+     * Authorize at this many requests per second in all (autocannon's overallRate) instead of as
+     * fast as it goes: every variant then does the same work under the same batching, so CPU per
+     * request compares fairly between changes even on a busy machine.
+     */
+    rate: { type: 'string' },
+    /** Names the run in its results file (the change being measured). */
+    label: { type: 'string', default: 'run' },
+    /** API processes (`serve --workers N`); absent: the server's default. */
+    workers: { type: 'string' },
+    /** Skips `npm run build` (dist/ is already current). */
+    'no-build': { type: 'boolean', default: false },
     soak: { type: 'string' },
     // Writes a V8 CPU profile of the API process to bench/profiles/ (steady state dominates it).
     profile: { type: 'boolean', default: false },
@@ -124,13 +144,27 @@ interface Row {
   max: number;
   errors: number;
   non2xx: number;
+  requests: number;
 }
 
-async function load(name: string, url: string, connections: number, durationS: number, opts: { headers?: Record<string, string>; body?: () => string }): Promise<Row> {
+/** CPU per request of one step, in milliseconds (user and sys), from /proc. */
+interface CpuPerRequest {
+  user: number;
+  sys: number;
+  total: number;
+}
+
+const perRequest = (cpu: { user_ms: number; sys_ms: number }, requests: number): CpuPerRequest => {
+  const r = (v: number) => Number((v / Math.max(1, requests)).toFixed(3));
+  return { user: r(cpu.user_ms), sys: r(cpu.sys_ms), total: r(cpu.user_ms + cpu.sys_ms) };
+};
+
+async function load(name: string, url: string, connections: number, durationS: number, opts: { headers?: Record<string, string>; body?: () => string; rate?: number }): Promise<Row> {
   const result = await autocannon({
     url,
     connections,
     duration: durationS,
+    ...(opts.rate ? { overallRate: opts.rate } : {}),
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(opts.headers ?? {}) },
     requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, body: opts.body ? opts.body() : '{}' }) }],
@@ -144,32 +178,91 @@ async function load(name: string, url: string, connections: number, durationS: n
     max: result.latency.max,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
+    requests: result.requests.total,
   };
 }
 
-function pgbenchTps(connections: number, durationS: number): number {
-  execFileSync('pgbench', ['-i', '-q', '-s', '10', dbUrl(PGBENCH_DB)], { stdio: 'ignore' });
-  const out = execFileSync('pgbench', ['-N', '-c', String(connections), '-j', '2', '-T', String(durationS), dbUrl(PGBENCH_DB)], { encoding: 'utf8' });
-  return Math.round(Number(/tps = ([\d.]+)/.exec(out)![1]));
+/** The server processes serving one database's connections (pool connections come and go: asked again at each sample). */
+function backendsOf(database: string): { pids: () => Promise<number[]>; close: () => Promise<void> } {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  const connected = client.connect();
+  return {
+    pids: async () => {
+      await connected;
+      const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+      return rows.map((r) => r.pid);
+    },
+    close: () => connected.then(() => client.end()),
+  };
 }
 
-async function bareExpress(connections: number, durationS: number): Promise<Row> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bench/bare-express.mjs')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/** The load generator runs in this process: its CPU, for comparison. */
+function selfCpu<T>(work: () => Promise<T>): Promise<{ value: T; user_ms: number; sys_ms: number }> {
+  const start = process.cpuUsage();
+  return work().then((value) => {
+    const d = process.cpuUsage(start);
+    return { value, user_ms: d.user / 1000, sys_ms: d.system / 1000 };
+  });
+}
+
+async function pgbench(connections: number, durationS: number): Promise<{ tps: number; transactions: number; postgres_cpu_ms_per_txn: CpuPerRequest }> {
+  execFileSync('pgbench', ['-i', '-q', '-s', '10', dbUrl(PGBENCH_DB)], { stdio: 'ignore' });
+  const backends = backendsOf(PGBENCH_DB);
+  const meter = new CpuMeter(backends.pids);
+  const out = await measure([meter], async () => {
+    const child = spawn('pgbench', ['-N', '-c', String(connections), '-j', '2', '-T', String(durationS), dbUrl(PGBENCH_DB)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    child.stdout.on('data', (c: Buffer) => (text += c.toString()));
+    await new Promise((resolve) => child.once('exit', resolve));
+    return text;
+  }).finally(() => backends.close());
+  const transactions = Number(/number of transactions actually processed: (\d+)/.exec(out)![1]);
+  return { tps: Math.round(Number(/tps = ([\d.]+)/.exec(out)![1])), transactions, postgres_cpu_ms_per_txn: perRequest(meter.total(), transactions) };
+}
+
+async function bareExpress(connections: number, durationS: number): Promise<Row & { cpu_ms_per_request: CpuPerRequest }> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bench/bare-express.mjs')], { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const port = Number(await waitForLine(child, /listening on (\d+)/));
+  const meter = new CpuMeter(() => [child.pid!]);
   try {
-    return await load('bare express', `http://127.0.0.1:${port}/json`, connections, durationS, { body: () => '{"amount":1000}' });
+    const row = await measure([meter], () => load('bare express', `http://127.0.0.1:${port}/json`, connections, durationS, { body: () => '{"amount":1000}' }));
+    return { ...row, cpu_ms_per_request: perRequest(meter.total(), row.requests) };
   } finally {
     child.kill('SIGTERM');
   }
 }
 
+/** Production needs its keys given: fresh ones for the run. */
+async function productionKeys(): Promise<Record<string, string>> {
+  const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+  return {
+    TOKEN_SIGNING_KEY: JSON.stringify({ ...(await exportJWK(privateKey)), kid: 'bench' }),
+    IDEMPOTENCY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    AUDIT_HMAC_KEY: randomBytes(32).toString('hex'),
+  };
+}
+
+const rssMbOf = (pids: number[]) => pids.reduce((sum, pid) => sum + (fs.existsSync(`/proc/${pid}`) ? rssMb(pid) : 0), 0);
+
 async function main() {
+  if (!args['no-build']) {
+    console.log('building dist/ (npm run build)');
+    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+  }
   console.log(`preparing databases ${DB_NAME} and ${PGBENCH_DB}`);
   for (const db of [DB_NAME, PGBENCH_DB]) {
-    await admin(`DROP DATABASE IF EXISTS ${db}`);
+    await admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
     await admin(`CREATE DATABASE ${db}`);
   }
-  const env = { ...process.env, DATABASE_URL: dbUrl(DB_NAME), LOG_LEVEL: 'warn', NODE_ENV: 'development', DATA_DIR: path.join(ROOT, '.data/bench'), TEMPORAL_ADDRESS: '127.0.0.1:1' };
+  const env = {
+    ...process.env,
+    ...(await productionKeys()),
+    DATABASE_URL: dbUrl(DB_NAME),
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    DATA_DIR: path.join(ROOT, '.data/bench'),
+    TEMPORAL_ADDRESS: '127.0.0.1:1',
+  };
   execFileSync(process.execPath, ['bin/spend-auth.js', 'migrate'], { cwd: ROOT, env, stdio: 'ignore' });
   const created = JSON.parse(
     execFileSync(process.execPath, ['bin/spend-auth.js', 'accounts', 'create', '--name', 'bench', '--plan', 'enterprise', '--rate-limit', '100000000', '--json'], { cwd: ROOT, env, encoding: 'utf8' }),
@@ -178,68 +271,108 @@ async function main() {
 
   const port = 3900 + Math.floor(Math.random() * 90);
   const nodeArgs = args.profile ? ['--cpu-prof', '--cpu-prof-dir', path.join(ROOT, 'bench/profiles')] : [];
-  const server = spawn(process.execPath, [...nodeArgs, 'bin/spend-auth.js', 'serve'], { cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const serveArgs = args.workers ? ['--workers', args.workers] : [];
+  const server = spawn(process.execPath, [...nodeArgs, 'bin/spend-auth.js', 'serve', ...serveArgs], { cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stderr.on('data', (c: Buffer) => process.stderr.write(c));
   const base = `http://127.0.0.1:${port}`;
   await waitForHealth(base, server);
   const agents = await seed(base, key);
-  const authorize = (c: number, d: number) =>
-    load('authorize', `${base}/v1/authorize`, c, d, { headers: { authorization: `Bearer ${key}` }, body: () => requestBody(agents) });
+  const authorize = (c: number, d: number, rate?: number) =>
+    load('authorize', `${base}/v1/authorize`, c, d, { headers: { authorization: `Bearer ${key}` }, body: () => requestBody(agents), rate });
+  const apiPids = () => descendants(server.pid!);
+  const backends = backendsOf(DB_NAME);
+
+  /** One authorize step with its CPU: of the API process(es), of their PostgreSQL backends, of the load generator. */
+  const step = async (c: number, d: number) => {
+    const api = new CpuMeter(apiPids);
+    const postgres = new CpuMeter(backends.pids);
+    const { value: row, ...generator } = await selfCpu(() => measure([api, postgres], () => authorize(c, d, args.rate ? Number(args.rate) : undefined)));
+    return {
+      ...row,
+      api_processes: api.total().processes,
+      api_cpu_ms_per_request: perRequest(api.total(), row.requests),
+      postgres_cpu_ms_per_request: perRequest(postgres.total(), row.requests),
+      load_generator_cpu_ms_per_request: perRequest(generator, row.requests),
+    };
+  };
 
   // Warm-up: JIT, pools, caches.
   await authorize(16, 3);
-  const rssBefore = rssMb(server.pid!);
+  const rssBefore = rssMbOf(apiPids());
+  fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
+  const stamp = new Date().toISOString();
 
   if (args.soak) {
     const total = Number(args.soak);
-    const step = 30;
-    console.log(`soak: 64 connections for ${total} s, a line every ${step} s`);
-    console.log('elapsed_s  req/s  p99_ms  rss_mb');
-    for (let t = step; t <= total; t += step) {
-      const row = await authorize(64, step);
-      console.log(`${String(t).padStart(9)}  ${String(row.rps).padStart(5)}  ${String(row.p99).padStart(6)}  ${String(rssMb(server.pid!)).padStart(6)}`);
+    const minute = Math.min(60, total);
+    console.log(`soak: 64 connections for ${total} s, a line every ${minute} s`);
+    console.log('elapsed_s  req/s  p50_ms  p99_ms  rss_mb  api_ms/req  pg_ms/req');
+    const minutes = [];
+    for (let t = minute; t <= total; t += minute) {
+      const row = await step(64, minute);
+      const line = { elapsed_s: t, rps: row.rps, p50: row.p50, p99: row.p99, errors: row.errors, non2xx: row.non2xx, rss_mb: rssMbOf(apiPids()), api_cpu_ms_per_request: row.api_cpu_ms_per_request, postgres_cpu_ms_per_request: row.postgres_cpu_ms_per_request };
+      minutes.push(line);
+      console.log(
+        `${String(t).padStart(9)}  ${String(line.rps).padStart(5)}  ${String(line.p50).padStart(6)}  ${String(line.p99).padStart(6)}  ${String(line.rss_mb).padStart(6)}  ${String(line.api_cpu_ms_per_request.total).padStart(10)}  ${String(line.postgres_cpu_ms_per_request.total).padStart(9)}`,
+      );
     }
     await stop(server);
+    await backends.close();
+    const file = path.join(ROOT, `bench/results/${stamp.slice(0, 10)}-soak-${args.label}.json`);
+    const result = { date: stamp, label: args.label, mode: 'soak', machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, connections: 64, duration_s: total, workers: args.workers ?? 'default', rss_mb_after_warmup: rssBefore, minutes };
+    fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    console.log(`written to ${path.relative(ROOT, file)}`);
     return;
   }
 
-  const rows: Row[] = [];
+  const rows = [];
   for (const c of CONNECTIONS) {
     console.log(`authorize at ${c} connections for ${DURATION_S} s`);
-    rows.push(await authorize(c, DURATION_S));
+    rows.push(await step(c, DURATION_S));
   }
-  const rssAfter = rssMb(server.pid!);
+  const rssAfter = rssMbOf(apiPids());
   await stop(server);
+  await backends.close();
 
   console.log(`pgbench -N at 64 clients for ${DURATION_S} s`);
-  const pgbench = pgbenchTps(64, DURATION_S);
+  const pgb = await pgbench(64, DURATION_S);
   console.log(`bare Express at 64 connections for ${DURATION_S} s`);
   const bare = await bareExpress(64, DURATION_S);
 
   const table = rows.map((r) => ({
     ...r,
-    ratio_to_pgbench: Number((r.rps / pgbench).toFixed(2)),
+    ratio_to_pgbench: Number((r.rps / pgb.tps).toFixed(2)),
     ratio_to_bare_express: Number((r.rps / bare.rps).toFixed(2)),
+    p99_to_bare_express_p99: Number((r.p99 / Math.max(1, bare.p99)).toFixed(2)),
   }));
   const result = {
-    date: new Date().toISOString(),
+    date: stamp,
+    label: args.label,
     machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
+    build: 'dist/ (npm run build), NODE_ENV=production',
+    workers: args.workers ?? 'default',
+    fixed_rate: args.rate ? Number(args.rate) : null,
     duration_s: DURATION_S,
     request_mix: { approved: 0.7, denied: 0.2, held: 0.1 },
     authorize: table,
-    pgbench_n_tps_64_clients: pgbench,
+    pgbench_n_64_clients: pgb,
     bare_express: bare,
     rss_mb: { before: rssBefore, after: rssAfter },
   };
-  fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
-  const file = path.join(ROOT, `bench/results/${result.date.slice(0, 10)}.json`);
+  const file = path.join(ROOT, `bench/results/${stamp.slice(0, 10)}-${args.label}.json`);
   fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
 
-  console.log('\n| connections | req/s | p50 ms | p99 ms | max ms | errors | non-2xx | × pgbench -N | × bare Express |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('\n| connections | req/s | p50 ms | p99 ms | errors | non-2xx | API CPU ms/req (user+sys) | PostgreSQL CPU ms/req (user+sys) | × pgbench -N | × bare Express | p99 ÷ bare p99 |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  const cpu = (c: CpuPerRequest) => `${c.total} (${c.user}+${c.sys})`;
   for (const r of table) {
-    console.log(`| ${r.connections} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.max} | ${r.errors} | ${r.non2xx} | ${r.ratio_to_pgbench} | ${r.ratio_to_bare_express} |`);
+    console.log(
+      `| ${r.connections} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${cpu(r.api_cpu_ms_per_request)} | ${cpu(r.postgres_cpu_ms_per_request)} | ${r.ratio_to_pgbench} | ${r.ratio_to_bare_express} | ${r.p99_to_bare_express_p99} |`,
+    );
   }
-  console.log(`\npgbench -N (64 clients): ${pgbench} TPS; bare Express (64 connections): ${bare.rps} req/s, p99 ${bare.p99} ms`);
+  console.log(`\npgbench -N (64 clients): ${pgb.tps} TPS, PostgreSQL ${cpu(pgb.postgres_cpu_ms_per_txn)} ms CPU per transaction`);
+  console.log(`bare Express (64 connections): ${bare.rps} req/s, p99 ${bare.p99} ms, ${cpu(bare.cpu_ms_per_request)} ms CPU per request`);
+  console.log(`load generator: ${table.map((r) => cpu(r.load_generator_cpu_ms_per_request)).join(', ')} ms CPU per request`);
   console.log(`API RSS: ${rssBefore} MB before, ${rssAfter} MB after`);
   console.log(`written to ${path.relative(ROOT, file)}`);
 }

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { pino } from 'pino';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createAccount, firstAccount } from './accounts/accounts.service.js';
@@ -21,6 +22,7 @@ import { DecisionWaiter } from './authorization/decision-waiter.js';
 import { engineFailureReason } from './temporal/engine-status.js';
 import { parseUsdRate } from './usage/pricing.js';
 import { isMonth, monthEnd } from './usage/month.js';
+import { reportReady, runCluster } from './cluster.js';
 
 
 const HELP_LINE = '  -h, --help                 print this help and exit\n';
@@ -58,14 +60,16 @@ type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
 /** Every command's help and options; any other option, and any stray argument, is an error. */
 const COMMANDS = {
   serve: {
-    usage: `Usage: spend-auth serve
+    usage: `Usage: spend-auth serve [--workers N]
 
 Runs the HTTP API, the reviewer dashboard, /metrics, /healthz and /readyz on HOST:PORT
 (default 0.0.0.0:3000). Refuses to start while migrations are pending (\`spend-auth migrate\`).
 
 Options:
+  --workers N                API processes sharing the port, one per core is the rule
+                             (default API_WORKERS, 1)
 ${HELP_LINE}`,
-    options: {},
+    options: { workers: { type: 'string' } },
   },
   worker: {
     usage: `Usage: spend-auth worker
@@ -325,6 +329,7 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
       listener,
     );
     log.info({ host, port: running.port, database: database.kind }, 'API listening');
+    reportReady();
     if (mode === 'dev') {
       // One block after the log lines of start-up, so the key and the addresses are found at a glance.
       const rule = '─'.repeat(72);
@@ -367,7 +372,9 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  // A cluster worker stops when the primary tells it (SIGTERM); Ctrl-C reaches the whole process
+  // group, and the primary passes it on once.
+  process.on('SIGINT', () => (cluster.isWorker ? undefined : void stop('SIGINT')));
 }
 
 /** Where and how the engine is reached, from the configuration. */
@@ -518,6 +525,14 @@ function subcommand(group: string, sub: string | undefined, name: CommandName): 
   return true;
 }
 
+/** `serve --workers N`, else API_WORKERS. */
+function apiWorkers(values: OptionValues, config: Config): number {
+  if (values.workers === undefined) return config.apiWorkers;
+  const n = Number(values.workers);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new UsageError('--workers must be a whole number from 1 to 64.', COMMANDS.serve.usage);
+  return n;
+}
+
 /** Set once the configuration is read, so a failure can be described in its terms. */
 let loadedConfig: Config | undefined;
 
@@ -545,8 +560,15 @@ export async function main(argv: string[]): Promise<void> {
       case 'serve':
       case 'worker':
       case 'dev': {
-        if (!parseCommand(command, args)) return;
+        const values = parseCommand(command, args);
+        if (!values) return;
         const { config, serverKeys } = await serverSetup();
+        const workers = command === 'serve' ? apiWorkers(values, config) : 1;
+        if (workers > 1 && cluster.isPrimary) {
+          if (!config.databaseUrl) throw new UsageError('--workers above 1 needs DATABASE_URL (PostgreSQL): the embedded database is opened by one process only.', COMMANDS.serve.usage);
+          await runCluster(workers, createLogger(config.logLevel, 'spend-auth'));
+          return;
+        }
         await runProcess(config, command, serverKeys);
         return;
       }

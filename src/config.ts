@@ -50,6 +50,8 @@ const envSchema = z.object({
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** `serve`: API processes sharing PORT (node:cluster); `serve --workers N` overrides. */
+  API_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   /** Unset: the Temporal SDK's own (Core) metrics are not exported. */
   TEMPORAL_SDK_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /** Unset: no tracing at all (no spans, no interceptors). */
@@ -97,6 +99,8 @@ export interface Config {
   nodeEnv: 'development' | 'production' | 'test';
   /** `spend-auth worker` serves /metrics and /healthz on this port (the API serves them on PORT). */
   metricsPort: number;
+  /** `serve` runs this many API processes on one port (1: the process itself serves). */
+  apiWorkers: number;
   /** `worker` and `dev` export the Temporal SDK's Prometheus metrics on HOST:this port; undefined: not exported. */
   temporalSdkMetricsPort: number | undefined;
   /** OTLP/HTTP collector base address (spans go to `<endpoint>/v1/traces`); undefined: tracing off. */
@@ -155,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: e.LOG_FORMAT,
     nodeEnv: e.NODE_ENV,
     metricsPort: e.METRICS_PORT,
+    apiWorkers: e.API_WORKERS,
     temporalSdkMetricsPort: e.TEMPORAL_SDK_METRICS_PORT,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
     idempotencyEncryptionKey: e.IDEMPOTENCY_ENCRYPTION_KEY,

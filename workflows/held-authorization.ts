@@ -1,4 +1,4 @@
-import { allHandlersFinished, condition, defineSignal, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, condition, defineSignal, defineUpdate, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { HeldActivities } from '../activities/held-authorization.js';
 import { ApprovalStatusKey } from '../src/temporal/search-attributes.js';
 import { isReviewerOutcome, type HeldAuthorizationInput, type ResolutionSummary, type ReviewerOutcome } from './held-authorization.types.js';
@@ -8,18 +8,28 @@ export const approvalDecisionSignal = defineSignal<[ReviewerOutcome]>('approvalD
 /** What the API sends for a reviewer: validated, answered with the recorded resolution. */
 export const resolveUpdate = defineUpdate<ResolutionSummary, [ReviewerOutcome]>('resolve');
 
-const { resolveHeldDecision } = proxyActivities<HeldActivities>({
+const { resolveHeldDecision, recordApproval, escalateHold } = proxyActivities<HeldActivities>({
   startToCloseTimeout: '30 seconds',
   // The database may be briefly away: keep trying; the activity is idempotent.
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['DecisionNotFound'] },
 });
 
+/** Marks runs that know approval chains (quorum, escalation); runs recorded before it replay the single-approval path. */
+export const APPROVAL_CHAINS_PATCH = 'approval-chains';
+
 /**
- * One held spend request: waits for a reviewer's outcome or the approval timeout, then records
- * the resolution through an activity. The first outcome wins; later ones are rejected (Update) or
- * ignored (signal).
+ * One held spend request: waits for its reviewers' outcome or the approval timeout, then records
+ * the resolution through activities.
  */
 export async function heldAuthorization(input: HeldAuthorizationInput): Promise<ResolutionSummary> {
+  return patched(APPROVAL_CHAINS_PATCH) ? approvalChain(input) : singleApproval(input);
+}
+
+/**
+ * The path of runs started before approval chains (kept as it was so their histories replay): the
+ * first outcome wins; later ones are rejected (Update) or ignored (signal).
+ */
+async function singleApproval(input: HeldAuthorizationInput): Promise<ResolutionSummary> {
   let requested: ReviewerOutcome | undefined;
   let result: ResolutionSummary | undefined;
   /** Set once the wait has ended (decided or expired): later outcomes are refused. */
@@ -78,6 +88,106 @@ export async function heldAuthorization(input: HeldAuthorizationInput): Promise<
       continue;
     }
     result = seen;
+    break;
+  }
+  upsertSearchAttributes([{ key: ApprovalStatusKey, value: result.status }]);
+  await condition(allHandlersFinished);
+  return result;
+}
+
+/**
+ * Approval chains (DECISIONS §16): an approval counts towards the hold's quorum of
+ * `approvalsRequired` distinct approvers and is recorded at once (the one that completes the
+ * quorum resolves the hold); a denial, or the approval of a hold needing one, resolves it at once.
+ * Operators' signals cannot be told apart (their `reviewer` is free text), so together they count
+ * as one approver. A hold still pending at `escalatesAt` escalates once (event, audit record,
+ * ApprovalStatus `escalated`).
+ */
+async function approvalChain(input: HeldAuthorizationInput): Promise<ResolutionSummary> {
+  const required = input.approvalsRequired ?? 1;
+  /** An outcome that resolves the hold at once: a denial, an approval where one suffices, or a notice. */
+  let requested: ReviewerOutcome | undefined;
+  let result: ResolutionSummary | undefined;
+  let waitOver = false;
+  /** Approvers whose approval is recorded or on its way: key ids, and `operator` for signals. */
+  const approvers = new Set<string>();
+  const countsTowardsQuorum = (o: ReviewerOutcome) => o.outcome === 'approved' && required > 1;
+
+  async function approve(outcome: ReviewerOutcome, via: 'api' | 'operator'): Promise<ResolutionSummary> {
+    approvers.add(via === 'api' ? outcome.reviewer! : 'operator');
+    const summary = await recordApproval({ decisionId: input.decisionId, note: outcome.note ?? null, reviewer: outcome.reviewer ?? null, via });
+    if (summary.status !== 'pending') result ??= summary;
+    return summary;
+  }
+
+  setHandler(approvalDecisionSignal, async (outcome) => {
+    if (requested !== undefined || result !== undefined || waitOver || !isReviewerOutcome(outcome)) return;
+    if (outcome.decision_id !== undefined && outcome.decision_id !== input.decisionId) return;
+    if (input.signalApprovals === false) {
+      if (outcome.reviewer === 'system') requested = { ...outcome, via: 'notice' };
+      return;
+    }
+    if (countsTowardsQuorum(outcome)) {
+      if (!approvers.has('operator')) await approve(outcome, 'operator');
+      return;
+    }
+    requested = { ...outcome, via: 'operator' };
+  });
+  setHandler(
+    resolveUpdate,
+    async (outcome) => {
+      if (requested?.via === 'notice') await condition(() => requested === undefined || result !== undefined);
+      // Not the last approval of the quorum: answered with the hold, still pending.
+      if (countsTowardsQuorum(outcome) && requested === undefined && result === undefined) return approve(outcome, 'api');
+      requested ??= { ...outcome, via: 'api' };
+      await condition(() => result !== undefined);
+      return result!;
+    },
+    {
+      validator: (outcome) => {
+        if (!isReviewerOutcome(outcome)) throw new Error('invalid outcome: expected {"outcome": "approved" | "denied"}');
+        if ((requested !== undefined && requested.via !== 'notice') || result !== undefined) throw new Error('already resolved');
+        if (waitOver || Date.now() >= Date.parse(input.expiresAt)) throw new Error('expired');
+        if (countsTowardsQuorum(outcome)) {
+          if (!outcome.reviewer) throw new Error('invalid outcome: an approval towards a quorum names its reviewer');
+          if (approvers.has(outcome.reviewer)) throw new Error('already approved');
+        }
+      },
+    },
+  );
+
+  const woken = () => requested !== undefined || result !== undefined;
+  const expiresAt = Date.parse(input.expiresAt);
+  let escalatesAt = input.escalatesAt !== undefined && Date.parse(input.escalatesAt) < expiresAt ? Date.parse(input.escalatesAt) : undefined;
+  for (;;) {
+    if (escalatesAt !== undefined) {
+      const escalateMs = escalatesAt - Date.now();
+      if (!(escalateMs > 0 ? await condition(woken, escalateMs) : woken())) {
+        escalatesAt = undefined;
+        const seen = await escalateHold({ decisionId: input.decisionId });
+        if (seen.escalated) upsertSearchAttributes([{ key: ApprovalStatusKey, value: 'escalated' }]);
+        continue;
+      }
+    }
+    if (result !== undefined) break;
+    const waitMs = expiresAt - Date.now();
+    const decided = waitMs > 0 ? await condition(woken, waitMs) : woken();
+    // The last approval of the quorum resolved the hold.
+    if (result !== undefined) break;
+    const asked = decided ? requested! : undefined;
+    if (asked?.via !== 'notice') waitOver = true;
+    const seen = await resolveHeldDecision({
+      decisionId: input.decisionId,
+      outcome: asked ? asked.outcome : 'expired',
+      note: asked ? (asked.note ?? null) : null,
+      reviewer: asked ? (asked.reviewer ?? null) : null,
+      via: asked ? (asked.via ?? 'operator') : 'system',
+    });
+    if (asked?.via === 'notice' && seen.status === 'pending') {
+      requested = undefined;
+      continue;
+    }
+    result ??= seen;
     break;
   }
   upsertSearchAttributes([{ key: ApprovalStatusKey, value: result.status }]);

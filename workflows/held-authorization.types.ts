@@ -9,6 +9,10 @@ export interface HeldAuthorizationInput {
    * signals then only tell the workflow its hold was resolved elsewhere. Absent (older starts): allowed.
    */
   signalApprovals?: boolean;
+  /** Distinct approvals the hold needs (DECISIONS §16), fixed when held. Absent (older starts): 1. */
+  approvalsRequired?: number;
+  /** When a hold still pending escalates (ISO 8601). Absent: never. */
+  escalatesAt?: string;
 }
 
 /** What a reviewer (Update from the API) or an operator (signal from the Temporal UI) sends. */
@@ -31,6 +35,20 @@ export interface ResolutionSummary {
   reasonCode: string | null;
   resolvedAt: string | null;
   resolvedBy: string | null;
+}
+
+/** One approval towards a quorum: a reviewer's key (`api`) or an operator's signal. */
+export interface ApprovalActivityInput {
+  decisionId: string;
+  note: string | null;
+  reviewer: string | null;
+  via: 'api' | 'operator';
+}
+
+export interface EscalationSummary {
+  decisionId: string;
+  escalated: boolean;
+  status: ResolutionSummary['status'];
 }
 
 export interface ResolveActivityInput {

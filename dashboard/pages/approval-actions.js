@@ -1,8 +1,30 @@
 // Approve / deny with an optional note, for one held decision (the queue and the detail page).
 import { api } from '../api.js';
-import { h, money } from '../dom.js';
+import { h, money, when } from '../dom.js';
 
-/** `onResolved(decision)` runs after a 200; errors (409, 503 with no workflow engine, …) go to the alert. */
+/** "1 of 2 approvals" and who gave them (name, time, note), for a held decision. */
+export function approvalsSummary(d) {
+  const given = d.approvals || [];
+  const required = d.approvals_required || 1;
+  return h(
+    'div',
+    { class: 'approvals-summary' },
+    h('span', { class: 'approvals-count' }, `${given.length} of ${required} approval${required === 1 ? '' : 's'}`),
+    given.length
+      ? h(
+          'ul',
+          { class: 'approvers', 'aria-label': 'Approved by' },
+          given.map((a) => h('li', {}, h('span', { class: 'approver-name' }, a.name), ', ', when(a.at), a.note ? h('span', { class: 'approver-note' }, ': ', a.note) : null)),
+        )
+      : null,
+  );
+}
+
+/**
+ * `onResolved(decision)` runs after a 200: the decision is resolved, or (an approval of a quorum not
+ * yet complete) still pending with this approval on it. Errors (409, 503 with no workflow engine, …)
+ * go to the alert.
+ */
 export function approvalActions(d, view, onResolved) {
   const noteId = `note-${d.decision_id}`;
   const what = `${money(d.amount, d.currency)} at ${d.vendor}`;
@@ -19,7 +41,16 @@ export function approvalActions(d, view, onResolved) {
     try {
       const text = note.value.trim();
       const resolved = await api('POST', `/approvals/${encodeURIComponent(d.decision_id)}/${outcome}`, { body: text ? { note: text } : {} });
-      view.notify(`${outcome === 'approve' ? 'Approved' : 'Denied'}: ${what}.`);
+      if (resolved.status === 'pending') {
+        // One approval of several: the hold waits for the other reviewers.
+        const given = (resolved.approvals || []).length;
+        view.notify(`Approval recorded: ${what}, ${given} of ${resolved.approvals_required} approvals.`);
+        note.value = '';
+        group.disabled = false;
+        group.removeAttribute('aria-busy');
+      } else {
+        view.notify(`${outcome === 'approve' ? 'Approved' : 'Denied'}: ${what}.`);
+      }
       onResolved(resolved);
     } catch (err) {
       group.disabled = false;

@@ -2,7 +2,7 @@
 // kept), with the time left before each hold expires ticking down.
 import { api, listAll } from '../api.js';
 import { details, h, money, pageHeading, timeLeft, when } from '../dom.js';
-import { approvalActions } from './approval-actions.js';
+import { approvalActions, approvalsSummary } from './approval-actions.js';
 
 export const POLL_INTERVAL_MS = 4000;
 const MAX_POLL_INTERVAL_MS = 60_000;
@@ -19,7 +19,7 @@ export async function render(view) {
   const updated = h('p', { class: 'hint' });
   view.main.append(
     pageHeading('Pending approvals'),
-    h('p', {}, 'Held requests wait here for a person. Approving lets the agent charge; denying releases the reservation. Each hold is denied automatically when its time runs out.'),
+    h('p', {}, 'Held requests wait here for a person. Approving lets the agent charge; denying releases the reservation. Some holds need approvals from several people (each with their own key); one denial is enough. Each hold is denied automatically when its time runs out.'),
     count,
     cutOff,
     list,
@@ -58,9 +58,13 @@ export async function render(view) {
 
   const agentText = (id) => (agentNames.get(id) ? `${agentNames.get(id)} (${id})` : id);
 
+  /** What the approvals row shows, to redraw it only when it changed. */
+  const approvalsKey = (d) => `${d.approvals_required}:${(d.approvals || []).map((a) => a.api_key_id + a.at).join(',')}`;
+
   function card(d) {
     const left = h('span', { class: 'time-left' }, timeLeft(d.expires_at));
     const agent = h('span', {}, agentText(d.agent_id));
+    const approvals = h('div', {}, approvalsSummary(d));
     const li = h(
       'li',
       { class: 'queue-item', dataset: { decisionId: d.decision_id } },
@@ -72,13 +76,23 @@ export async function render(view) {
         ['Reason', d.reason || d.reason_code],
         ['Requested', when(d.timestamp)],
         ['Time left', left],
+        ['Approvals', approvals],
       ]),
-      approvalActions(d, view, () => {
+      approvalActions(d, view, (next) => {
+        // An approval towards a quorum: the hold stays queued for the next reviewer.
+        if (next.status === 'pending') return showApprovals(item, next);
         resolvedHere.add(d.decision_id);
         remove(d.decision_id, true);
       }),
     );
-    return { li, left, agent, d };
+    const item = { li, left, agent, approvals, d, shown: approvalsKey(d) };
+    return item;
+  }
+
+  function showApprovals(item, d) {
+    if (item.shown === approvalsKey(d)) return;
+    item.shown = approvalsKey(d);
+    item.approvals.replaceChildren(approvalsSummary(d));
   }
 
   /** `resolved`: the person just acted on this card (its disabled controls had let go of the focus). */
@@ -122,8 +136,10 @@ export async function render(view) {
         item = card(d);
         items.set(d.decision_id, item);
         list.insertBefore(item.li, before);
-      } else if (item.agent.textContent !== agentText(d.agent_id)) {
-        item.agent.textContent = agentText(d.agent_id);
+      } else {
+        if (item.agent.textContent !== agentText(d.agent_id)) item.agent.textContent = agentText(d.agent_id);
+        // Other reviewers may have approved since the last poll.
+        showApprovals(item, d);
       }
       before = item.li.nextSibling;
     }

@@ -4,7 +4,8 @@ import { api } from '../api.js';
 import { breakable, busy, field, fill, h, money, pageHeading, table, when } from '../dom.js';
 
 const TYPES = [
-  'authorization.decision', 'approval.completed', 'agent.created', 'agent.updated', 'agent.frozen', 'agent.unfrozen',
+  'authorization.decision', 'authorization.captured', 'authorization.voided', 'authorization.expired',
+  'authorization_token.consumed', 'approval.recorded', 'approval.escalated', 'approval.completed', 'agent.created', 'agent.updated', 'agent.frozen', 'agent.unfrozen',
   'agent.deactivated', 'policy.created', 'policy.updated', 'policy.deleted', 'api_key.created', 'api_key.revoked',
   'webhook_endpoint.created', 'webhook_endpoint.updated', 'webhook_endpoint.deleted', 'webhook_endpoint.secret_rotated',
   'vault.created', 'vault.revoked',

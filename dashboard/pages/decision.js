@@ -1,7 +1,7 @@
 // One decision in full; a pending one can be approved or denied from here.
 import { api } from '../api.js';
 import { details, fill, h, money, pageHeading, timeLeft, TIME_RAN_OUT, when } from '../dom.js';
-import { approvalActions } from './approval-actions.js';
+import { approvalActions, approvalsSummary } from './approval-actions.js';
 
 export async function render(view) {
   const [id] = view.params;
@@ -31,6 +31,7 @@ export async function render(view) {
         ['Reason', d.reason || d.reason_code],
         ['Requested', when(d.timestamp)],
         ['Expires', d.expires_at ? h('span', {}, when(d.expires_at), expiryNote(d)) : '—'],
+        ['Approvals', d.expires_at ? approvalsSummary(d) : '—'],
         ['Resolved', when(d.resolved_at)],
         ['Capture', captureText(d)],
         ['Metadata', Object.keys(d.metadata || {}).length ? h('code', {}, JSON.stringify(d.metadata)) : '—'],

@@ -14,7 +14,13 @@ export async function findDecisionById(db: DbOrTrx, id: string): Promise<Decisio
 }
 
 export async function updateDecision(db: DbOrTrx, id: string, set: Partial<Omit<DecisionRow, 'id' | 'metadata'>>): Promise<DecisionRow> {
-  return db.updateTable('decisions').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  const { approvals, ...rest } = set;
+  return db
+    .updateTable('decisions')
+    .set({ ...rest, ...(approvals ? { approvals: JSON.stringify(approvals) } : {}) })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** Wakes the long-polls of the decision in every API process, once (and only if) the transaction commits. */

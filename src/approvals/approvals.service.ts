@@ -42,17 +42,20 @@ export async function resolveApproval(
   if (resolvedAsAsked(decision, caller.keyId, outcome)) return toDecisionView(decision);
   if (decision.status !== 'pending') throw conflict(`The request was already resolved (${decision.status}).`, 'decision_id');
   if (isExpired(decision, deps.now?.() ?? new Date())) throw expiredConflict(decision);
+  // Each approval of a quorum comes from a distinct key (DECISIONS §16).
+  if (outcome === 'approved' && approvedBy(decision, caller.keyId)) throw alreadyApproved();
   let summary;
   try {
     summary = await deps.gateway.resolve(decision, { outcome, note: note ?? null, reviewer: caller.keyId, via: 'api' });
   } catch (err) {
     if (err instanceof ResolutionRejectedError) {
       if (err.message === 'expired') throw expiredConflict(decision);
+      if (err.message === 'already approved') throw alreadyApproved();
       throw conflict('The request was already resolved.', 'decision_id');
     }
     if (err instanceof EngineUnavailableError) {
       const current = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
-      if (current && resolvedAsAsked(current, caller.keyId, outcome)) return toDecisionView(current);
+      if (current && (resolvedAsAsked(current, caller.keyId, outcome) || countedTowardsQuorum(current, caller.keyId, outcome))) return toDecisionView(current);
       throw new AppError('service_unavailable', 'The workflow engine is unavailable; the request stays pending. Retry later.');
     }
     throw err;
@@ -61,6 +64,8 @@ export async function resolveApproval(
   const after = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
   // Resolved by someone else first (expiry, a freeze, an operator's signal): not this reviewer's outcome.
   if (after?.status === 'expired') throw expiredConflict(after);
+  // One approval of a quorum not yet complete: the hold, still pending, with this approval on it.
+  if (after && countedTowardsQuorum(after, caller.keyId, outcome)) return toDecisionView(after);
   if (!summary.changed || !after || after.resolved_by !== caller.keyId) {
     throw conflict(`The request was already resolved (${after?.status ?? summary.status}).`, 'decision_id');
   }
@@ -75,4 +80,17 @@ function expiredConflict(row: DecisionRow): AppError {
 /** The row shows this key's own outcome: the request it asked for has been recorded. */
 function resolvedAsAsked(row: DecisionRow, keyId: string, outcome: 'approved' | 'denied'): boolean {
   return row.resolved_by === keyId && row.status === outcome;
+}
+
+function approvedBy(row: DecisionRow, keyId: string): boolean {
+  return row.approvals.some((a) => a.api_key_id === keyId);
+}
+
+/** This key's approval is on a hold still pending (its quorum not complete yet). */
+function countedTowardsQuorum(row: DecisionRow, keyId: string, outcome: 'approved' | 'denied'): boolean {
+  return outcome === 'approved' && row.status === 'pending' && approvedBy(row, keyId);
+}
+
+function alreadyApproved(): AppError {
+  return conflict('This API key has already approved the request; the next approval must come from another reviewer key.', 'decision_id');
 }

@@ -1,5 +1,6 @@
-import type { Db, DbOrTrx } from '../db/database.js';
-import type { ApprovalCompletedData } from '../events/event.view.js';
+import type { ApprovalEntry, Db, DbOrTrx } from '../db/database.js';
+import type { ApprovalCompletedData, ApprovalEscalatedData } from '../events/event.view.js';
+import { approverIds } from './approval-chains.js';
 import { appendAudit, type AuditInput } from '../audit/audit.repository.js';
 import { changeSpend } from '../authorization/authorization.repository.js';
 import { toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
@@ -54,7 +55,11 @@ export async function applyResolution(trx: DbOrTrx, signer: TokenSigner | undefi
     );
   }
   const note = input.note ?? null;
+  // The approval that resolves the hold is one of its approvals (a single reviewer's, or the last of a quorum).
+  const approver = approved ? approverOf(input.actor) : undefined;
+  const approvals = approver && !approverIds(row.approvals).has(approver.api_key_id ?? 'operator') ? [...row.approvals, await approvalEntry(trx, approver, note, now)] : undefined;
   const updated = await updateDecision(trx, row.id, {
+    ...(approvals ? { approvals } : {}),
     decision: approved ? 'approved' : 'denied',
     status: input.outcome,
     reason_code: reasonCode,
@@ -104,6 +109,149 @@ export async function applyResolution(trx: DbOrTrx, signer: TokenSigner | undefi
   return updated;
 }
 
+/** The approver behind an actor: a reviewer's key, or an operator's signal (null key). */
+function approverOf(actor: AuditInput['actor']): { api_key_id: string | null; reviewer: string | null } | undefined {
+  if (actor.type === 'reviewer' && actor.id) return { api_key_id: actor.id, reviewer: null };
+  if (actor.type === 'operator') return { api_key_id: null, reviewer: actor.id };
+  return undefined;
+}
+
+/** One approval as shown on the hold: the key's name at the time (an operator's signal shows its `reviewer`). */
+async function approvalEntry(trx: DbOrTrx, approver: { api_key_id: string | null; reviewer: string | null }, note: string | null, now: Date): Promise<ApprovalEntry> {
+  let name = approver.reviewer ?? 'operator';
+  if (approver.api_key_id) {
+    const key = await trx.selectFrom('api_keys').select('name').where('id', '=', approver.api_key_id).executeTakeFirst();
+    name = key?.name ?? approver.api_key_id;
+  }
+  return { api_key_id: approver.api_key_id, name, note, at: now.toISOString() };
+}
+
+export interface ApprovalInput {
+  decisionId: string;
+  note: string | null;
+  /** A reviewer's key (`reviewer`, id = key id) or an operator's signal (`operator`, id = its `reviewer` field). */
+  actor: { type: 'reviewer'; id: string } | { type: 'operator'; id: string | null };
+}
+
+export interface ApprovalResult extends Resolution {
+  /** The approver had already approved this hold: nothing was recorded. */
+  duplicate: boolean;
+}
+
+/**
+ * One approval towards a hold's quorum (DECISIONS §16), under the agent's and the decision's lock:
+ * recorded with its own audit record (`approval.recorded`); the approval that completes the quorum
+ * also resolves the hold as approved in the same transaction. Idempotent: a repeated approval by the
+ * same approver records nothing (`duplicate`), a hold no longer pending is returned unchanged, and
+ * one past its time is expired instead.
+ */
+export async function recordApproval(deps: { db: Db; signer?: TokenSigner; now?: () => Date }, input: ApprovalInput): Promise<ApprovalResult> {
+  const first = await findDecisionById(deps.db, input.decisionId);
+  if (!first) throw notFound('decision', 'decision_id');
+  return deps.db.transaction().execute(async (trx) => {
+    await trx.selectFrom('agents').select('id').where('id', '=', first.agent_id).forUpdate().execute();
+    const row = (await lockDecision(trx, input.decisionId))!;
+    if (row.status !== 'pending') return { changed: false, duplicate: false, decision: toDecisionView(row) };
+    const now = deps.now?.() ?? new Date();
+    if (isExpired(row, now)) {
+      const expired = await applyResolution(trx, deps.signer, row, { decisionId: row.id, outcome: 'expired', note: null, resolvedBy: 'system', actor: { type: 'system', id: null } }, now);
+      return { changed: true, duplicate: false, decision: toDecisionView(expired) };
+    }
+    return applyApproval(trx, deps.signer, row, input, now);
+  });
+}
+
+/**
+ * One approval on a locked pending hold (not past its time), inside the caller's transaction: added
+ * to `approvals` with its `approval.recorded` audit record; the approval that completes the quorum
+ * resolves the hold as approved.
+ */
+async function applyApproval(trx: DbOrTrx, signer: TokenSigner | undefined, row: DecisionRow, input: ApprovalInput, now: Date): Promise<ApprovalResult> {
+  const approver = approverOf(input.actor)!;
+  const seen = approverIds(row.approvals);
+  if (seen.has(approver.api_key_id ?? 'operator')) return { changed: false, duplicate: true, decision: toDecisionView(row) };
+  const entry = await approvalEntry(trx, approver, input.note, now);
+  const approvals = [...row.approvals, entry];
+  const recorded = await updateDecision(trx, row.id, { approvals, updated_at: now });
+  const required = row.approvals_required ?? 1;
+  await appendAudit(trx, {
+    accountId: row.account_id,
+    livemode: row.livemode,
+    type: 'approval.recorded',
+    actor: input.actor,
+    agentId: row.agent_id,
+    decisionId: row.id,
+    decision: row.decision,
+    amount: row.amount,
+    currency: row.currency,
+    vendor: row.vendor,
+    category: row.category,
+    policyId: row.policy_id,
+    reason: null,
+    metadata: { approvals: approvals.length, approvals_required: required, name: entry.name, ...(input.note ? { note: input.note } : {}) },
+  });
+  if (approverIds(approvals).size < required) return { changed: true, duplicate: false, decision: toDecisionView(recorded) };
+  const resolved = await applyResolution(
+    trx,
+    signer,
+    recorded,
+    { decisionId: row.id, outcome: 'approved', note: input.note, resolvedBy: approver.api_key_id ?? approver.reviewer ?? 'operator', actor: input.actor },
+    now,
+  );
+  return { changed: true, duplicate: false, decision: toDecisionView(resolved) };
+}
+
+/**
+ * A hold still pending at its `escalates_at` escalates once: `escalated_at` set, an
+ * `approval.escalated` audit record (actor system) and event. Idempotent (a retry, or a hold
+ * already escalated, resolved or past its time, changes nothing).
+ */
+export async function escalateHold(deps: { db: Db; now?: () => Date }, decisionId: string): Promise<{ changed: boolean; escalated: boolean; decision: DecisionView }> {
+  return deps.db.transaction().execute(async (trx) => {
+    const row = await lockDecision(trx, decisionId);
+    if (!row) throw notFound('decision', 'decision_id');
+    const now = deps.now?.() ?? new Date();
+    // Escalated before (a retry, or a run started again by the reconciler): still escalated, nothing new.
+    if (row.status !== 'pending' || row.escalated_at !== null || isExpired(row, now)) return { changed: false, escalated: row.status === 'pending' && row.escalated_at !== null, decision: toDecisionView(row) };
+    const updated = await updateDecision(trx, row.id, { escalated_at: now, updated_at: now });
+    const view = toDecisionView(updated);
+    await appendAudit(trx, {
+      accountId: row.account_id,
+      livemode: row.livemode,
+      type: 'approval.escalated',
+      actor: { type: 'system', id: null },
+      agentId: row.agent_id,
+      decisionId: row.id,
+      decision: row.decision,
+      amount: row.amount,
+      currency: row.currency,
+      vendor: row.vendor,
+      category: row.category,
+      policyId: row.policy_id,
+      reason: row.reason_code,
+      metadata: { approvals: row.approvals.length, approvals_required: row.approvals_required ?? 1 },
+    });
+    await emitEvent(trx, {
+      accountId: row.account_id,
+      livemode: row.livemode,
+      type: 'approval.escalated',
+      data: {
+        decision_id: row.id,
+        agent_id: row.agent_id,
+        amount: row.amount,
+        currency: row.currency,
+        vendor: row.vendor,
+        approvals_required: row.approvals_required ?? 1,
+        approvals: row.approvals,
+        escalated_at: now.toISOString(),
+        expires_at: row.expires_at?.toISOString() ?? null,
+      } satisfies ApprovalEscalatedData,
+      now,
+    });
+    return { changed: true, escalated: true, decision: view };
+  });
+}
+
 /** A hold whose `expires_at` has passed can only expire. */
 export const isExpired = (row: Pick<DecisionRow, 'expires_at'>, now: Date): boolean => row.expires_at !== null && row.expires_at.getTime() <= now.getTime();
 
@@ -119,6 +267,13 @@ export async function resolveHeldDecision(deps: { db: Db; signer?: TokenSigner; 
     // No approval after expiry: an outcome that reaches the database once the hold's time is up
     // (an Update accepted a moment before, retried activities) records the expiry instead.
     const effective: ResolveInput = isExpired(row, now) && input.outcome !== 'expired' ? { ...input, outcome: 'expired', note: null, resolvedBy: 'system', actor: { type: 'system', id: null } } : input;
+    // The quorum holds whatever path the approval took (a run that never took the approval-chains
+    // path, say one started by a worker of the previous version during a deploy): one approval of
+    // several is recorded as such and leaves the hold pending.
+    const approver = approverOf(effective.actor);
+    if (effective.outcome === 'approved' && (row.approvals_required ?? 1) > 1 && approver) {
+      return applyApproval(trx, deps.signer, row, { decisionId: row.id, note: effective.note ?? null, actor: effective.actor as ApprovalInput['actor'] }, now);
+    }
     const updated = await applyResolution(trx, deps.signer, row, effective, now);
     return { changed: true, decision: toDecisionView(updated) };
   });

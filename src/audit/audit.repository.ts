@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Selectable, AuditRecordsTable, Db, DbOrTrx } from '../db/database.js';
 import { newId } from '../ids.js';
+import { insertRows } from '../db/statements.js';
 import { auditHmacKey, chainHash, GENESIS_HASH, recordMac } from './audit-chain.js';
 
 export type AuditRow = Selectable<AuditRecordsTable>;
@@ -62,8 +63,13 @@ export function auditRecord(input: AuditInput): NewAuditRow {
 
 /** The insert carries the record's MAC: only a process holding the audit key can write a record that verifies. */
 export function auditInsert(db: DbOrTrx, row: NewAuditRow) {
-  return db.insertInto('audit_records').values({ ...row, metadata: JSON.stringify(row.metadata), mac: recordMac(auditHmacKey(), row) });
+  return db.insertInto('audit_records').values(auditValues(row));
 }
+
+/** The same insert as a statement built once per shape, for the authorize path. */
+export const auditInsertStatement = (row: NewAuditRow) => insertRows('audit_records', [auditValues(row)]);
+
+const auditValues = (row: NewAuditRow) => ({ ...row, metadata: JSON.stringify(row.metadata), mac: recordMac(auditHmacKey(), row) });
 
 export const SEAL_BATCH = 1_000;
 
@@ -84,9 +90,10 @@ export async function sealChain(db: Db, accountId: string, livemode: boolean): P
       let { sequence, head_hash: prev } = head.rows[0]!;
       sequence = Number(sequence);
       const key = auditHmacKey();
+      // Only what linking needs: the MAC already covers the content, which the sealer never reads.
       const pending = await trx
         .selectFrom('audit_records')
-        .selectAll()
+        .select(['id', 'mac'])
         .where('account_id', '=', accountId)
         .where('livemode', '=', livemode)
         .where('hash', 'is', null)

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { AgentSpendTable, DbOrTrx, DecisionsTable, PoliciesTable, Selectable } from '../db/database.js';
 import type { SpendState } from './evaluate.js';
 import type { DecisionRow } from './decision.view.js';
+import { compiledOnce, executePrepared, insertRows } from '../db/statements.js';
 
 /** UTC calendar periods a decision counts in. */
 export function periodsOf(at: Date): { month: string; day: string } {
@@ -30,27 +31,32 @@ function agentWithPolicy(db: DbOrTrx, accountId: string, livemode: boolean, agen
  * a later statement: this one's snapshot is taken before the lock is granted.
  */
 export async function lockAgentWithPolicy(trx: DbOrTrx, accountId: string, livemode: boolean, agentId: string) {
-  const row = await agentWithPolicy(trx, accountId, livemode, agentId).forUpdate('a').executeTakeFirst();
+  const [row] = await executePrepared(trx, agentWithPolicy(trx, accountId, livemode, agentId).forUpdate('a'));
   if (!row) return undefined;
   const { bound_policy: policy, ...agent } = row;
   return { agent, policy: policy ?? undefined };
 }
+
+const agentStateBuilder = (db: DbOrTrx, accountId: string, livemode: boolean, agentId: string, month: string, day: string) =>
+  agentWithPolicy(db, accountId, livemode, agentId).select((eb) =>
+    eb
+      .selectFrom('agent_spend as s')
+      .select(sql<Record<string, [number, number]> | null>`jsonb_object_agg(s.period, jsonb_build_array(s.approved, s.reserved))`.as('spend'))
+      .whereRef('s.agent_id', '=', 'a.id')
+      .where('s.period', 'in', [month, day])
+      .as('spend'),
+  );
+type AgentStateRow = Awaited<ReturnType<ReturnType<typeof agentStateBuilder>['executeTakeFirstOrThrow']>>;
+/** Built once: it runs on every authorization. */
+const agentStateQuery = compiledOnce(agentStateBuilder);
 
 /**
  * The agent, its bound policy and its spend in `periods`, as of one snapshot and without a lock:
  * for a decision whose write is conditional on `agentUnchanged`.
  */
 export async function readAgentState(db: DbOrTrx, accountId: string, livemode: boolean, agentId: string, periods: { month: string; day: string }) {
-  const row = await agentWithPolicy(db, accountId, livemode, agentId)
-    .select((eb) =>
-      eb
-        .selectFrom('agent_spend as s')
-        .select(sql<Record<string, [number, number]> | null>`jsonb_object_agg(s.period, jsonb_build_array(s.approved, s.reserved))`.as('spend'))
-        .whereRef('s.agent_id', '=', 'a.id')
-        .where('s.period', 'in', [periods.month, periods.day])
-        .as('spend'),
-    )
-    .executeTakeFirst();
+  const { rows } = await db.executeQuery<AgentStateRow>(agentStateQuery(db, accountId, livemode, agentId, periods.month, periods.day));
+  const row = rows[0];
   if (!row) return undefined;
   const { bound_policy: policy, spend: byPeriod, ...agent } = row;
   const spend = spendState(periods, (p) => ({ approved: byPeriod?.[p]?.[0], reserved: byPeriod?.[p]?.[1] }));
@@ -63,12 +69,15 @@ export async function readAgentState(db: DbOrTrx, accountId: string, livemode: b
  * it held (a precondition for `executeTogether`).
  */
 export function agentUnchanged(db: DbOrTrx, seen: { id: string; decision_seq: number; policy_id: string | null }) {
-  return countDecision(db, seen.id)
-    .where('decision_seq', '=', seen.decision_seq)
-    .where('status', '=', 'active')
-    .where((eb) => (seen.policy_id === null ? eb('policy_id', 'is', null) : eb('policy_id', '=', seen.policy_id)))
-    .returning('id');
+  return seen.policy_id === null ? unchangedWithoutPolicy(db, seen.id, seen.decision_seq) : unchangedWithPolicy(db, seen.id, seen.decision_seq, seen.policy_id);
 }
+
+const unchangedWithoutPolicy = compiledOnce((db: DbOrTrx, id: string, seq: number) =>
+  countDecision(db, id).where('decision_seq', '=', seq).where('status', '=', 'active').where('policy_id', 'is', null).returning('id'),
+);
+const unchangedWithPolicy = compiledOnce((db: DbOrTrx, id: string, seq: number, policyId: string) =>
+  countDecision(db, id).where('decision_seq', '=', seq).where('status', '=', 'active').where('policy_id', '=', policyId).returning('id'),
+);
 
 /** Counts a decision of an agent whose row lock the caller holds. */
 export function countDecision(db: DbOrTrx, agentId: string) {
@@ -79,12 +88,10 @@ export function countDecision(db: DbOrTrx, agentId: string) {
 }
 
 export async function readSpend(db: DbOrTrx, agentId: string, periods: { month: string; day: string }): Promise<SpendState> {
-  const rows: Selectable<AgentSpendTable>[] = await db
-    .selectFrom('agent_spend')
-    .selectAll()
-    .where('agent_id', '=', agentId)
-    .where('period', 'in', [periods.month, periods.day])
-    .execute();
+  const rows: Selectable<AgentSpendTable>[] = await executePrepared(
+    db,
+    db.selectFrom('agent_spend').selectAll().where('agent_id', '=', agentId).where('period', 'in', [periods.month, periods.day]),
+  );
   return spendState(periods, (p) => rows.find((x) => x.period === p));
 }
 
@@ -113,24 +120,20 @@ export async function changeSpend(
       WHERE agent_id = ${agentId} AND period IN (${periods.month}, ${periods.day})`.execute(db);
     return;
   }
-  await spendIncrease(db, agentId, periods, delta).execute();
+  await db.executeQuery(spendIncrease(agentId, periods, delta));
 }
 
 /** Adds non-negative amounts to the month and day counters, creating them at zero first. */
-export function spendIncrease(db: DbOrTrx, agentId: string, periods: { month: string; day: string }, delta: { approved: number; reserved: number }) {
-  return db
-    .insertInto('agent_spend')
-    .values([periods.month, periods.day].map((period) => ({ agent_id: agentId, period, approved: delta.approved, reserved: delta.reserved })))
-    .onConflict((oc) =>
-      oc.columns(['agent_id', 'period']).doUpdateSet((eb) => ({
-        approved: eb('agent_spend.approved', '+', eb.ref('excluded.approved')),
-        reserved: eb('agent_spend.reserved', '+', eb.ref('excluded.reserved')),
-      })),
-    );
+export function spendIncrease(agentId: string, periods: { month: string; day: string }, delta: { approved: number; reserved: number }) {
+  return insertRows(
+    'agent_spend',
+    [periods.month, periods.day].map((period) => ({ agent_id: agentId, period, approved: delta.approved, reserved: delta.reserved })),
+    'on conflict ("agent_id", "period") do update set "approved" = "agent_spend"."approved" + "excluded"."approved", "reserved" = "agent_spend"."reserved" + "excluded"."reserved"',
+  );
 }
 
-export function decisionInsert(db: DbOrTrx, row: DecisionRow) {
-  return db.insertInto('decisions').values({ ...row, metadata: JSON.stringify(row.metadata) });
+export function decisionInsert(row: DecisionRow) {
+  return insertRows('decisions', [{ ...row, metadata: JSON.stringify(row.metadata), approvals: JSON.stringify(row.approvals) }]);
 }
 
 export async function findDecisionInScope(db: DbOrTrx, accountId: string, livemode: boolean, id: string): Promise<DecisionRow | undefined> {

@@ -1,6 +1,7 @@
+import { approvalsRequiredFor, escalatesAt } from '../approvals/approval-chains.js';
 import { actorOf, requireRole, ADMIN, ANY_ROLE, type Caller } from '../caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
-import { appendAudit, auditInsert, auditRecord } from '../audit/audit.repository.js';
+import { appendAudit, auditInsertStatement, auditRecord } from '../audit/audit.repository.js';
 import { consumeToken } from '../capture/capture.repository.js';
 import { AppError, forbidden, notFound } from '../errors.js';
 import { eventInsert, eventRecord } from '../events/events.repository.js';
@@ -61,24 +62,39 @@ export async function authorize(deps: AuthorizationDeps, caller: Caller, input: 
   if (caller.role === 'reviewer') throw forbidden('Reviewer keys cannot request spend authorizations.');
   if (caller.role === 'agent' && caller.agentId !== input.agent_id) throw notFound('agent', 'agent_id');
 
-  // A request whose agent already has one in flight in this process would most likely lose the
-  // race; it queues on the lock straight away instead of reading and evaluating twice.
-  const alreadyBusy = inFlight.get(input.agent_id) ?? 0;
-  inFlight.set(input.agent_id, alreadyBusy + 1);
+  // Requests of one agent take turns in this process: each then finds the state the previous one
+  // committed, so its unlocked write holds (two statements), where racing would have sent it to
+  // the locked path (five). Other processes, and changes made elsewhere, are still caught by the
+  // write's condition.
+  const turn = takeTurn(`${caller.accountId}:${caller.livemode}:${input.agent_id}`);
   let decided: DecisionView;
   try {
-    decided = (alreadyBusy === 0 ? await decideWithoutLock(deps, caller, input, idem) : undefined) ?? (await decideUnderLock(deps, caller, input, idem));
+    await turn.ready;
+    decided = (await decideWithoutLock(deps, caller, input, idem)) ?? (await decideUnderLock(deps, caller, input, idem));
   } finally {
-    const left = (inFlight.get(input.agent_id) ?? 1) - 1;
-    if (left === 0) inFlight.delete(input.agent_id);
-    else inFlight.set(input.agent_id, left);
+    turn.done();
   }
   deps.onDecision?.(decided.decision);
   return decided;
 }
 
-/** Authorizations under way in this process, per agent id. */
-const inFlight = new Map<string, number>();
+/** The last authorization queued per agent in this process: the next one waits for it to finish. */
+const turns = new Map<string, Promise<void>>();
+
+function takeTurn(key: string): { ready: Promise<void>; done: () => void } {
+  const ready = turns.get(key) ?? Promise.resolve();
+  let done!: () => void;
+  const finished = new Promise<void>((resolve) => (done = resolve));
+  const tail = ready.then(() => finished);
+  turns.set(key, tail);
+  return {
+    ready,
+    done: () => {
+      done();
+      if (turns.get(key) === tail) turns.delete(key);
+    },
+  };
+}
 
 async function decideWithoutLock(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem?: IdempotencyHandle): Promise<DecisionView | undefined> {
   // A stored response that must be written by its own query needs the transaction.
@@ -172,6 +188,11 @@ async function prepareDecision(
     resolved_at: held ? null : now,
     resolved_by: null,
     resolution_note: null,
+    // The quorum and escalation are fixed when held: a later policy change does not move them.
+    approvals_required: held ? approvalsRequiredFor(policy?.approval_rules, input.amount) : null,
+    approvals: [],
+    escalates_at: held && policy ? escalatesAt(policy, now) : null,
+    escalated_at: null,
     created_at: now,
     updated_at: now,
     // Set here, not left to the database's default, so the answer shows them (migration 015).
@@ -185,11 +206,10 @@ async function prepareDecision(
   const view = toDecisionView(row);
   const event = eventRecord({ accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: decisionEventData(row), now });
   const writes = [
-    decisionInsert(db, row),
-    outcome.decision === 'approved' && spendIncrease(db, agent.id, periods, { approved: input.amount, reserved: 0 }),
-    held && spendIncrease(db, agent.id, periods, { approved: 0, reserved: input.amount }),
-    auditInsert(
-      db,
+    decisionInsert(row),
+    outcome.decision === 'approved' && spendIncrease(agent.id, periods, { approved: input.amount, reserved: 0 }),
+    held && spendIncrease(agent.id, periods, { approved: 0, reserved: input.amount }),
+    auditInsertStatement(
       auditRecord({
         accountId: caller.accountId,
         livemode: caller.livemode,
@@ -207,11 +227,11 @@ async function prepareDecision(
         metadata: input.metadata ?? {},
       }),
     ),
-    eventInsert(db, event),
-    outboxInsert(db, held ? [{ topic: 'event', refId: event.id }, { topic: 'held_decision', refId: id }] : [{ topic: 'event', refId: event.id }], caller.accountId, now),
+    eventInsert(event),
+    outboxInsert(held ? [{ topic: 'event', refId: event.id }, { topic: 'held_decision', refId: id }] : [{ topic: 'event', refId: event.id }], caller.accountId, now),
     // Billable (SPEC §8.3): this 200 in live mode, counted once with the decision. Replays never
     // reach here; errors roll the count back with everything else.
-    caller.livemode && countCheckStatement(db, caller.accountId, monthOf(now)),
+    caller.livemode && countCheckStatement(caller.accountId, monthOf(now)),
     idem?.completion?.(db, 200, JSON.stringify(view)),
   ];
   const tipsAutoFreeze = outcome.decision === 'denied' && policy?.auto_freeze ? policy.auto_freeze : null;

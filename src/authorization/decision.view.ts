@@ -28,6 +28,15 @@ export const captureSchema = z
   .describe('What the rail did with an approval.');
 export type CaptureView = z.infer<typeof captureSchema>;
 
+export const approvalEntrySchema = z
+  .object({
+    api_key_id: idOf('key', 'The approving key').nullable().describe("The approving key; null for an operator's signal"),
+    name: z.string().describe("The key's name (or the operator's) when it approved"),
+    note: z.string().nullable().describe("The reviewer's note"),
+    at: instant('When it approved'),
+  })
+  .describe("One reviewer's approval of a hold.");
+
 export const decisionSchema = z
   .object({
     object: z.literal('decision'),
@@ -49,6 +58,8 @@ export const decisionSchema = z
     category: z.string().nullable().describe('The category (lower case), if sent'),
     metadata: metadataField,
     expires_at: instant('Only for held decisions: when the hold expires').optional(),
+    approvals_required: z.number().int().min(1).optional().describe('Only for held decisions: the distinct approvals the hold needs (its quorum)'),
+    approvals: z.array(approvalEntrySchema).optional().describe('Only for held decisions: the approvals given so far'),
     resolved_at: instant('When a hold was resolved').nullable(),
     capture: captureSchema.nullable().describe('What the rail did with an approval; null for denied and pending decisions'),
     livemode: livemodeField,
@@ -69,7 +80,8 @@ export type DecisionEventData = z.infer<typeof decisionEventDataSchema>;
 
 /**
  * The decision object of SPEC 2.2 plus DECISIONS §3. `authorization_token` is present only when
- * approved, `reason` only when denied or held, `expires_at` only for held requests.
+ * approved, `reason` only when denied or held, `expires_at`, `approvals_required` and `approvals`
+ * only for held requests.
  */
 export function toDecisionView(row: DecisionRow): DecisionView {
   const approved = row.decision === 'approved';
@@ -89,6 +101,11 @@ export function toDecisionView(row: DecisionRow): DecisionView {
     category: row.category,
     metadata: row.metadata,
     ...(row.expires_at ? { expires_at: row.expires_at.toISOString() } : {}),
+    // Held requests only: the quorum fixed when held, and the approvals given so far (DECISIONS §16).
+    // Items rebuilt field by field: jsonb keeps its own key order, the API shows the documented one.
+    ...(row.expires_at
+      ? { approvals_required: row.approvals_required ?? 1, approvals: (row.approvals ?? []).map((a) => ({ api_key_id: a.api_key_id, name: a.name, note: a.note, at: a.at })) }
+      : {}),
     resolved_at: row.resolved_at?.toISOString() ?? null,
     capture: captureView(row),
     livemode: row.livemode,

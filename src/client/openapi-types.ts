@@ -285,7 +285,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Approve a held request (waits ≤ 10 s for the workflow; 409 if resolved, 503 if the engine is down)
+         * Approve a held request: one approval towards its quorum (approvals_required); a key approves once (409 again). Waits ≤ 10 s for the workflow; 409 if resolved, 503 if the engine is down
          * @description Roles: admin, reviewer.
          */
         post: operations["postV1ApprovalsDecisionIdApprove"];
@@ -305,7 +305,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Deny a held request (waits ≤ 10 s for the workflow; 409 if resolved, 503 if the engine is down)
+         * Deny a held request: one denial denies at once (waits ≤ 10 s for the workflow; 409 if resolved, 503 if the engine is down)
          * @description Roles: admin, reviewer.
          */
         post: operations["postV1ApprovalsDecisionIdDeny"];
@@ -977,6 +977,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "approval.escalated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event `approval.escalated`
+         * @description A hold is still pending at its escalation time (`escalate_after_seconds`). Sent as a POST with a JSON body to every enabled endpoint subscribed to `approval.escalated` (or `*`). Verify `X-Service-Signature` over the raw body before parsing it; dedupe by `id` (deliveries are at least once, in no guaranteed order).
+         */
+        post: operations["webhookApprovalEscalatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1036,6 +1056,22 @@ export interface components {
              * @description Only for held decisions: when the hold expires
              */
             expires_at?: string;
+            /** @description Only for held decisions: the distinct approvals the hold needs (its quorum) */
+            approvals_required?: number;
+            /** @description Only for held decisions: the approvals given so far */
+            approvals?: {
+                /** @description The approving key; null for an operator's signal */
+                api_key_id: string | null;
+                /** @description The key's name (or the operator's) when it approved */
+                name: string;
+                /** @description The reviewer's note */
+                note: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it approved
+                 */
+                at: string;
+            }[];
             resolved_at: string | null;
             /** @description What the rail did with an approval; null for denied and pending decisions */
             capture: {
@@ -1097,6 +1133,22 @@ export interface components {
              * @description Only for held decisions: when the hold expires
              */
             expires_at?: string;
+            /** @description Only for held decisions: the distinct approvals the hold needs (its quorum) */
+            approvals_required?: number;
+            /** @description Only for held decisions: the approvals given so far */
+            approvals?: {
+                /** @description The approving key; null for an operator's signal */
+                api_key_id: string | null;
+                /** @description The key's name (or the operator's) when it approved */
+                name: string;
+                /** @description The reviewer's note */
+                note: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it approved
+                 */
+                at: string;
+            }[];
             resolved_at: string | null;
             /** @description What the rail did with an approval; null for denied and pending decisions */
             capture: {
@@ -1272,6 +1324,15 @@ export interface components {
                 denials: number;
                 window_seconds: number;
             } | null;
+            /** @description Quorum rules: a hold needs the `approvals_required` of the rule with the largest `above` below its amount (1 when none applies) */
+            approval_rules: {
+                /** @description Holds of amounts above this (minor units)… */
+                above: number;
+                /** @description …need this many distinct approvals */
+                approvals_required: number;
+            }[];
+            /** @description A hold still pending after this emits `approval.escalated` once; null = never */
+            escalate_after_seconds: number | null;
             /** @description An approval not captured within this many seconds expires */
             capture_window_seconds: number;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
@@ -1349,6 +1410,13 @@ export interface components {
                     decision: "approved" | "denied" | "held";
                     reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated") | null;
                 };
+                /** @description Only when it would be held */
+                hold?: {
+                    /** @description The approvals it would need */
+                    approvals_required: number;
+                    /** @description When it would escalate; null = never */
+                    escalates_at: string | null;
+                };
                 /** @description The outcome first recorded (replays only) */
                 actual?: {
                     /** @enum {string} */
@@ -1363,7 +1431,7 @@ export interface components {
             id: string;
             /** @constant */
             object: "audit_record";
-            /** @description What happened: `authorization.decision`, `approval.completed`, `agent.created|updated|frozen|unfrozen|deactivated`, `policy.created|updated|deleted`, `api_key.created|revoked`, `webhook_endpoint.*`, `vault.created|revoked` */
+            /** @description What happened: `authorization.decision`, `approval.completed`, `agent.created|updated|frozen|unfrozen|deactivated`, `policy.created|updated|deleted`, `api_key.created|revoked`, `approval.escalated`, `authorization.captured|voided|expired`, `webhook_endpoint.*`, `vault.created|revoked` */
             type: string;
             /** @description Who did it */
             actor: {
@@ -1521,7 +1589,7 @@ export interface components {
             /** @description Free text */
             description: string | null;
             /** @description Subscribed event types, or `["*"]` for all */
-            events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "*")[];
+            events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
             /** @description Disabled endpoints get no new deliveries */
             enabled: boolean;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
@@ -1548,7 +1616,7 @@ export interface components {
             /** @description Free text */
             description: string | null;
             /** @description Subscribed event types, or `["*"]` for all */
-            events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "*")[];
+            events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
             /** @description Disabled endpoints get no new deliveries */
             enabled: boolean;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
@@ -1755,6 +1823,54 @@ export interface components {
             /** @constant */
             event: "authorization.expired";
             data: components["schemas"]["DecisionEventData"];
+            /**
+             * Format: date-time
+             * @description Time of the event
+             */
+            timestamp: string;
+            /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
+            livemode: boolean;
+        } | {
+            /** @description Event id */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            event: "approval.escalated";
+            /** @description The `data` of `approval.escalated`: a hold still pending at its escalation time. */
+            data: {
+                /** @description The held decision */
+                decision_id: string;
+                /** @description The agent that asked */
+                agent_id: string;
+                /** @description Minor units */
+                amount: number;
+                /** @description ISO 4217 code, upper case */
+                currency: string;
+                vendor: string;
+                /** @description The quorum of the hold */
+                approvals_required: number;
+                /** @description The approvals given so far */
+                approvals: {
+                    /** @description The approving key; null for an operator's signal */
+                    api_key_id: string | null;
+                    /** @description The key's name (or the operator's) when it approved */
+                    name: string;
+                    /** @description The reviewer's note */
+                    note: string | null;
+                    /**
+                     * Format: date-time
+                     * @description When it approved
+                     */
+                    at: string;
+                }[];
+                /**
+                 * Format: date-time
+                 * @description When it escalated
+                 */
+                escalated_at: string;
+                expires_at: string | null;
+            };
             /**
              * Format: date-time
              * @description Time of the event
@@ -2042,6 +2158,54 @@ export interface components {
             /** @constant */
             event: "authorization.expired";
             data: components["schemas"]["DecisionEventData"];
+            /**
+             * Format: date-time
+             * @description Time of the event
+             */
+            timestamp: string;
+            /** @description `sha256=<hex>`: HMAC-SHA256 with the endpoint secret of `{"id","event","data","timestamp"}` as serialized here; verify the X-Service-Signature header instead, over the raw body */
+            signature: string;
+        };
+        /** @description The `approval.escalated` webhook body. A hold is still pending at its escalation time (`escalate_after_seconds`). */
+        ApprovalEscalatedWebhook: {
+            /** @description Event id: receivers dedupe by it */
+            id: string;
+            /** @constant */
+            event: "approval.escalated";
+            /** @description The `data` of `approval.escalated`: a hold still pending at its escalation time. */
+            data: {
+                /** @description The held decision */
+                decision_id: string;
+                /** @description The agent that asked */
+                agent_id: string;
+                /** @description Minor units */
+                amount: number;
+                /** @description ISO 4217 code, upper case */
+                currency: string;
+                vendor: string;
+                /** @description The quorum of the hold */
+                approvals_required: number;
+                /** @description The approvals given so far */
+                approvals: {
+                    /** @description The approving key; null for an operator's signal */
+                    api_key_id: string | null;
+                    /** @description The key's name (or the operator's) when it approved */
+                    name: string;
+                    /** @description The reviewer's note */
+                    note: string | null;
+                    /**
+                     * Format: date-time
+                     * @description When it approved
+                     */
+                    at: string;
+                }[];
+                /**
+                 * Format: date-time
+                 * @description When it escalated
+                 */
+                escalated_at: string;
+                expires_at: string | null;
+            };
             /**
              * Format: date-time
              * @description Time of the event
@@ -2761,7 +2925,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The resolved decision object */
+            /** @description The decision object: still pending until the quorum is met, then approved */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3291,6 +3455,11 @@ export interface operations {
                         denials: number;
                         window_seconds: number;
                     } | null;
+                    approval_rules?: {
+                        above: number;
+                        approvals_required: number;
+                    }[];
+                    escalate_after_seconds?: number | null;
                     capture_window_seconds?: number;
                 };
             };
@@ -3366,6 +3535,11 @@ export interface operations {
                             denials: number;
                             window_seconds: number;
                         } | null;
+                        approval_rules?: {
+                            above: number;
+                            approvals_required: number;
+                        }[];
+                        escalate_after_seconds?: number | null;
                         capture_window_seconds?: number;
                     };
                     policy_id?: string;
@@ -3549,6 +3723,11 @@ export interface operations {
                         denials: number;
                         window_seconds: number;
                     } | null;
+                    approval_rules?: {
+                        above: number;
+                        approvals_required: number;
+                    }[];
+                    escalate_after_seconds?: number | null;
                     capture_window_seconds?: number;
                 };
             };
@@ -3926,7 +4105,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "*")[];
+                    events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
                     description?: string;
                 };
             };
@@ -4071,7 +4250,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "*")[];
+                    events?: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
                     enabled?: boolean;
                     description?: string | null;
                 };
@@ -4216,7 +4395,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
-                type?: "authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired";
+                type?: "authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated";
             };
             header?: never;
             path?: never;
@@ -4887,6 +5066,49 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AuthorizationExpiredWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2XX answer within 10 s ends the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the attempt failed and is retried with exponential backoff for up to 3 days (a `Retry-After` on 429 is honoured) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 10 s, fails the attempt; it is retried as for 4XX */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookApprovalEscalatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": "approval.escalated";
+                /** @description The event id (`evt_…`), the same on every attempt and redelivery */
+                "X-Service-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalEscalatedWebhook"];
             };
         };
         responses: {

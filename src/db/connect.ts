@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { DB, Db } from './database.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { usePreparedStatements } from './prepared.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -104,7 +105,10 @@ export async function connectDatabase(opts: ConnectOptions): Promise<Database> {
     // A client that loses its server (idle in the pool, or checked out mid-transaction) must not
     // crash the process: the query in flight fails, the pool replaces the client.
     pool.on('error', () => {});
-    pool.on('connect', (client) => client.on('error', () => {}));
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
+      usePreparedStatements(client);
+    });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryLog(opts) });
     const databaseUrl = opts.databaseUrl;
     return {

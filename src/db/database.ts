@@ -67,6 +67,8 @@ export interface PoliciesTable {
   velocity_limits: Json<VelocityLimit[]>;
   duplicate_window_seconds: number | null;
   auto_freeze: Json<AutoFreeze | null>;
+  approval_rules: Json<ApprovalRule[]>;
+  escalate_after_seconds: number | null;
   /** An approval not captured within this many seconds expires (DECISIONS §15). */
   capture_window_seconds: Generated<number>;
   created_at: Date;
@@ -78,6 +80,20 @@ export interface VelocityLimit {
   window_seconds: number;
   max_count?: number | null;
   max_amount?: number | null;
+}
+
+/** A hold above `above` (minor units) needs `approvals_required` distinct approvals (DECISIONS §16). */
+export interface ApprovalRule {
+  above: number;
+  approvals_required: number;
+}
+
+/** One reviewer's approval of a hold: the key that gave it (null for an operator's signal) and its name then. */
+export interface ApprovalEntry {
+  api_key_id: string | null;
+  name: string;
+  note: string | null;
+  at: string;
 }
 
 export interface AutoFreeze {
@@ -152,6 +168,11 @@ export interface DecisionsTable {
   resolved_at: Date | null;
   resolved_by: string | null;
   resolution_note: string | null;
+  /** Holds only: the distinct approvals the hold needs, fixed when it was held (null otherwise). */
+  approvals_required: number | null;
+  approvals: Json<ApprovalEntry[]>;
+  escalates_at: Date | null;
+  escalated_at: Date | null;
   created_at: Date;
   updated_at: Date;
   /** Null for denied and pending decisions; set for every approval (see migration 015). */

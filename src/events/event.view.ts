@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { agentSchema } from '../agents/agent.view.js';
-import { decisionEventDataSchema, DECISION_REASON_CODES } from '../authorization/decision.view.js';
+import { approvalEntrySchema, decisionEventDataSchema, DECISION_REASON_CODES } from '../authorization/decision.view.js';
 import { listOf } from '../db/pagination.js';
-import { idOf, instant, livemodeField } from '../view-fields.js';
+import { currencyField, idOf, instant, livemodeField } from '../view-fields.js';
 import type { EventType } from './events.repository.js';
 
 export const approvalCompletedDataSchema = z
@@ -17,6 +17,21 @@ export const approvalCompletedDataSchema = z
   .describe('The `data` of `approval.completed`: how a held request was resolved.');
 export type ApprovalCompletedData = z.infer<typeof approvalCompletedDataSchema>;
 
+export const approvalEscalatedDataSchema = z
+  .object({
+    decision_id: idOf('dec', 'The held decision'),
+    agent_id: idOf('agt', 'The agent that asked'),
+    amount: z.number().int().positive().describe('Minor units'),
+    currency: currencyField,
+    vendor: z.string(),
+    approvals_required: z.number().int().min(1).describe('The quorum of the hold'),
+    approvals: z.array(approvalEntrySchema).describe('The approvals given so far'),
+    escalated_at: instant('When it escalated'),
+    expires_at: instant('When the hold expires').nullable(),
+  })
+  .describe('The `data` of `approval.escalated`: a hold still pending at its escalation time.');
+export type ApprovalEscalatedData = z.infer<typeof approvalEscalatedDataSchema>;
+
 /** What `data` holds for each event type: the one list of event types and their payloads. */
 export const EVENT_DATA = {
   'authorize.approved': decisionEventDataSchema,
@@ -27,6 +42,7 @@ export const EVENT_DATA = {
   'authorization.captured': decisionEventDataSchema,
   'authorization.voided': decisionEventDataSchema,
   'authorization.expired': decisionEventDataSchema,
+  'approval.escalated': approvalEscalatedDataSchema,
 } as const satisfies Record<EventType, z.ZodType>;
 
 const EVENT_SUMMARY: Record<EventType, string> = {
@@ -38,6 +54,7 @@ const EVENT_SUMMARY: Record<EventType, string> = {
   'authorization.captured': 'The rail captured an approval (all or part of it); `data` is the decision',
   'authorization.voided': 'An uncaptured approval was voided; `data` is the decision',
   'authorization.expired': 'An approval was not captured in time and expired; `data` is the decision',
+  'approval.escalated': 'A hold is still pending at its escalation time (`escalate_after_seconds`)',
 };
 export const eventSummary = (type: EventType) => EVENT_SUMMARY[type];
 

@@ -2,6 +2,7 @@ import type { DbOrTrx } from '../db/database.js';
 import { newId } from '../ids.js';
 import { enqueueOutbox } from '../outbox/outbox.repository.js';
 import { afterRow } from '../db/pagination.js';
+import { insertRows } from '../db/statements.js';
 
 export type EventType =
   | 'authorize.approved'
@@ -11,7 +12,8 @@ export type EventType =
   | 'approval.completed'
   | 'authorization.captured'
   | 'authorization.voided'
-  | 'authorization.expired';
+  | 'authorization.expired'
+  | 'approval.escalated';
 
 /**
  * Records an event and its delivery work in the caller's transaction (transactional outbox).
@@ -22,7 +24,7 @@ export async function emitEvent(
   e: { accountId: string; livemode: boolean; type: EventType; data: Record<string, unknown>; now?: Date },
 ): Promise<string> {
   const event = eventRecord(e);
-  await eventInsert(trx, event).execute();
+  await trx.executeQuery(eventInsert(event));
   await enqueueOutbox(trx, 'event', event.id, e.accountId, event.created_at);
   return event.id;
 }
@@ -32,8 +34,8 @@ export function eventRecord(e: { accountId: string; livemode: boolean; type: Eve
   return { id: newId('evt'), account_id: e.accountId, livemode: e.livemode, type: e.type, data: JSON.stringify(e.data), created_at: e.now ?? new Date() };
 }
 
-export function eventInsert(db: DbOrTrx, event: ReturnType<typeof eventRecord>) {
-  return db.insertInto('events').values(event);
+export function eventInsert(event: ReturnType<typeof eventRecord>) {
+  return insertRows('events', [event]);
 }
 
 export const EVENT_TYPES: readonly EventType[] = [
@@ -45,6 +47,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'authorization.captured',
   'authorization.voided',
   'authorization.expired',
+  'approval.escalated',
 ];
 
 export async function findEvent(db: DbOrTrx, scope: { accountId: string; livemode: boolean } | null, id: string) {

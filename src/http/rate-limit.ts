@@ -5,6 +5,7 @@ import { AppError } from '../errors.js';
 import {
   accountBucket,
   addressBucket,
+  blockSize,
   limitFor,
   type LimitOverrides,
   UNAUTHENTICATED_LIMIT_PER_MINUTE,
@@ -44,22 +45,58 @@ function tooMany(res: Response, v: RateLimitVerdict, who: string): AppError {
   return new AppError('rate_limited', `Too many requests: ${who} may make ${v.limit} requests per minute. Retry in ${v.resetSeconds} s.`);
 }
 
+/** Buckets remembered per process; past this the memory starts over (a block's unused places are then lost, never reused). */
+const MAX_BUCKETS = 10_000;
+
+/**
+ * This process's block of places in each bucket's current window (limits.ts, blockSize): a request
+ * takes the next one; the last one taken makes one request fetch the next block, and requests
+ * arriving meanwhile wait for that same block.
+ */
+class PlaceBlocks {
+  private readonly held = new Map<string, { window: number; next: number; last: number }>();
+  private readonly fetching = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly db: Db) {}
+
+  async take(bucket: string, windowStart: Date, size: number): Promise<number> {
+    for (;;) {
+      const block = this.held.get(bucket);
+      if (block && block.window === windowStart.getTime() && block.next <= block.last) return block.next++;
+      let fetch = this.fetching.get(bucket);
+      if (!fetch) {
+        fetch = hitCounter(this.db, bucket, windowStart, size)
+          .then((total) => {
+            if (this.held.size >= MAX_BUCKETS) this.held.clear();
+            this.held.set(bucket, { window: windowStart.getTime(), next: total - size + 1, last: total });
+          })
+          .finally(() => this.fetching.delete(bucket));
+        this.fetching.set(bucket, fetch);
+      }
+      await fetch;
+    }
+  }
+}
+
 /** The socket's address: `trust proxy` is off, so a client cannot choose its own by a header. */
 const clientAddress = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
 /**
  * Per-minute limits in fixed windows aligned to the minute, counted in PostgreSQL so every API
- * process shares them. Every /v1 response carries X-RateLimit-Limit, -Remaining and -Reset; a
+ * process shares them (above 1,000 a minute, in blocks: see blockSize). Every /v1 response carries X-RateLimit-Limit, -Remaining and -Reset; a
  * 429 also carries Retry-After.
  */
 export function rateLimiter(deps: RateLimitDeps): RateLimiter {
   const now = deps.now ?? Date.now;
+  const blocks = new PlaceBlocks(deps.db);
 
   /** The verdict for one more request in `bucket`, or undefined when the counter is unreachable. */
   const count = async (req: Request, bucket: string, limit: number): Promise<RateLimitVerdict | undefined> => {
     const window = windowAt(now());
     try {
-      return verdict(limit, await hitCounter(deps.db, bucket, window.start), window.resetSeconds);
+      const size = blockSize(limit);
+      const place = size === 1 ? await hitCounter(deps.db, bucket, window.start) : await blocks.take(bucket, window.start, size);
+      return verdict(limit, place, window.resetSeconds);
     } catch (err) {
       deps.logError?.(err, req.requestId);
       return undefined;

@@ -191,10 +191,13 @@ const approvals: RouteDoc[] = [
       path: `/v1/approvals/:decision_id/${action}`,
       tag: 'Approvals',
       roles: STAFF,
-      summary: `${action === 'approve' ? 'Approve' : 'Deny'} a held request (waits ≤ 10 s for the workflow; 409 if resolved, 503 if the engine is down)`,
+      summary:
+        action === 'approve'
+          ? 'Approve a held request: one approval towards its quorum (approvals_required); a key approves once (409 again). Waits ≤ 10 s for the workflow; 409 if resolved, 503 if the engine is down'
+          : 'Deny a held request: one denial denies at once (waits ≤ 10 s for the workflow; 409 if resolved, 503 if the engine is down)',
       params: { decision_id: 'Id of the held decision (`dec_…`)' },
       body: resolveApprovalSchema,
-      response: { status: 200, description: 'The resolved decision object', schema: decisionSchema },
+      response: { status: 200, description: action === 'approve' ? 'The decision object: still pending until the quorum is met, then approved' : 'The resolved decision object', schema: decisionSchema },
       errors: [409, 503],
     }),
   ),

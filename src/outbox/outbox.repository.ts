@@ -1,19 +1,18 @@
 import { sql } from 'kysely';
 import type { DbOrTrx } from '../db/database.js';
+import { insertRows } from '../db/statements.js';
 
 /** Topics the relay knows how to carry out after commit. */
 export type OutboxTopic = 'held_decision' | 'held_resolved' | 'event' | 'webhook_delivery';
 
 /** Written inside the caller's transaction, so the follow-up exists exactly when the change does. */
 export async function enqueueOutbox(trx: DbOrTrx, topic: OutboxTopic, refId: string, accountId: string, now = new Date()) {
-  await outboxInsert(trx, [{ topic, refId }], accountId, now).execute();
+  await trx.executeQuery(outboxInsert([{ topic, refId }], accountId, now));
 }
 
 /** The insert `enqueueOutbox` runs, for one or more rows, for callers that write it together with other rows. */
-export function outboxInsert(db: DbOrTrx, items: readonly { topic: OutboxTopic; refId: string }[], accountId: string, now: Date) {
-  return db
-    .insertInto('outbox')
-    .values(items.map(({ topic, refId }) => ({ topic, ref_id: refId, account_id: accountId, payload: '{}', created_at: now, next_attempt_at: now, last_error: null, processed_at: null })));
+export function outboxInsert(items: readonly { topic: OutboxTopic; refId: string }[], accountId: string, now: Date) {
+  return insertRows('outbox', items.map(({ topic, refId }) => ({ topic, ref_id: refId, account_id: accountId, payload: '{}', created_at: now, next_attempt_at: now, last_error: null, processed_at: null })));
 }
 
 export interface OutboxRow {

@@ -1,18 +1,19 @@
-import type { AutoFreeze, Selectable, DbOrTrx, PoliciesTable, VelocityLimit } from '../db/database.js';
+import type { ApprovalRule, AutoFreeze, Selectable, DbOrTrx, PoliciesTable, VelocityLimit } from '../db/database.js';
 import { afterRow } from '../db/pagination.js';
 
 export type PolicyRow = Selectable<PoliciesTable>;
 export type PolicyWrite = Partial<
-  Omit<PolicyRow, 'id' | 'account_id' | 'livemode' | 'created_at' | 'vendor_allowlist' | 'vendor_denylist' | 'categories_allowed' | 'velocity_limits' | 'auto_freeze'>
+  Omit<PolicyRow, 'id' | 'account_id' | 'livemode' | 'created_at' | 'vendor_allowlist' | 'vendor_denylist' | 'categories_allowed' | 'velocity_limits' | 'auto_freeze' | 'approval_rules'>
 > & {
   vendor_allowlist?: string[];
   vendor_denylist?: string[];
   categories_allowed?: string[];
   velocity_limits?: VelocityLimit[];
   auto_freeze?: AutoFreeze | null;
+  approval_rules?: ApprovalRule[];
 };
 
-const JSON_COLUMNS = ['vendor_allowlist', 'vendor_denylist', 'categories_allowed', 'velocity_limits', 'auto_freeze'] as const;
+const JSON_COLUMNS = ['vendor_allowlist', 'vendor_denylist', 'categories_allowed', 'velocity_limits', 'auto_freeze', 'approval_rules'] as const;
 
 /** jsonb columns go in as JSON text. */
 function toColumns(write: PolicyWrite): Record<string, unknown> {

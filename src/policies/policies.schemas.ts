@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { vendorListSchema } from '../authorization/vendor.js';
 import { moneySchema } from '../http/validate.js';
+import { MAX_APPROVAL_RULES, MAX_APPROVALS_REQUIRED, MIN_ESCALATE_AFTER_SECONDS } from '../approvals/approval-chains.js';
 
 export const MAX_LIST_ENTRIES = 500;
 export const MAX_APPROVAL_TIMEOUT_SECONDS = 30 * 24 * 3600;
@@ -33,6 +34,11 @@ const autoFreeze = z.strictObject({
   window_seconds: z.number().int().min(MIN_WINDOW_SECONDS).max(MAX_WINDOW_SECONDS),
 });
 
+const approvalRule = z.strictObject({
+  above: moneySchema,
+  approvals_required: z.number().int().min(1).max(MAX_APPROVALS_REQUIRED),
+});
+
 const policyFields = {
   name: z.string().trim().min(1).max(200),
   currency: currencySchema,
@@ -48,8 +54,15 @@ const policyFields = {
   velocity_limits: z.array(velocityLimit).max(MAX_VELOCITY_LIMITS),
   duplicate_window_seconds: z.number().int().min(1).max(86_400).nullable(),
   auto_freeze: autoFreeze.nullable(),
+  approval_rules: z.array(approvalRule).max(MAX_APPROVAL_RULES),
+  escalate_after_seconds: z.number().int().min(MIN_ESCALATE_AFTER_SECONDS).max(MAX_APPROVAL_TIMEOUT_SECONDS).nullable(),
   capture_window_seconds: z.number().int().min(MIN_CAPTURE_WINDOW_SECONDS).max(MAX_CAPTURE_WINDOW_SECONDS),
 };
+
+/** An escalation after the hold has expired would never happen: refused, naming the field. */
+export function escalationPastTimeout(escalateAfter: number | null | undefined, timeout: number): boolean {
+  return escalateAfter != null && escalateAfter > timeout;
+}
 
 export const createPolicySchema = z.strictObject({
   ...policyFields,
@@ -65,6 +78,12 @@ export const createPolicySchema = z.strictObject({
   duplicate_window_seconds: policyFields.duplicate_window_seconds.optional(),
   auto_freeze: policyFields.auto_freeze.optional(),
   capture_window_seconds: policyFields.capture_window_seconds.optional(),
+  approval_rules: policyFields.approval_rules.optional(),
+  escalate_after_seconds: policyFields.escalate_after_seconds.optional(),
+}).superRefine((v, ctx) => {
+  if (escalationPastTimeout(v.escalate_after_seconds, v.approval_timeout_seconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS)) {
+    ctx.addIssue({ code: 'custom', path: ['escalate_after_seconds'], message: 'must not exceed approval_timeout_seconds' });
+  }
 });
 
 export const updatePolicySchema = z.strictObject(policyFields).partial();

@@ -2,7 +2,7 @@ import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../caller.js';
 import type { Db } from '../db/database.js';
 import { decodeCursor, toPage } from '../db/pagination.js';
 import { appendAudit } from '../audit/audit.repository.js';
-import { conflict, notFound } from '../errors.js';
+import { conflict, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import {
   countBoundAgents,
@@ -12,7 +12,7 @@ import {
   updatePolicy as updatePolicyRow,
   type PolicyRow,
 } from './policies.repository.js';
-import type { CreatePolicyInput, UpdatePolicyInput } from './policies.schemas.js';
+import { escalationPastTimeout, type CreatePolicyInput, type UpdatePolicyInput } from './policies.schemas.js';
 import { toPolicyView, type DeletedPolicyView, type PolicyView } from './policy.view.js';
 
 export { toPolicyView, type PolicyView } from './policy.view.js';
@@ -62,6 +62,11 @@ export async function updatePolicy(db: Db, caller: Caller, id: string, input: Up
   return db.transaction().execute(async (trx) => {
     const before = await findPolicyInScope(trx, caller.accountId, caller.livemode, id, true);
     if (!before) throw notFound('policy', 'id');
+    const escalateAfter = input.escalate_after_seconds !== undefined ? input.escalate_after_seconds : before.escalate_after_seconds;
+    if (escalationPastTimeout(escalateAfter, input.approval_timeout_seconds ?? before.approval_timeout_seconds)) {
+      const param = input.escalate_after_seconds !== undefined ? 'escalate_after_seconds' : 'approval_timeout_seconds';
+      throw invalid(`Invalid ${param}: escalate_after_seconds (${escalateAfter}) must not exceed approval_timeout_seconds.`, param);
+    }
     const row = await updatePolicyRow(trx, id, { ...input, updated_at: new Date() });
     await appendAudit(trx, {
       accountId: caller.accountId,

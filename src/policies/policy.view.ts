@@ -32,6 +32,17 @@ export const policySchema = z
       .object({ denials: z.number().int().positive(), window_seconds: z.number().int().positive() })
       .nullable()
       .describe('Freeze the agent after this many denials inside the window; null = off'),
+    approval_rules: z
+      .array(
+        z
+          .object({
+            above: z.number().int().nonnegative().describe('Holds of amounts above this (minor units)…'),
+            approvals_required: z.number().int().min(1).describe('…need this many distinct approvals'),
+          })
+          .describe('A quorum rule'),
+      )
+      .describe('Quorum rules: a hold needs the `approvals_required` of the rule with the largest `above` below its amount (1 when none applies)'),
+    escalate_after_seconds: z.number().int().positive().nullable().describe('A hold still pending after this emits `approval.escalated` once; null = never'),
     capture_window_seconds: z.number().int().positive().describe('An approval not captured within this many seconds expires'),
     livemode: livemodeField,
     created_at: instant('Creation time'),
@@ -65,6 +76,8 @@ export function toPolicyView(row: PolicyRow): PolicyView {
     velocity_limits: row.velocity_limits,
     duplicate_window_seconds: row.duplicate_window_seconds,
     auto_freeze: row.auto_freeze,
+    approval_rules: row.approval_rules,
+    escalate_after_seconds: row.escalate_after_seconds,
     capture_window_seconds: row.capture_window_seconds,
     livemode: row.livemode,
     created_at: row.created_at.toISOString(),

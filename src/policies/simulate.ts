@@ -1,10 +1,13 @@
 import { periodsOf } from '../authorization/authorization.repository.js';
 import { autoFreezeTips, evaluate, type EvaluatedPolicy } from '../authorization/evaluate.js';
 import { normalizeVendor } from '../authorization/vendor.js';
-import type { AutoFreeze, KycStatus } from '../db/database.js';
+import { approvalsRequiredFor, escalatesAt } from '../approvals/approval-chains.js';
+import type { ApprovalRule, AutoFreeze, KycStatus } from '../db/database.js';
 
 export interface SimPolicy extends EvaluatedPolicy {
   auto_freeze?: AutoFreeze | null;
+  approval_rules?: readonly ApprovalRule[];
+  escalate_after_seconds?: number | null;
 }
 
 export interface SimRequest {
@@ -40,6 +43,8 @@ export interface SimResult {
   decision_id?: string;
   request: { agent_id: string; amount: number; currency: string; vendor: string; category: string | null; metadata: Record<string, unknown> };
   would_be: { decision: 'approved' | 'denied' | 'held'; reason_code: string | null };
+  /** When it would be held: how many approvals it would need and when it would escalate (null: never). */
+  hold?: { approvals_required: number; escalates_at: string | null };
   actual?: { decision: string; reason_code: string | null };
 }
 
@@ -66,6 +71,7 @@ export function simulate(policy: SimPolicy, agents: Map<string, AgentSimState>, 
     if (!state) throw new Error(`no state for agent ${r.agentId}`);
     const t = r.at.getTime();
     let wouldBe: SimResult['would_be'];
+    let hold: SimResult['hold'];
     if (state.frozen) {
       // Auto-freeze tipped earlier in the run: the live API would refuse with 403 agent_frozen.
       wouldBe = { decision: 'denied', reason_code: 'agent_frozen' };
@@ -93,6 +99,9 @@ export function simulate(policy: SimPolicy, agents: Map<string, AgentSimState>, 
         duplicateSuspected,
       });
       wouldBe = { decision: outcome.decision, reason_code: outcome.reason_code };
+      if (outcome.decision === 'held') {
+        hold = { approvals_required: approvalsRequiredFor(policy.approval_rules, r.amount), escalates_at: escalatesAt(policy, r.at)?.toISOString() ?? null };
+      }
       const entry = { at: r.at, amount: r.amount, currency: r.currency, vendor: r.vendor };
       if (outcome.decision === 'approved') {
         month.approved += r.amount;
@@ -118,6 +127,7 @@ export function simulate(policy: SimPolicy, agents: Map<string, AgentSimState>, 
       ...(r.decisionId ? { decision_id: r.decisionId } : {}),
       request: { agent_id: r.agentId, amount: r.amount, currency: r.currency, vendor: r.vendor, category: r.category, metadata: r.metadata },
       would_be: wouldBe,
+      ...(hold ? { hold } : {}),
       ...(r.actual ? { actual: r.actual } : {}),
     });
   }

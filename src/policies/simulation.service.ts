@@ -96,6 +96,8 @@ export async function simulatePolicy(deps: { db: Db; now?: () => Date }, caller:
             velocity_limits: draft.velocity_limits ?? [],
             duplicate_window_seconds: draft.duplicate_window_seconds ?? null,
             auto_freeze: draft.auto_freeze ?? null,
+            approval_rules: draft.approval_rules ?? [],
+            escalate_after_seconds: draft.escalate_after_seconds ?? null,
           }
         : saved!;
 

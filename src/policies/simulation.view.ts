@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DECISION_REASON_CODES } from '../authorization/decision.view.js';
-import { currencyField, idOf, metadataField } from '../view-fields.js';
+import { currencyField, idOf, instant, metadataField } from '../view-fields.js';
 import type { SimResult } from './simulate.js';
 
 const outcome = z.enum(['approved', 'denied', 'held']);
@@ -36,6 +36,13 @@ export const policySimulationSchema = z
             would_be: z
               .object({ decision: outcome, reason_code: z.enum(DECISION_REASON_CODES).nullable() })
               .describe('The outcome under the simulated policy'),
+            hold: z
+              .object({
+                approvals_required: z.number().int().min(1).describe('The approvals it would need'),
+                escalates_at: instant('When it would escalate').nullable().describe('When it would escalate; null = never'),
+              })
+              .optional()
+              .describe('Only when it would be held'),
             actual: z
               .object({ decision: outcome, reason_code: z.enum(DECISION_REASON_CODES).nullable() })
               .optional()

@@ -1,4 +1,5 @@
-import { CompactSign, compactVerify, decodeProtectedHeader, errors as joseErrors } from 'jose';
+import { sign } from 'node:crypto';
+import { compactVerify, decodeProtectedHeader, errors as joseErrors } from 'jose';
 import type { SigningKeys } from './signing-keys.js';
 
 export const TOKEN_PREFIX = 'gca_';
@@ -26,7 +27,12 @@ export interface TokenSigner {
   keys: SigningKeys;
 }
 
-/** `gca_` + a compact JWS (EdDSA/Ed25519) over the claims. */
+const base64url = (data: string | Buffer) => Buffer.from(data).toString('base64url');
+
+/**
+ * `gca_` + a compact JWS (EdDSA/Ed25519) over the claims, byte for byte what jose's CompactSign
+ * writes (protected header {alg, kid, typ}), signed by node:crypto in the calling thread.
+ */
 export async function signAuthorizationToken(
   signer: TokenSigner,
   c: Omit<TokenClaims, 'iss' | 'iat' | 'exp'>,
@@ -35,9 +41,9 @@ export async function signAuthorizationToken(
 ): Promise<{ token: string; expiresAt: Date }> {
   const iat = Math.floor(now.getTime() / 1000);
   const claims: TokenClaims = { iss: signer.issuer, ...c, iat, exp: iat + ttlSeconds };
-  const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
-    .setProtectedHeader({ alg: 'EdDSA', kid: signer.keys.current.kid, typ: 'JWT' })
-    .sign(signer.keys.current.key);
+  const { kid, signingKey } = signer.keys.current;
+  const signingInput = `${base64url(JSON.stringify({ alg: 'EdDSA', kid, typ: 'JWT' }))}.${base64url(JSON.stringify(claims))}`;
+  const jws = `${signingInput}.${base64url(sign(null, Buffer.from(signingInput), signingKey))}`;
   return { token: TOKEN_PREFIX + jws, expiresAt: new Date((iat + ttlSeconds) * 1000) };
 }
 

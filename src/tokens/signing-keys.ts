@@ -1,10 +1,11 @@
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
 import { ConfigError } from '../config.js';
 import { devKeyFile } from '../server-keys.js';
 
 export interface SigningKeys {
-  /** Signs new tokens. */
-  current: { kid: string; key: CryptoKey };
+  /** Signs new tokens: `signingKey` is the same key as a node:crypto key, which signs synchronously (no thread-pool hop). */
+  current: { kid: string; key: CryptoKey; signingKey: KeyObject };
   /** Every key a verifier should accept (the current one first), as a public JWKS. */
   jwks: { keys: JWK[] };
   verifyKeys: Map<string, CryptoKey>;
@@ -33,7 +34,7 @@ export async function keysFromJwks(privateJwks: JWK[]): Promise<SigningKeys> {
     const kid = jwk.kid ?? (await calculateJwkThumbprint(publicJwk(jwk, ''), 'sha256'));
     const priv = (await importJWK({ ...jwk, alg: 'EdDSA' }, 'EdDSA')) as CryptoKey;
     const pub = (await importJWK({ ...publicJwk(jwk, kid) }, 'EdDSA')) as CryptoKey;
-    current ??= { kid, key: priv };
+    current ??= { kid, key: priv, signingKey: createPrivateKey({ key: { ...jwk, kid }, format: 'jwk' } as Parameters<typeof createPrivateKey>[0]) };
     verifyKeys.set(kid, pub);
     published.push(publicJwk(jwk, kid));
   }

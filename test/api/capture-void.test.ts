@@ -14,7 +14,8 @@ let ctx: TestContext;
 let acct: TestAccount;
 
 beforeAll(async () => {
-  ctx = await createTestContext({ now, testModeRateLimit: 100_000 });
+  // Its own database: the sweep is system-wide, and other files' overdue approvals would share its batches.
+  ctx = await createTestContext({ now, testModeRateLimit: 100_000, ownDatabase: true });
   acct = await ctx.account('growth');
 });
 afterAll(() => ctx?.close());

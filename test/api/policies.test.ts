@@ -79,6 +79,8 @@ describe('POST /v1/policies', () => {
       velocity_limits: [],
       duplicate_window_seconds: null,
       auto_freeze: null,
+      approval_rules: [],
+      escalate_after_seconds: null,
       capture_window_seconds: 604_800,
       livemode: false,
       created_at: expect.stringMatching(ISO),

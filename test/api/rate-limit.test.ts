@@ -282,6 +282,31 @@ describe('shared by every API process', () => {
   });
 });
 
+describe('above 1,000 requests a minute, places taken in blocks', () => {
+  test('one process answers each request its own place, in order, as if counted one by one', async () => {
+    const clock = pinnedClock(5);
+    const base = await startInstance(clock.now);
+    const acct = await ctx.account('enterprise', { rateLimit: 5_000 });
+    const res = await burst(12, () => send(`${base}/v1/nope`, { key: acct.live!.key }));
+    expect(res.map((r) => r.status)).toEqual(Array(12).fill(404));
+    expect(res.map((r) => limitHeaders(r).remaining)).toEqual(Array.from({ length: 12 }, (_, i) => 4_999 - i));
+  });
+
+  test('two processes together never allow more than the limit', async () => {
+    const clock = pinnedClock(5);
+    const [a, b] = [await startInstance(clock.now), await startInstance(clock.now)];
+    const acct = await ctx.account('enterprise', { rateLimit: 2_100 });
+    const statuses: number[] = [];
+    // Concurrent waves on both instances, past the limit.
+    for (let wave = 0; wave < 22; wave++) {
+      const res = await Promise.all(Array.from({ length: 100 }, (_, i) => send(`${i % 2 ? a : b}/v1/nope`, { key: acct.live!.key })));
+      statuses.push(...res.map((r) => r.status));
+    }
+    expect(statuses.filter((s) => s === 404)).toHaveLength(2_100);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(100);
+  });
+});
+
 describe('clients without a valid key', () => {
   test('are limited to 100 failed authentications a minute per address; a valid key from that address still works', async () => {
     const clock = pinnedClock(50);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { createHeldActivities } from '../../activities/held-authorization.js';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -233,6 +234,40 @@ suite('reviewer dashboard (headless Chromium)', () => {
     await page.getByRole('heading', { name: `Decision ${decisionId}` }).waitFor();
     expect(await page.locator('main').textContent()).toContain('Status: pending');
     await shot(page, 'decision');
+    await context.close();
+  });
+
+  test('approvals: a hold that needs two approvals shows "0 of 2", then "1 of 2 approvals" with who approved (name, time, note) without a reload', async () => {
+    const policy = await acct.test.post('/v1/policies', policyBody({ name: 'Two-person spend', budget_single_max: 50_000, require_approval_above: 1_000, approval_rules: [{ above: 10_000, approvals_required: 2 }] }));
+    const agentId = (await acct.test.post('/v1/agents', { name: 'Quorum bot', policy_id: policy.body.id })).body.id;
+    const held = await acct.test.post('/v1/authorize', { agent_id: agentId, amount: 25_000, currency: 'USD', vendor: 'quorum.example' });
+    expect(held.body).toMatchObject({ status: 'pending', approvals_required: 2 });
+    const decisionId = held.body.decision_id as string;
+    const reviewer = await acct.test.post('/v1/api-keys', { name: 'Dana Reviewer', mode: 'test', role: 'reviewer' });
+
+    const { page, context } = await newPage();
+    await signIn(page, acct.test.key);
+    const card = page.locator(`li[data-decision-id="${decisionId}"]`);
+    await card.waitFor();
+    expect(await card.locator('.approvals-count').textContent()).toBe('0 of 2 approvals');
+
+    // The engine is unreachable in this file: the first approval is recorded as the worker records
+    // it (the same activity); the approve button against a real engine is in with-engine.browser.test.ts.
+    await createHeldActivities({ db: ctx.database.db, signer: ctx.signer }).recordApproval({ decisionId, note: 'invoice matches the PO', reviewer: reviewer.body.id, via: 'api' });
+    await expect.poll(() => card.locator('.approvals-count').textContent(), { timeout: UI_TIMEOUT_MS }).toBe('1 of 2 approvals');
+    const approver = card.getByRole('list', { name: 'Approved by' }).getByRole('listitem');
+    expect(await approver.count()).toBe(1);
+    expect(await approver.textContent()).toContain('Dana Reviewer');
+    expect(await approver.textContent()).toContain('invoice matches the PO');
+    const at = (await acct.test.get(`/v1/decisions/${decisionId}`)).body.approvals[0].at;
+    expect(await approver.locator('time').getAttribute('datetime')).toBe(at);
+    expect(await card.getByRole('button', { name: 'Approve 250.00 USD at quorum.example' }).isEnabled()).toBe(true);
+    await shot(page, 'approvals-quorum');
+
+    await card.getByRole('link', { name: '250.00 USD at quorum.example' }).click();
+    await page.getByRole('heading', { name: `Decision ${decisionId}` }).waitFor();
+    expect(await page.locator('.approvals-count').textContent()).toBe('1 of 2 approvals');
+    expect(await page.locator('.approvers').textContent()).toContain('Dana Reviewer');
     await context.close();
   });
 

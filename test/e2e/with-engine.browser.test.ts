@@ -76,6 +76,37 @@ describe.skipIf(!mode)('the dashboard and the Temporal UI with a workflow engine
     await context.close();
   }, 90_000);
 
+  test('dashboard: the first of two approvals keeps the hold queued as "1 of 2 approvals"; the second reviewer approves it', async () => {
+    const policy = await owner.test.post('/v1/policies', policyBody({ require_approval_above: 1_000, approval_rules: [{ above: 5_000, approvals_required: 2 }] }));
+    const quorumAgent = (await owner.test.post('/v1/agents', { name: 'Quorum bot', policy_id: policy.body.id })).body.id;
+    const res = await owner.test.post('/v1/authorize', { agent_id: quorumAgent, amount: 8_000, currency: 'USD', vendor: 'two-people.example' });
+    const id = res.body.decision_id as string;
+    const handle = stack.server.env.client.workflow.getHandle(heldWorkflowId(id));
+    await until(`workflow of ${id} running`, async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined));
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(UI_TIMEOUT_MS);
+    await page.goto(`${stack.ctx.baseUrl}/dashboard#/approvals`);
+    await page.getByLabel('API key').fill(owner.test.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const card = page.locator(`li[data-decision-id="${id}"]`);
+    await card.getByLabel('Note for 80.00 USD at two-people.example (optional)').fill('first of two');
+    await card.getByRole('button', { name: 'Approve 80.00 USD at two-people.example' }).click();
+    await expect.poll(() => page.getByRole('status').textContent(), { timeout: 30_000 }).toContain('Approval recorded: 80.00 USD at two-people.example, 1 of 2 approvals.');
+    expect(await card.locator('.approvals-count').textContent()).toBe('1 of 2 approvals');
+    expect(await card.locator('.approvers').textContent()).toContain('first of two');
+    expect(await card.getByRole('button', { name: 'Deny 80.00 USD at two-people.example' }).isEnabled()).toBe(true);
+    expect((await owner.test.get(`/v1/decisions/${id}`)).body).toMatchObject({ status: 'pending', approvals: [{ note: 'first of two' }] });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-one-of-two.png'), fullPage: true });
+
+    const second = await owner.test.post('/v1/api-keys', { name: 'Second reviewer', mode: 'test', role: 'reviewer' });
+    const approved = await stack.ctx.client(second.body.key).post(`/v1/approvals/${id}/approve`);
+    expect(approved.body).toMatchObject({ status: 'approved' });
+    await card.waitFor({ state: 'detached' });
+    await context.close();
+  }, 90_000);
+
   test.skipIf(mode?.kind !== 'dev-server')('Temporal UI: an operator finds the held workflow by ApprovalStatus = "pending" and opens it', async () => {
     const uiUrl = stack.server.devServer!.uiUrl!;
     const id = await held(7_300, 'operator.example');

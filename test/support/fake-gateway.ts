@@ -19,6 +19,7 @@ export class FakeInlineGateway implements WorkflowGateway {
   private readonly running = new Set<string>();
   readonly notified: string[] = [];
   private readonly resolved = new Set<string>();
+  private readonly approvers = new Map<string, Set<string>>();
   private readonly activities;
 
   constructor(deps: { db: Db; signer: TokenSigner }) {
@@ -50,6 +51,15 @@ export class FakeInlineGateway implements WorkflowGateway {
   async resolve(decision: DecisionRow, outcome: ReviewerOutcome): Promise<ResolutionSummary> {
     // Like the workflow's Update validator: the first outcome wins.
     if (this.resolved.has(decision.id)) throw new ResolutionRejectedError('already resolved');
+    // An approval towards a quorum is recorded; only the last one resolves (as the workflow does).
+    if (outcome.outcome === 'approved' && (decision.approvals_required ?? 1) > 1) {
+      const approvers = this.approvers.get(decision.id) ?? new Set<string>();
+      if (approvers.has(outcome.reviewer ?? '')) throw new ResolutionRejectedError('already approved');
+      this.approvers.set(decision.id, approvers.add(outcome.reviewer ?? ''));
+      const summary = await this.activities.recordApproval({ decisionId: decision.id, note: outcome.note ?? null, reviewer: outcome.reviewer ?? null, via: 'api' });
+      if (summary.status !== 'pending') this.resolved.add(decision.id);
+      return summary;
+    }
     this.resolved.add(decision.id);
     return this.activities.resolveHeldDecision({
       decisionId: decision.id,

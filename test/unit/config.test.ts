@@ -41,6 +41,7 @@ describe('loadConfig defaults', () => {
     expect(config.logFormat).toBeUndefined();
     expect(config.nodeEnv).toBe('development');
     expect(config.metricsPort).toBe(9464);
+    expect(config.apiWorkers).toBe(1);
     expect(config.temporalSdkMetricsPort).toBeUndefined();
     expect(config.otlpEndpoint).toBeUndefined();
   });
@@ -139,6 +140,7 @@ describe('loadConfig with values', () => {
       logFormat: 'pretty',
       nodeEnv: 'production',
       metricsPort: 9100,
+      apiWorkers: 1,
       temporalSdkMetricsPort: 9465,
       otlpEndpoint: 'http://otel-collector:4318',
       idempotencyEncryptionKey: Buffer.alloc(32, 0x11),
@@ -251,6 +253,7 @@ describe('CONFIG_VARIABLES', () => {
     NODE_ENV: 'test',
     METRICS_PORT: '9100',
     TEMPORAL_SDK_METRICS_PORT: '9465',
+    API_WORKERS: '2',
     OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318',
     IDEMPOTENCY_ENCRYPTION_KEY: 'cc'.repeat(32),
     AUDIT_HMAC_KEY: 'dd'.repeat(32),

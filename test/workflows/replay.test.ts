@@ -94,6 +94,10 @@ const RESOLVE_ACTIVITIES: Record<string, string> = {
   'recorded-usage-report-retried': 'reportAccountUsage',
   'recorded-webhook-delivered-after-retries': 'deliverWebhook',
   'recorded-webhook-failed': 'deliverWebhook',
+  // Approval chains: the approval that completes the quorum resolves the hold.
+  'recorded-approved-by-quorum': 'recordApproval',
+  'recorded-approved-by-operator-and-reviewers': 'recordApproval',
+  'recorded-escalated-then-approved': 'escalateHold',
   'recorded-capture-expiry-sweep': 'expireUncapturedApprovals',
 };
 
@@ -238,6 +242,36 @@ describe('replay is a behaviour test: a history the code would not produce fails
       a.input.payloads[0] = jsonPayload({ ...input, expiresAt: '2025-03-04T09:00:00.000Z' });
     });
     await expectNondeterminism(history, /Activity machine does not handle this event.*TimerStarted/);
+  });
+});
+
+describe("approval chains are behind patched('approval-chains')", () => {
+  /** Whether the run recorded the patch (a `core_patch` marker whose payload is `{"id": "approval-chains", …}`). */
+  const hasPatchMarker = (history: HistoryJson) =>
+    history.events.some((e) => {
+      if (!isType('MARKER_RECORDED')(e)) return false;
+      const data = attributesOf(e).details?.['patch-data']?.payloads?.[0]?.data as string | undefined;
+      return data !== undefined && (JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as { id?: string }).id === 'approval-chains';
+    });
+  /** Recorded from a real server after approval chains shipped: a quorum, a denial after one approval, an operator's signal, an escalation. */
+  const CHAIN_HISTORIES = ['recorded-approved-by-quorum', 'recorded-denied-after-one-approval', 'recorded-approved-by-operator-and-reviewers', 'recorded-escalated-then-approved'];
+
+  test('the histories recorded before the change carry no patch marker (so they replay the single-approval path), the new ones do', () => {
+    const before = FIXTURES.filter((f) => f.startsWith('recorded-') && !CHAIN_HISTORIES.includes(f) && attributesOf(load(f).events[0]!).workflowType?.name === 'heldAuthorization');
+    expect(before.length).toBeGreaterThanOrEqual(8);
+    for (const f of before) expect(hasPatchMarker(load(f)), f).toBe(false);
+    for (const f of CHAIN_HISTORIES) expect(hasPatchMarker(load(f)), f).toBe(true);
+  });
+
+  // The marker goes with the SDK's upsert of TemporalChangeVersion (the patch ids, for the UI); both dropped.
+  test('a quorum history without its marker fails: the single-approval path would resolve at the first approval', async () => {
+    const history = withoutEvents(load('recorded-approved-by-quorum'), (e) => isType('MARKER_RECORDED')(e) || (isType('UPSERT_WORKFLOW_SEARCH_ATTRIBUTES')(e) && 'TemporalChangeVersion' in (attributesOf(e).searchAttributes?.indexedFields ?? {})));
+    await expectNondeterminism(history, /Nondeterminism|does not match|does not handle/);
+  });
+
+  test('the escalation history schedules escalateHold before the approvals', () => {
+    const scheduled = load('recorded-escalated-then-approved').events.filter(isType('ACTIVITY_TASK_SCHEDULED')).map((e) => attributesOf(e).activityType.name);
+    expect(scheduled).toEqual(['escalateHold', 'recordApproval', 'recordApproval']);
   });
 });
 

@@ -1,0 +1,135 @@
+/**
+ * `spend-auth serve --workers N` as real processes on PostgreSQL: N API processes share the port,
+ * a crashed one is replaced, SIGTERM drains them all and exits 0, and a worker that cannot start
+ * stops the service with its exit code.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createScratchDatabase } from '../support/context.js';
+import { TEST_SERVER_KEYS_ENV } from '../support/server-keys.js';
+import { generatePrivateJwk } from '../../src/tokens/signing-keys.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = path.join(ROOT, 'bin', 'spend-auth.js');
+const sharedUrl = process.env.DATABASE_URL;
+
+let scratch: Awaited<ReturnType<typeof createScratchDatabase>> | undefined;
+let env: NodeJS.ProcessEnv;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  if (!sharedUrl) return;
+  scratch = await createScratchDatabase(sharedUrl);
+  env = {
+    ...process.env,
+    DATABASE_URL: scratch.url,
+    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'spend-auth-workers-')),
+    LOG_LEVEL: 'error',
+    TOKEN_SIGNING_KEY: JSON.stringify(await generatePrivateJwk()),
+    ...TEST_SERVER_KEYS_ENV,
+    TEMPORAL_ADDRESS: '127.0.0.1:1',
+  };
+  await run(['migrate'], env);
+}, 60_000);
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await scratch?.drop();
+});
+
+function run(args: string[], extra: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: extra, stdio: ['ignore', 'ignore', 'pipe'] });
+    children.push(child);
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.once('exit', (code) => resolve({ code, stderr }));
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const workersOf = (pid: number) =>
+  fs
+    .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+    .split(' ')
+    .filter(Boolean)
+    .map(Number);
+
+async function until<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+const healthy = async (base: string) => {
+  try {
+    return (await fetch(`${base}/healthz`)).ok ? true : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+describe.skipIf(!sharedUrl || process.platform !== 'linux')('spend-auth serve --workers', () => {
+  it('runs N API processes on one port, replaces one that crashes, and drains them all on SIGTERM', async () => {
+    const port = await freePort();
+    const primary = spawn(process.execPath, [BIN, 'serve', '--workers', '2'], { cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: 'ignore' });
+    children.push(primary);
+    const base = `http://127.0.0.1:${port}`;
+    await until(() => healthy(base));
+    const first = await until(() => (workersOf(primary.pid!).length === 2 ? workersOf(primary.pid!) : undefined));
+
+    process.kill(first[0]!, 'SIGKILL');
+    const replaced = await until(() => {
+      const now = workersOf(primary.pid!);
+      return now.length === 2 && !now.includes(first[0]!) ? now : undefined;
+    });
+    expect(replaced).toContain(first[1]);
+    await until(() => healthy(base));
+
+    const exited = new Promise<number | null>((resolve) => primary.once('exit', (code) => resolve(code)));
+    primary.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    for (const pid of replaced) expect(fs.existsSync(`/proc/${pid}`)).toBe(false);
+  }, 90_000);
+
+  it('stops with the exit code of a worker that cannot start (the port is taken)', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '0.0.0.0', () => resolve()));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const { code, stderr } = await run(['serve', '--workers', '2'], { ...env, PORT: String(port) });
+      expect(code).toBe(1);
+      expect(stderr).toMatch(/already in use/);
+    } finally {
+      taken.close();
+    }
+  }, 60_000);
+
+  it('refuses a bad worker count, and more than one worker on the embedded database', async () => {
+    const bad = await run(['serve', '--workers', '0'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--workers must be a whole number from 1 to 64/);
+    const embedded = await run(['serve', '--workers', '2'], { ...env, DATABASE_URL: '' });
+    expect(embedded.code).toBe(2);
+    expect(embedded.stderr).toMatch(/needs DATABASE_URL/);
+  }, 60_000);
+});
