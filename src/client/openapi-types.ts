@@ -1837,40 +1837,7 @@ export interface components {
             object: "event";
             /** @constant */
             event: "approval.escalated";
-            /** @description The `data` of `approval.escalated`: a hold still pending at its escalation time. */
-            data: {
-                /** @description The held decision */
-                decision_id: string;
-                /** @description The agent that asked */
-                agent_id: string;
-                /** @description Minor units */
-                amount: number;
-                /** @description ISO 4217 code, upper case */
-                currency: string;
-                vendor: string;
-                /** @description The quorum of the hold */
-                approvals_required: number;
-                /** @description The approvals given so far */
-                approvals: {
-                    /** @description The approving key; null for an operator's signal */
-                    api_key_id: string | null;
-                    /** @description The key's name (or the operator's) when it approved */
-                    name: string;
-                    /** @description The reviewer's note */
-                    note: string | null;
-                    /**
-                     * Format: date-time
-                     * @description When it approved
-                     */
-                    at: string;
-                }[];
-                /**
-                 * Format: date-time
-                 * @description When it escalated
-                 */
-                escalated_at: string;
-                expires_at: string | null;
-            };
+            data: components["schemas"]["ApprovalEscalatedData"];
             /**
              * Format: date-time
              * @description Time of the event
@@ -1910,6 +1877,40 @@ export interface components {
              * @description Resolution time
              */
             resolved_at: string;
+        };
+        /** @description The `data` of `approval.escalated`: a hold still pending at its escalation time. */
+        ApprovalEscalatedData: {
+            /** @description The held decision */
+            decision_id: string;
+            /** @description The agent that asked */
+            agent_id: string;
+            /** @description Minor units */
+            amount: number;
+            /** @description ISO 4217 code, upper case */
+            currency: string;
+            vendor: string;
+            /** @description The quorum of the hold */
+            approvals_required: number;
+            /** @description The approvals given so far */
+            approvals: {
+                /** @description The approving key; null for an operator's signal */
+                api_key_id: string | null;
+                /** @description The key's name (or the operator's) when it approved */
+                name: string;
+                /** @description The reviewer's note */
+                note: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it approved
+                 */
+                at: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description When it escalated
+             */
+            escalated_at: string;
+            expires_at: string | null;
         };
         /** @description A month's billable checks and overage, for the calling key's account and mode. */
         Usage: {
@@ -2172,40 +2173,7 @@ export interface components {
             id: string;
             /** @constant */
             event: "approval.escalated";
-            /** @description The `data` of `approval.escalated`: a hold still pending at its escalation time. */
-            data: {
-                /** @description The held decision */
-                decision_id: string;
-                /** @description The agent that asked */
-                agent_id: string;
-                /** @description Minor units */
-                amount: number;
-                /** @description ISO 4217 code, upper case */
-                currency: string;
-                vendor: string;
-                /** @description The quorum of the hold */
-                approvals_required: number;
-                /** @description The approvals given so far */
-                approvals: {
-                    /** @description The approving key; null for an operator's signal */
-                    api_key_id: string | null;
-                    /** @description The key's name (or the operator's) when it approved */
-                    name: string;
-                    /** @description The reviewer's note */
-                    note: string | null;
-                    /**
-                     * Format: date-time
-                     * @description When it approved
-                     */
-                    at: string;
-                }[];
-                /**
-                 * Format: date-time
-                 * @description When it escalated
-                 */
-                escalated_at: string;
-                expires_at: string | null;
-            };
+            data: components["schemas"]["ApprovalEscalatedData"];
             /**
              * Format: date-time
              * @description Time of the event

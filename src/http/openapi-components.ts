@@ -3,7 +3,7 @@ import { agentListSchema, agentSchema } from '../agents/agent.view.js';
 import { auditRecordListSchema, auditRecordSchema, auditVerificationSchema } from '../audit/audit.view.js';
 import { approvalListSchema, approvalSchema, decisionEventDataSchema, decisionSchema } from '../authorization/decision.view.js';
 import type { ErrorCode } from '../errors.js';
-import { approvalCompletedDataSchema, eventListSchema, eventSchema, webhookPayloadSchema } from '../events/event.view.js';
+import { approvalCompletedDataSchema, approvalEscalatedDataSchema, eventListSchema, eventSchema, webhookPayloadSchema } from '../events/event.view.js';
 import { EVENT_TYPES, type EventType } from '../events/events.repository.js';
 import { apiKeyListSchema, apiKeySchema, createdApiKeySchema } from '../keys/api-key.view.js';
 import { deletedPolicySchema, policyListSchema, policySchema } from '../policies/policy.view.js';
@@ -90,6 +90,7 @@ export const COMPONENT_SCHEMAS: Record<string, z.ZodType> = {
   Event: eventSchema,
   EventList: eventListSchema,
   ApprovalCompletedData: approvalCompletedDataSchema,
+  ApprovalEscalatedData: approvalEscalatedDataSchema,
   Usage: usageSchema,
   QuickstartAgent: quickstartAgentSchema,
   // A vault is answered only when it is created, with its token.
