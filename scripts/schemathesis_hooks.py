@@ -1,6 +1,8 @@
 """Schemathesis hooks for scripts/schemathesis.sh (loaded through SCHEMATHESIS_HOOKS)."""
 
 import os
+import re
+import uuid
 
 import schemathesis
 
@@ -19,3 +21,19 @@ def before_call(context, case, kwargs):
         and (case.path_parameters or {}).get("id") == OWN_KEY_ID
     ):
         case.path_parameters["id"] = "key_notthefuzzerskey"
+
+
+# A client sends a new Idempotency-Key with each new request; generated cases reuse the same valid
+# key across a stateful sequence, so a later create replays the first one's answer (the same id,
+# even after that object was deleted), which is what the key is for. Valid keys get a fresh value;
+# malformed ones are kept, so their refusal is still checked.
+VALID_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+
+
+@schemathesis.hook
+def map_headers(context, headers):
+    if headers:
+        for name in list(headers):
+            if name.lower() == "idempotency-key" and isinstance(headers[name], str) and VALID_IDEMPOTENCY_KEY.match(headers[name]):
+                headers[name] = str(uuid.uuid4())
+    return headers

@@ -52,7 +52,7 @@ export interface AppDeps {
   agentHooks?: AgentHooks;
   logError?: (err: unknown, requestId: string) => void;
   /** Rate limiting's clock (milliseconds since the epoch) and limit overrides: for tests only. */
-  rateLimit?: Pick<RateLimitDeps, 'now' | 'limits'>;
+  rateLimit?: Pick<RateLimitDeps, 'now' | 'limits' | 'unauthenticatedLimit'>;
   /** One line per request (request id, account, route, status, latency); none when absent. */
   log?: Logger;
   /** Shared with the worker in `dev`; otherwise the app gets a registry of its own. */

@@ -323,7 +323,7 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
     const running = await startHttpServer(
       database,
       config,
-      { signer, gateway, engine, waiter, allowPrivateUrls: config.webhookAllowPrivateUrls, metrics, idempotencyKey: serverKeys.idempotency, tracing: tracing !== undefined },
+      { signer, gateway, engine, waiter, allowPrivateUrls: config.webhookAllowPrivateUrls, rateLimit: { unauthenticatedLimit: config.unauthenticatedRateLimit }, metrics, idempotencyKey: serverKeys.idempotency, tracing: tracing !== undefined },
       log,
       host,
       listener,

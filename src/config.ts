@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { UNAUTHENTICATED_LIMIT_PER_MINUTE } from './ratelimit/limits.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0'])
@@ -52,6 +53,8 @@ const envSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   /** `serve`: API processes sharing PORT (node:cluster); `serve --workers N` overrides. */
   API_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
+  /** Requests per minute per client address without a valid key (behind a proxy that hides client addresses, raise it). */
+  UNAUTHENTICATED_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000_000).default(UNAUTHENTICATED_LIMIT_PER_MINUTE),
   /** Unset: the Temporal SDK's own (Core) metrics are not exported. */
   TEMPORAL_SDK_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /** Unset: no tracing at all (no spans, no interceptors). */
@@ -101,6 +104,8 @@ export interface Config {
   metricsPort: number;
   /** `serve` runs this many API processes on one port (1: the process itself serves). */
   apiWorkers: number;
+  /** Keyless requests per minute per client address (failed authentication, public endpoints). */
+  unauthenticatedRateLimit: number;
   /** `worker` and `dev` export the Temporal SDK's Prometheus metrics on HOST:this port; undefined: not exported. */
   temporalSdkMetricsPort: number | undefined;
   /** OTLP/HTTP collector base address (spans go to `<endpoint>/v1/traces`); undefined: tracing off. */
@@ -160,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeEnv: e.NODE_ENV,
     metricsPort: e.METRICS_PORT,
     apiWorkers: e.API_WORKERS,
+    unauthenticatedRateLimit: e.UNAUTHENTICATED_RATE_LIMIT,
     temporalSdkMetricsPort: e.TEMPORAL_SDK_METRICS_PORT,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
     idempotencyEncryptionKey: e.IDEMPOTENCY_ENCRYPTION_KEY,

@@ -20,6 +20,8 @@ export interface RateLimitDeps {
   /** Milliseconds since the epoch; every API process must keep a synchronized clock (NTP). */
   now?: () => number;
   limits?: LimitOverrides;
+  /** Keyless requests per minute per client address; UNAUTHENTICATED_LIMIT_PER_MINUTE when absent. */
+  unauthenticatedLimit?: number;
   /** Told when the counter cannot be reached: the request then goes on unlimited (fail open). */
   logError?: (err: unknown, requestId: string) => void;
 }
@@ -104,7 +106,7 @@ export function rateLimiter(deps: RateLimitDeps): RateLimiter {
   };
 
   const byAddress = async (req: Request, res: Response): Promise<AppError | undefined> => {
-    const v = await count(req, addressBucket(clientAddress(req)), UNAUTHENTICATED_LIMIT_PER_MINUTE);
+    const v = await count(req, addressBucket(clientAddress(req)), deps.unauthenticatedLimit ?? UNAUTHENTICATED_LIMIT_PER_MINUTE);
     if (!v) return undefined;
     setHeaders(res, v);
     return v.allowed ? undefined : tooMany(res, v, 'a client without a valid API key');

@@ -45,10 +45,10 @@ function pinnedClock(secondsIntoMinute = 20) {
  * Another API process on the same database: with PostgreSQL it has its own connection pool, as a
  * second process would; the embedded database can be opened only once, so it is shared.
  */
-async function startInstance(now: () => number): Promise<string> {
+async function startInstance(now: () => number, unauthenticatedLimit?: number): Promise<string> {
   const url = process.env.DATABASE_URL;
   const database = url ? await connectDatabase({ databaseUrl: url, poolSize: 5 }) : ctx.database;
-  const server = await startHttpServer(database, { port: 0 }, { signer: ctx.signer, gateway: ctx.gateway, idempotencyKey: TEST_IDEMPOTENCY_KEY, rateLimit: { now } }, createLogger('silent'), '127.0.0.1');
+  const server = await startHttpServer(database, { port: 0 }, { signer: ctx.signer, gateway: ctx.gateway, idempotencyKey: TEST_IDEMPOTENCY_KEY, rateLimit: { now, ...(unauthenticatedLimit ? { unauthenticatedLimit } : {}) } }, createLogger('silent'), '127.0.0.1');
   instances.push({ server, database: url ? database : undefined });
   return `http://127.0.0.1:${server.port}`;
 }
@@ -332,6 +332,18 @@ describe('clients without a valid key', () => {
     const valid = await send(`${base}/v1/agents`, { from, key: acct.test.key });
     expect(valid.status).toBe(200);
     expect(limitHeaders(valid)).toMatchObject({ limit: 100, remaining: 99 });
+  });
+
+  test('the per-address limit follows UNAUTHENTICATED_RATE_LIMIT: at 3, the fourth keyless request of a minute answers 429', async () => {
+    const clock = pinnedClock(50);
+    const base = await startInstance(clock.now, 3);
+    const from = randomLoopback();
+    const failed = await burst(3, () => send(`${base}/v1/agents`, { from }));
+    expect(failed.map((r) => r.status)).toEqual([401, 401, 401]);
+    expect(limitHeaders(failed[2]!)).toEqual({ limit: 3, remaining: 0, reset: 10 });
+    const limited = await send(`${base}/v1/.well-known/jwks.json`, { from });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.message).toContain('3 requests per minute');
   });
 });
 

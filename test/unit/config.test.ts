@@ -42,6 +42,7 @@ describe('loadConfig defaults', () => {
     expect(config.nodeEnv).toBe('development');
     expect(config.metricsPort).toBe(9464);
     expect(config.apiWorkers).toBe(1);
+    expect(config.unauthenticatedRateLimit).toBe(100);
     expect(config.temporalSdkMetricsPort).toBeUndefined();
     expect(config.otlpEndpoint).toBeUndefined();
   });
@@ -117,6 +118,7 @@ describe('loadConfig with values', () => {
       LOG_FORMAT: 'pretty',
       NODE_ENV: 'production',
       METRICS_PORT: '9100',
+      UNAUTHENTICATED_RATE_LIMIT: '500',
       TEMPORAL_SDK_METRICS_PORT: '9465',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
       IDEMPOTENCY_ENCRYPTION_KEY: '11'.repeat(32),
@@ -141,6 +143,7 @@ describe('loadConfig with values', () => {
       nodeEnv: 'production',
       metricsPort: 9100,
       apiWorkers: 1,
+      unauthenticatedRateLimit: 500,
       temporalSdkMetricsPort: 9465,
       otlpEndpoint: 'http://otel-collector:4318',
       idempotencyEncryptionKey: Buffer.alloc(32, 0x11),
@@ -205,6 +208,8 @@ describe('loadConfig rejects bad values with a ConfigError naming the variable',
     ['TEMPORAL_SDK_METRICS_PORT', '0'],
     ['TEMPORAL_SDK_METRICS_PORT', 'nine'],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
+    ['UNAUTHENTICATED_RATE_LIMIT', '0'],
+    ['UNAUTHENTICATED_RATE_LIMIT', 'many'],
   ])('%s=%s', (name, value) => {
     const err = configError({ [name]: value });
     expect(err.name).toBe('ConfigError');
@@ -254,6 +259,7 @@ describe('CONFIG_VARIABLES', () => {
     METRICS_PORT: '9100',
     TEMPORAL_SDK_METRICS_PORT: '9465',
     API_WORKERS: '2',
+    UNAUTHENTICATED_RATE_LIMIT: '500',
     OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318',
     IDEMPOTENCY_ENCRYPTION_KEY: 'cc'.repeat(32),
     AUDIT_HMAC_KEY: 'dd'.repeat(32),
