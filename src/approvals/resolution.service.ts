@@ -1,7 +1,7 @@
 import type { ApprovalEntry, Db, DbOrTrx } from '../db/database.js';
 import type { ApprovalCompletedData, ApprovalEscalatedData } from '../events/event.view.js';
 import { approverIds } from './approval-chains.js';
-import { appendAudit, type AuditInput } from '../audit/audit.repository.js';
+import { appendAudit, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
 import { changeSpend } from '../authorization/authorization.repository.js';
 import { toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
 import { emitEvent } from '../events/events.repository.js';
@@ -77,20 +77,12 @@ export async function applyResolution(trx: DbOrTrx, signer: TokenSigner | undefi
   await changeSpend(trx, row.agent_id, periods, { approved: approved ? row.amount : 0, reserved: -row.amount });
 
   await appendAudit(trx, {
-    accountId: row.account_id,
-    livemode: row.livemode,
+    ...decisionAuditFields(row),
     type: 'approval.completed',
     actor: input.actor,
-    agentId: row.agent_id,
-    decisionId: row.id,
-    decision: updated.decision,
-    amount: row.amount,
-    currency: row.currency,
-    vendor: row.vendor,
-    category: row.category,
-    policyId: row.policy_id,
     reason: updated.reason_code,
     metadata: { status: updated.status, ...(note ? { note } : {}) },
+    decision: updated.decision,
   });
   await emitEvent(trx, {
     accountId: row.account_id,
@@ -175,18 +167,9 @@ async function applyApproval(trx: DbOrTrx, signer: TokenSigner | undefined, row:
   const recorded = await updateDecision(trx, row.id, { approvals, updated_at: now });
   const required = row.approvals_required ?? 1;
   await appendAudit(trx, {
-    accountId: row.account_id,
-    livemode: row.livemode,
+    ...decisionAuditFields(row),
     type: 'approval.recorded',
     actor: input.actor,
-    agentId: row.agent_id,
-    decisionId: row.id,
-    decision: row.decision,
-    amount: row.amount,
-    currency: row.currency,
-    vendor: row.vendor,
-    category: row.category,
-    policyId: row.policy_id,
     reason: null,
     metadata: { approvals: approvals.length, approvals_required: required, name: entry.name, ...(input.note ? { note: input.note } : {}) },
   });
@@ -216,18 +199,9 @@ export async function escalateHold(deps: { db: Db; now?: () => Date }, decisionI
     const updated = await updateDecision(trx, row.id, { escalated_at: now, updated_at: now });
     const view = toDecisionView(updated);
     await appendAudit(trx, {
-      accountId: row.account_id,
-      livemode: row.livemode,
+      ...decisionAuditFields(row),
       type: 'approval.escalated',
       actor: { type: 'system', id: null },
-      agentId: row.agent_id,
-      decisionId: row.id,
-      decision: row.decision,
-      amount: row.amount,
-      currency: row.currency,
-      vendor: row.vendor,
-      category: row.category,
-      policyId: row.policy_id,
       reason: row.reason_code,
       metadata: { approvals: row.approvals.length, approvals_required: row.approvals_required ?? 1 },
     });

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Selectable, AuditRecordsTable, Db, DbOrTrx } from '../db/database.js';
+import type { Selectable, AuditRecordsTable, Db, DbOrTrx, DecisionsTable } from '../db/database.js';
 import { newId } from '../ids.js';
 import { insertRows } from '../db/statements.js';
 import { auditHmacKey, chainHash, GENESIS_HASH, recordMac } from './audit-chain.js';
@@ -23,6 +23,22 @@ export interface AuditInput {
   policyId?: string | null;
   reason?: string | null;
   metadata?: Record<string, unknown>;
+}
+
+/** The fields of an audit record that describe a decision, as the decision row holds them. */
+export function decisionAuditFields(row: Selectable<DecisionsTable>) {
+  return {
+    accountId: row.account_id,
+    livemode: row.livemode,
+    agentId: row.agent_id,
+    decisionId: row.id,
+    decision: row.decision,
+    amount: row.amount,
+    currency: row.currency,
+    vendor: row.vendor,
+    category: row.category,
+    policyId: row.policy_id,
+  } satisfies Partial<AuditInput>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { approvalsRequiredFor, escalatesAt } from '../approvals/approval-chains.js';
 import { actorOf, requireRole, ADMIN, ANY_ROLE, type Caller } from '../caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
-import { appendAudit, auditInsertStatement, auditRecord } from '../audit/audit.repository.js';
+import { appendAudit, auditInsertStatement, auditRecord, decisionAuditFields } from '../audit/audit.repository.js';
 import { consumeToken } from '../capture/capture.repository.js';
 import { AppError, forbidden, notFound } from '../errors.js';
 import { eventInsert, eventRecord } from '../events/events.repository.js';
@@ -295,18 +295,9 @@ export async function verifyToken(deps: Pick<AuthorizationDeps, 'db' | 'signer' 
       const row = await consumeToken(trx, decision.id, now);
       if (row) {
         await appendAudit(trx, {
-          accountId: row.account_id,
-          livemode: row.livemode,
+          ...decisionAuditFields(row),
           type: 'authorization_token.consumed',
           actor: actorOf(caller),
-          agentId: row.agent_id,
-          decisionId: row.id,
-          decision: row.decision,
-          amount: row.amount,
-          currency: row.currency,
-          vendor: row.vendor,
-          category: row.category,
-          policyId: row.policy_id,
         });
       }
       return row;

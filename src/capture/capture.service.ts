@@ -1,6 +1,6 @@
 import { actorOf, ADMIN, requireRole, type Caller } from '../caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
-import { appendAudit, type AuditInput } from '../audit/audit.repository.js';
+import { appendAudit, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
 import { changeSpend, findDecisionInScope } from '../authorization/authorization.repository.js';
 import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
 import { lockDecision } from '../approvals/approvals.repository.js';
@@ -34,20 +34,12 @@ async function settle(trx: DbOrTrx, row: DecisionRow, to: Settlement, actor: Aud
   // Counted where the approval was counted (its own month and day), not in today's period.
   if (released > 0) await changeSpend(trx, row.agent_id, { month: row.spend_month, day: row.spend_day }, { approved: -released, reserved: 0 });
   await appendAudit(trx, {
-    accountId: row.account_id,
-    livemode: row.livemode,
+    ...decisionAuditFields(row),
     type: TYPE_OF[to],
     actor,
-    agentId: row.agent_id,
-    decisionId: row.id,
-    decision: row.decision,
-    amount: to === 'captured' ? capturedAmount! : amount,
-    currency: row.currency,
-    vendor: row.vendor,
-    category: row.category,
-    policyId: row.policy_id,
     reason: to,
     metadata: { approved_amount: amount, captured_amount: to === 'captured' ? capturedAmount! : 0, released_amount: released },
+    amount: to === 'captured' ? capturedAmount! : amount,
   });
   await emitEvent(trx, { accountId: row.account_id, livemode: row.livemode, type: TYPE_OF[to], data: decisionEventData(updated), now });
   return updated;
