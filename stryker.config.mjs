@@ -14,6 +14,9 @@ export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts' },
   mutate: chosen.flatMap((m) => m.mutate),
+  // Workflow code runs in the workflow sandbox, whose coverage counts never reach the test
+  // process (test/support/replay-bundle.ts): every mutant there runs the module's every test.
+  coverageAnalysis: chosen.some((m) => m.coverageAnalysis === 'off') ? 'off' : 'perTest',
   // Unchanged mutants and tests keep their last result (the file lives with the reports).
   incremental: true,
   incrementalFile: `${out}/stryker-incremental.json`,

@@ -9,7 +9,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
-import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { Worker, type WorkflowBundle } from '@temporalio/worker';
+import { bundleForReplay } from './replay-bundle.js';
 import type { HistoryEventJson, HistoryJson, PayloadJson } from './history-builder.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -22,8 +23,7 @@ export interface ReplayedValues {
   result?: unknown;
 }
 
-export const bundleWithRecorder = (): Promise<WorkflowBundle> =>
-  bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: [INTERCEPTORS_PATH], logger: new DefaultLogger('ERROR') });
+export const bundleWithRecorder = (): Promise<WorkflowBundle> => bundleForReplay({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: [INTERCEPTORS_PATH] });
 
 const fromJson = (p: PayloadJson): unknown =>
   defaultPayloadConverter.fromPayload({

@@ -11,10 +11,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { workflowBundleOptions } from '../../src/temporal/worker.js';
+import { bundleForReplay } from '../support/replay-bundle.js';
 import { bundleWithRecorder, recordedValues, replayValues } from '../support/replay-recorder.js';
 import { assertWellFormed, HELD_SCENARIOS, heldAuthorizationHistory, jsonPayload, type HistoryEventJson, type HistoryJson } from '../support/history-builder.js';
 
@@ -117,9 +118,9 @@ beforeAll(async () => {
     // A Runtime already exists in this process: keep it.
   }
   [workflowBundle, recordingBundle, tracedBundle] = await Promise.all([
-    bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') }),
+    bundleForReplay({ workflowsPath: WORKFLOWS_PATH }),
     bundleWithRecorder(),
-    bundleWorkflowCode({ ...workflowBundleOptions(WORKFLOWS_PATH, true), logger: new DefaultLogger('ERROR') }),
+    bundleForReplay(workflowBundleOptions(WORKFLOWS_PATH, true)),
   ]);
 }, 120_000);
 

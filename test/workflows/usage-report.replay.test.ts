@@ -8,10 +8,11 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineSearchAttributeKey } from '@temporalio/common';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { ReportAccountResult, UsageReportResult } from '../../workflows/usage-report.types.js';
+import { bundleForReplay } from '../support/replay-bundle.js';
 import { bundleWithRecorder, recordedValues, replayValues } from '../support/replay-recorder.js';
 import { assertWellFormed, HistoryBuilder, jsonPayload, payloads, type HistoryEventJson, type HistoryJson } from '../support/history-builder.js';
 
@@ -102,7 +103,7 @@ beforeAll(async () => {
   } catch {
     // A Runtime already exists in this process: keep it.
   }
-  [workflowBundle, recordingBundle] = await Promise.all([bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') }), bundleWithRecorder()]);
+  [workflowBundle, recordingBundle] = await Promise.all([bundleForReplay({ workflowsPath: WORKFLOWS_PATH }), bundleWithRecorder()]);
 }, 120_000);
 
 describe('usageReport replays', () => {
