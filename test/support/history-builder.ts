@@ -292,8 +292,11 @@ export class HistoryBuilder {
     activityType: string;
     input: PayloadsJson;
     startToCloseMs: number;
+    /** Set in proxyActivities: the server records it as the schedule-to-start limit too. */
+    scheduleToCloseMs?: number;
     retryPolicy: { initialIntervalMs: number; backoffCoefficient: number; maximumIntervalMs: number; nonRetryableErrorTypes: string[] };
   }): number {
+    const scheduleToClose = a.scheduleToCloseMs === undefined ? '0s' : duration(a.scheduleToCloseMs);
     return this.add('ACTIVITY_TASK_SCHEDULED', 'activityTaskScheduledEventAttributes', {
       activityId: a.activityId,
       activityType: { name: a.activityType },
@@ -301,8 +304,8 @@ export class HistoryBuilder {
       header: {},
       input: a.input,
       // Unset in proxyActivities: recorded as 0s, i.e. no limit (the run has no timeout either).
-      scheduleToCloseTimeout: '0s',
-      scheduleToStartTimeout: '0s',
+      scheduleToCloseTimeout: scheduleToClose,
+      scheduleToStartTimeout: scheduleToClose,
       startToCloseTimeout: duration(a.startToCloseMs),
       heartbeatTimeout: '0s',
       workflowTaskCompletedEventId: String(this.lastWorkflowTaskCompleted),

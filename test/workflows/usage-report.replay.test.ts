@@ -24,8 +24,10 @@ const LIST_OPTIONS = {
   startToCloseMs: 60_000,
   retryPolicy: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, nonRetryableErrorTypes: ['MonthNotReportable'] },
 };
+const LIST_RETRY = { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, nonRetryableErrorTypes: ['MonthNotReportable'] };
 const REPORT_OPTIONS = {
   startToCloseMs: 30_000,
+  scheduleToCloseMs: 20 * 86_400_000,
   retryPolicy: { initialIntervalMs: 30_000, backoffCoefficient: 2, maximumIntervalMs: 3_600_000, nonRetryableErrorTypes: ['BillingMeterRejected', 'MonthNotReportable'] },
 };
 
@@ -119,13 +121,23 @@ describe('usageReport replays', () => {
     expect(replayed).toEqual(recordedValues(history));
     expect(replayed.activities.map((a) => a.args)).toEqual([[MONTH, undefined], [{ accountId: A, month: MONTH }], [{ accountId: B, month: MONTH }]]);
     expect(replayed.result).toEqual({ month: MONTH, accounts: 2, accepted: 1, skipped: 0, failed: 1, failedAccountIds: [B] });
+    // Reports are retried from 30 s to hourly for 20 days; a refusal of the meter is final.
+    expect(replayed.activities[1]!.options).toEqual({
+      startToCloseMs: 30_000,
+      scheduleToCloseMs: 20 * 86_400_000,
+      heartbeatMs: 0,
+      retry: { initialIntervalMs: 30_000, backoffCoefficient: 2, maximumIntervalMs: 3_600_000, nonRetryableErrorTypes: ['BillingMeterRejected', 'MonthNotReportable'] },
+    });
   });
 
   test('a scheduled run with nothing to report lists once and completes', async () => {
     const history = scheduledRun([], false);
     const replayed = await replayValues(recordingBundle, history, WORKFLOW_ID);
     expect(replayed).toEqual(recordedValues(history));
-    expect(replayed).toEqual({ activities: [{ activityType: 'listAccountsToReport', args: [MONTH, undefined] }], result: { month: MONTH, accounts: 0, accepted: 0, skipped: 0, failed: 0, failedAccountIds: [] } });
+    expect(replayed).toEqual({
+      activities: [{ activityType: 'listAccountsToReport', args: [MONTH, undefined], options: { startToCloseMs: 60_000, scheduleToCloseMs: 0, heartbeatMs: 0, retry: LIST_RETRY } }],
+      result: { month: MONTH, accounts: 0, accepted: 0, skipped: 0, failed: 0, failedAccountIds: [] },
+    });
   });
 
   test('a history whose totals the code would not return replays, but not to its recorded result', async () => {
