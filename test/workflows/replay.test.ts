@@ -17,7 +17,8 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { workflowBundleOptions } from '../../src/temporal/worker.js';
 import { bundleForReplay } from '../support/replay-bundle.js';
 import { bundleWithRecorder, recordedValues, replayValues } from '../support/replay-recorder.js';
-import { assertWellFormed, HELD_SCENARIOS, heldAuthorizationHistory, jsonPayload, type HistoryEventJson, type HistoryJson } from '../support/history-builder.js';
+import { assertWellFormed, HELD_SCENARIOS, heldAuthorizationHistory, HistoryBuilder, jsonPayload, payloads, type HistoryEventJson, type HistoryJson } from '../support/history-builder.js';
+import type { ReconcileResult } from '../../workflows/reconcile-holds.types.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const HISTORIES_DIR = path.resolve(here, '../histories');
@@ -160,6 +161,37 @@ describe('turning tracing on is no workflow change', () => {
   test.each(FIXTURES)('%s replays with the tracing interceptors', async (name) => {
     const history = load(name);
     await Worker.runReplayHistory({ workflowBundle: tracedBundle, sinks: TRACING_SINKS, replayName: 'held-authorization-replay-traced' }, history, workflowIdOf(history));
+  });
+});
+
+/** A reconcile run as the Schedule starts it: one activity, its result returned as the run's. */
+function reconcileRun(): HistoryJson {
+  const b = new HistoryBuilder({ workflowId: 'reconcile-held-requests', runId: '0195a1b2-0200-7000-8000-000000000200', startTime: new Date('2026-11-21T12:00:00.000Z'), taskQueue: 'spend-authorization' });
+  b.workflowExecutionStarted({ workflowType: 'reconcileHeldRequests', input: payloads() });
+  b.workflowTask();
+  const scheduled = b.activityTaskScheduled({
+    activityId: '1',
+    activityType: 'reconcileHolds',
+    input: payloads(),
+    startToCloseMs: 600_000,
+    heartbeatMs: 60_000,
+    retryPolicy: { initialIntervalMs: 10_000, backoffCoefficient: 2, maximumIntervalMs: 1_000_000, maximumAttempts: 3, nonRetryableErrorTypes: [] },
+  });
+  const started = b.activityTaskStarted({ scheduledEventId: scheduled });
+  const result: ReconcileResult = { checked: 3, running: 1, restarted: 1, expired: 1, failed: 0 };
+  b.activityTaskCompleted({ scheduledEventId: scheduled, startedEventId: started, result });
+  b.workflowTask();
+  b.workflowExecutionCompleted({ result });
+  return b.build();
+}
+
+describe('reconcileHeldRequests', () => {
+  test('replays one reconcileHolds activity (10 minutes, a heartbeat each minute, three attempts) and returns its result', async () => {
+    const history = reconcileRun();
+    assertWellFormed(history);
+    const replayed = await replayValues(recordingBundle, history, 'reconcile-held-requests');
+    expect(replayed).toEqual(recordedValues(history));
+    expect(replayed.result).toEqual({ checked: 3, running: 1, restarted: 1, expired: 1, failed: 0 });
   });
 });
 
