@@ -392,7 +392,13 @@ describe('the CLI runner (same activities, without the engine)', () => {
     await ctx.database.db.insertInto('usage_counters').values({ account_id: a.id, month, shard: 0, checks: 1 }).execute();
     const meter = await startMeter([500, 500, 500, 500]);
     const activities = createUsageReportActivities({ db: ctx.database.db, billingMeter: { url: meter.url, apiKey: 'k' } });
-    const summary = await runUsageReport({ month, activities, attempts: 4, sleep: async () => {} });
+    // Only this account: on a database kept from an earlier run, that run's account of this month is still pending.
+    const summary = await runUsageReport({
+      month,
+      activities: { listAccountsToReport: async (m, after) => (await activities.listAccountsToReport(m, after)).filter((id) => id === a.id), reportAccountUsage: activities.reportAccountUsage },
+      attempts: 4,
+      sleep: async () => {},
+    });
     expect(summary.failed.find((f) => f.accountId === a.id)).toEqual({ accountId: a.id, error: 'billing meter answered HTTP 500', permanent: false });
     expect(await reportRow(a.id, month)).toMatchObject({ status: 'pending', attempts: 4 });
   });
