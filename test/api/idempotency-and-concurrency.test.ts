@@ -161,6 +161,43 @@ describe('Idempotency-Key: claims, keys and stored responses', () => {
     expect(await claimOf('typed')).toMatchObject({ status: 'completed', response_status: 201, response_type: 'application/json; charset=utf-8' });
   });
 
+  test('an authorization stored inside its own transaction replays as JSON too', async () => {
+    const agentId = await newAgent();
+    const first = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'typed-authorize' });
+    const again = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'typed-authorize' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    expect(await claimOf('typed-authorize')).toMatchObject({ status: 'completed', response_status: 200, response_type: 'application/json; charset=utf-8' });
+  });
+
+  test('the replay answers with the content type stored with the response', async () => {
+    await acct.test.post('/v1/policies', policyBody(), { 'idempotency-key': 'typed-text' });
+    await ctx.database.db.updateTable('idempotency_keys').set({ response_type: 'text/plain; charset=utf-8' }).where('account_id', '=', acct.id).where('key', '=', 'typed-text').execute();
+    const again = await acct.test.post('/v1/policies', policyBody(), { 'idempotency-key': 'typed-text' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+  });
+
+  test('a body that fails validation is refused (400) before the key is looked up, even with a key already used', async () => {
+    const agentId = await newAgent();
+    await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'then-invalid' });
+    const res = await acct.test.post('/v1/authorize', { ...body(agentId), amount: 'lots' }, { 'idempotency-key': 'then-invalid' });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'amount' });
+  });
+
+  test("a stored response copied onto another key's row does not open there (its scope is authenticated)", async () => {
+    const agentId = await newAgent();
+    await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'copy-from' });
+    await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'copy-to' });
+    const from = (await claimOf('copy-from'))!;
+    await ctx.database.db.updateTable('idempotency_keys').set({ response_body: from.response_body }).where('account_id', '=', acct.id).where('key', '=', 'copy-to').execute();
+    const res = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'copy-to' });
+    expect(res.status).toBe(409);
+    expect(res.body.error.message).toContain('can no longer be read');
+  });
+
   test('a stored response that no longer opens (the server key changed) answers 409, and is never replayed as garbage', async () => {
     const agentId = await newAgent();
     await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'rekeyed' });
@@ -204,7 +241,7 @@ describe('Idempotency-Key: claims, keys and stored responses', () => {
       expect(await claimOf(key)).toMatchObject({ status: 'completed' });
     } else {
       expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'Idempotency-Key' });
+      expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'Idempotency-Key', message: 'Idempotency-Key must be 1–255 printable characters.' });
     }
   });
 
