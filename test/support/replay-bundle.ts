@@ -6,9 +6,10 @@
  * code runs in its own V8 context, whose `globalThis` has no `__stryker__` (and no `process` whose
  * environment the mutated code would read instead), so there every mutant would stay switched off
  * and survive. Under Stryker, this gives the sandbox the test process's choice: the bundle ends
- * by defining `__stryker__` as an accessor for an object made once per V8 context. An accessor,
- * because the SDK deep-freezes every global value the bundle leaves behind, and the mutated code
- * writes its coverage counts into that object.
+ * by defining `__stryker__` there, holding the active mutant. The SDK deep-freezes every global
+ * the bundle leaves behind, and the mutated code writes coverage counts into the object it finds
+ * at `__stryker__.mutantCoverage`: a getter hands out a fresh one (the counts are not used, as
+ * they could not reach Stryker from the sandbox anyway).
  *
  * The mutated sources do not change during a Stryker run (only the active mutant does), so a
  * bundle is built once per run and kept on disk; each mutant's test run only appends its choice.
@@ -27,8 +28,10 @@ const strykerNamespace = (): StrykerNamespace | undefined => (globalThis as { __
 
 /** Code the workflow context runs when it loads the bundle: the mutant this test run has switched on, if any. */
 export function activationPrologue(activeMutant: string | number | undefined): string {
-  const ns = JSON.stringify(activeMutant === undefined ? {} : { activeMutant });
-  return `(() => { const ns = ${ns}; Object.defineProperty(globalThis, '__stryker__', { get: () => ns, configurable: true }); })();`;
+  const active = activeMutant === undefined ? '' : `activeMutant: ${JSON.stringify(activeMutant)}, `;
+  // Each read of mutantCoverage gives a fresh object: the SDK freezes the namespace with the other
+  // globals, and the mutated code keeps (and writes its counts into) the first object it reads.
+  return `globalThis.__stryker__ = { ${active}get mutantCoverage() { return { static: {}, perTest: {} }; } };`;
 }
 
 type ReplayBundleOptions = Omit<BundleOptions, 'logger'>;
@@ -50,7 +53,16 @@ export async function bundleForReplay(options: ReplayBundleOptions): Promise<Wor
     fs.writeFileSync(partial, code);
     fs.renameSync(partial, file);
   }
-  // Appended: it still runs when the context loads the bundle, before any workflow module, and the
-  // bundle's first line (a directive) and line numbers stay as they were.
-  return { code: `${code}\n${activationPrologue(ns.activeMutant)}\n` };
+  return { code: withPrologue(code, activationPrologue(ns.activeMutant)) };
+}
+
+/**
+ * The bundle with `line` at its end: it still runs when the context loads the bundle, before any
+ * workflow module, and the bundle's first line and line numbers stay as they were. Before the
+ * inline source map, which ends the bundle: the SDK cuts the code there.
+ */
+export function withPrologue(code: string, line: string): string {
+  const map = code.lastIndexOf('//# sourceMappingURL=data:');
+  if (map < 0) throw new Error('the workflow bundle has no inline source map');
+  return `${code.slice(0, map)}${line}\n${code.slice(map)}`;
 }
