@@ -195,6 +195,38 @@ describe('reconcileHeldRequests', () => {
   });
 });
 
+/** A webhook delivery whose row was already settled when the activity ran (a redelivery after the fact). */
+function settledDelivery(deliveryStatus: 'delivered' | 'failed'): HistoryJson {
+  const b = new HistoryBuilder({ workflowId: `webhook-settled-${deliveryStatus}`, runId: '0195a1b2-0300-7000-8000-000000000300', startTime: new Date('2026-11-21T12:00:00.000Z'), taskQueue: 'spend-authorization' });
+  const input = { deliveryId: 'del_FxSettled0000000000000000' };
+  b.workflowExecutionStarted({ workflowType: 'webhookDelivery', input: payloads(input) });
+  b.workflowTask();
+  const scheduled = b.activityTaskScheduled({
+    activityId: '1',
+    activityType: 'deliverWebhook',
+    input: payloads(input),
+    startToCloseMs: 30_000,
+    scheduleToCloseMs: 3 * 86_400_000,
+    retryPolicy: { initialIntervalMs: 30_000, backoffCoefficient: 2, maximumIntervalMs: 3_600_000, nonRetryableErrorTypes: ['WebhookPermanentFailure', 'WebhookUrlRefused', 'WebhookEndpointGone', 'DeliveryNotFound'] },
+  });
+  const started = b.activityTaskStarted({ scheduledEventId: scheduled });
+  b.activityTaskCompleted({ scheduledEventId: scheduled, startedEventId: started, result: { status: 'already_completed', statusCode: deliveryStatus === 'delivered' ? 200 : 410, deliveryStatus } });
+  b.workflowTask();
+  b.workflowExecutionCompleted({ result: deliveryStatus });
+  return b.build();
+}
+
+describe('webhookDelivery of a delivery already settled', () => {
+  test.each(['delivered', 'failed'] as const)('settled as %s: reported as it was settled, with no second attempt', async (deliveryStatus) => {
+    const history = settledDelivery(deliveryStatus);
+    assertWellFormed(history);
+    const replayed = await replayValues(recordingBundle, history, `webhook-settled-${deliveryStatus}`);
+    expect(replayed).toEqual(recordedValues(history));
+    expect(replayed.result).toBe(deliveryStatus);
+    expect(replayed.activities.map((a) => a.activityType)).toEqual(['deliverWebhook']);
+  });
+});
+
 describe('hand-built fixtures', () => {
   test.each(Object.keys(HELD_SCENARIOS))('%s is what the builder makes today (run `npx tsx test/histories/generate.ts` after changing it)', (name) => {
     expect(load(name)).toEqual(heldAuthorizationHistory(HELD_SCENARIOS[name]!));
