@@ -37,14 +37,19 @@ const A = 'acct_FxReplayA000000000000000';
 const B = 'acct_FxReplayB000000000000000';
 
 /** The history of a scheduled run whose listing returns `accounts`; the last account's report is refused when `refuseLast`. */
-function scheduledRun(accounts: string[], refuseLast: boolean): HistoryJson {
+function scheduledRun(
+  accounts: string[],
+  refuseLast: boolean,
+  opts: { startTime?: Date; scheduled?: Date | null; skipFirst?: boolean } = {},
+): HistoryJson {
+  const scheduled = opts.scheduled === undefined ? SCHEDULED : opts.scheduled;
   const b = new HistoryBuilder({
     workflowId: `usage-report-${SCHEDULED.toISOString()}`,
     runId: '0195a1b2-0100-7000-8000-000000000100',
-    startTime: new Date(SCHEDULED.getTime() + 120),
+    startTime: opts.startTime ?? new Date(SCHEDULED.getTime() + 120),
     taskQueue: 'spend-authorization',
   });
-  b.workflowExecutionStarted({ workflowType: 'usageReport', input: payloads({}), searchAttributes: [{ key: ScheduledStartTime, value: SCHEDULED }] });
+  b.workflowExecutionStarted({ workflowType: 'usageReport', input: payloads({}), ...(scheduled ? { searchAttributes: [{ key: ScheduledStartTime, value: scheduled }] } : {}) });
   b.workflowTask();
 
   // `after` is undefined on the first page: a binary/null payload, which carries no data at all.
@@ -58,20 +63,22 @@ function scheduledRun(accounts: string[], refuseLast: boolean): HistoryJson {
   const totals: UsageReportResult = { month: MONTH, accounts: accounts.length, accepted: 0, skipped: 0, failed: 0, failedAccountIds: [] };
   if (accounts.length > 0) {
     // Both lanes schedule their first account in the same task.
-    const scheduled = accounts.map((accountId, i) =>
+    const scheduledIds = accounts.map((accountId, i) =>
       b.activityTaskScheduled({ activityId: String(i + 2), activityType: 'reportAccountUsage', input: payloads({ accountId, month: MONTH }), ...REPORT_OPTIONS }),
     );
     accounts.forEach((accountId, i) => {
       b.advance(150);
-      const started = b.activityTaskStarted({ scheduledEventId: scheduled[i]! });
+      const started = b.activityTaskStarted({ scheduledEventId: scheduledIds[i]! });
       if (refuseLast && i === accounts.length - 1) {
-        b.activityTaskFailed({ scheduledEventId: scheduled[i]!, startedEventId: started, message: 'billing meter answered HTTP 400', type: 'BillingMeterRejected', nonRetryable: true });
+        b.activityTaskFailed({ scheduledEventId: scheduledIds[i]!, startedEventId: started, message: 'billing meter answered HTTP 400', type: 'BillingMeterRejected', nonRetryable: true });
         totals.failed += 1;
         totals.failedAccountIds.push(accountId);
       } else {
-        const result: ReportAccountResult = { accountId, month: MONTH, quantity: 10, status: 'accepted', posted: true, idempotencyKey: `${accountId}:${MONTH}` };
-        b.activityTaskCompleted({ scheduledEventId: scheduled[i]!, startedEventId: started, result });
-        totals.accepted += 1;
+        const skipped = opts.skipFirst === true && i === 0;
+        const result: ReportAccountResult = { accountId, month: MONTH, quantity: 10, status: skipped ? 'skipped' : 'accepted', posted: !skipped, idempotencyKey: `${accountId}:${MONTH}` };
+        b.activityTaskCompleted({ scheduledEventId: scheduledIds[i]!, startedEventId: started, result });
+        if (skipped) totals.skipped += 1;
+        else totals.accepted += 1;
       }
     });
     b.workflowTask();
@@ -145,6 +152,30 @@ describe('usageReport replays', () => {
     const completed = history.events.find(isType('WORKFLOW_EXECUTION_COMPLETED'))!;
     attributesOf(completed).result.payloads[0] = jsonPayload({ month: MONTH, accounts: 2, accepted: 2, skipped: 0, failed: 0, failedAccountIds: [] });
     expect(await replayValues(recordingBundle, history, WORKFLOW_ID)).not.toEqual(recordedValues(history));
+  });
+});
+
+describe('which month a run bills, and what it counts', () => {
+  test('a run the Schedule started late bills the month before its scheduled time, not before its start', async () => {
+    // Due on 1 November, started on 2 December (a Schedule catching up): still October.
+    const history = scheduledRun([A], false, { startTime: new Date('2026-12-02T08:00:00.000Z') });
+    const replayed = await replayValues(recordingBundle, history, WORKFLOW_ID);
+    expect(replayed).toEqual(recordedValues(history));
+    expect(replayed.activities[0]!.args).toEqual([MONTH, undefined]);
+  });
+
+  test('a run started by hand (no scheduled time) bills the month before its start', async () => {
+    const history = scheduledRun([A], false, { scheduled: null });
+    const replayed = await replayValues(recordingBundle, history, WORKFLOW_ID);
+    expect(replayed).toEqual(recordedValues(history));
+    expect(replayed.activities[0]!.args).toEqual([MONTH, undefined]);
+  });
+
+  test('a report skipped (no meter configured) is counted as skipped, not accepted', async () => {
+    const history = scheduledRun([A, B], false, { skipFirst: true });
+    const replayed = await replayValues(recordingBundle, history, WORKFLOW_ID);
+    expect(replayed).toEqual(recordedValues(history));
+    expect(replayed.result).toEqual({ month: MONTH, accounts: 2, accepted: 1, skipped: 1, failed: 0, failedAccountIds: [] });
   });
 });
 
