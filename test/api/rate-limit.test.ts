@@ -370,7 +370,7 @@ async function limitedApp(limits: ReturnType<typeof rateLimiter>, authenticate: 
     next();
   });
   app.get('/public', limits.perAccount, (_req, res) => void res.json({ ok: true }));
-  app.get('/private', authMiddleware(authenticate), limits.onAuthFailure, limits.perAccount, (_req, res) => void res.json({ ok: true }));
+  app.get('/private', authMiddleware(authenticate), limits.onAuthFailure, limits.perAccount, (_req: express.Request, res: express.Response) => void res.json({ ok: true }));
   app.use(errorHandler(() => {}));
   const server = await new Promise<http.Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

@@ -16,7 +16,8 @@ interface Task {
 export default class FileFailureReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     for (const module of testModules) {
-      const file = module.task as unknown as Task;
+      // The task behind the module: the object StrykerJS reads the results from (not in vitest's public types).
+      const file = (module as unknown as { task: Task }).task;
       if (file.result?.state !== 'fail') continue;
       const failAll = (t: Task): void => {
         for (const c of t.tasks ?? []) {
