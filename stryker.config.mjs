@@ -8,11 +8,16 @@ const name = process.env.MUTATION_MODULE;
 if (name && !modules[name]) throw new Error(`MUTATION_MODULE=${name}: not one of ${Object.keys(modules).join(', ')}`);
 const chosen = name ? [modules[name]] : Object.values(modules);
 const out = `test-artifacts/mutation/${name ?? 'all'}`;
+const sandboxed = chosen.some((m) => m.coverageAnalysis === 'off');
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
-  vitest: { configFile: 'vitest.mutation.config.ts' },
+  // Workflow code runs in the workflow sandbox, whose coverage counts never reach the test
+  // process (test/support/replay-bundle.ts), and no test imports it (it is bundled from its path):
+  // every mutant there runs every test of the module, not only the "related" test files.
+  vitest: { configFile: 'vitest.mutation.config.ts', related: !sandboxed },
+  coverageAnalysis: sandboxed ? 'off' : 'perTest',
   mutate: chosen.flatMap((m) => m.mutate),
   // Unchanged mutants and tests keep their last result (the file lives with the reports).
   incremental: true,

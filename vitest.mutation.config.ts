@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
@@ -8,5 +9,5 @@ const name = process.env.MUTATION_MODULE;
 const include = [...new Set((name ? [modules[name]!] : Object.values(modules)).flatMap((m) => m.tests))];
 
 export default defineConfig({
-  test: { ...base.test, include, maxWorkers: 1 },
+  test: { ...base.test, include, maxWorkers: 1, reporters: ['default', fileURLToPath(new URL('./test/mutation/file-failure-reporter.ts', import.meta.url))] },
 });

@@ -11,6 +11,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createUsageReportActivities, METER_ATTEMPT_TIMEOUT_MS, retryAfterMs, type UsageLogger } from '../../activities/usage-report.js';
 import { monthEnd, monthOf } from '../../src/usage/month.js';
+import { countUnsettledReports, unsettledMonthsBefore } from '../../src/usage/usage-reports.repository.js';
 import { runUsageReport } from '../../src/usage/usage-report.runner.js';
 import { createTestContext, policyBody, type TestContext } from '../support/context.js';
 
@@ -244,6 +245,71 @@ describe('listAccountsToReport', () => {
   });
 });
 
+describe('months and reports left unsettled', () => {
+  test('listUnsettledMonths: earlier months with live checks whose report is missing, pending or failed, newest first; never one accepted or skipped, one without checks, or the month itself', async () => {
+    const a = await ctx.account('growth');
+    await ctx.database.db
+      .insertInto('usage_counters')
+      .values([
+        { account_id: a.id, month: '2019-01', shard: 0, checks: 4 },
+        { account_id: a.id, month: '2019-02', shard: 0, checks: 3 },
+        { account_id: a.id, month: '2019-03', shard: 1, checks: 2 },
+        { account_id: a.id, month: '2019-04', shard: 0, checks: 0 },
+        { account_id: a.id, month: '2019-05', shard: 0, checks: 6 },
+        { account_id: a.id, month: '2019-06', shard: 0, checks: 1 },
+        { account_id: a.id, month: '2019-07', shard: 0, checks: 9 },
+      ])
+      .execute();
+    const report = (month: string, status: 'pending' | 'accepted' | 'skipped' | 'failed') => ({
+      account_id: a.id,
+      month,
+      quantity: 1,
+      status,
+      attempts: 1,
+      last_status_code: null,
+      last_error: null,
+      idempotency_key: `${a.id}:${month}`,
+      created_at: new Date(),
+      updated_at: new Date(),
+      reported_at: null,
+    });
+    await ctx.database.db.insertInto('usage_reports').values([report('2019-01', 'accepted'), report('2019-02', 'failed'), report('2019-05', 'skipped'), report('2019-06', 'pending')]).execute();
+
+    const activities = activitiesFor(undefined);
+    // 2019-07 is the month asked before: not earlier than itself.
+    expect(await activities.listUnsettledMonths('2019-07')).toEqual(['2019-06', '2019-03', '2019-02']);
+    expect(await unsettledMonthsBefore(ctx.database.db, '2019-07', 2)).toEqual(['2019-06', '2019-03']);
+    expect(await activities.listUnsettledMonths('2019-03')).toEqual(['2019-02']);
+    const refused = await failureOf(activities.listUnsettledMonths('2019-13'));
+    expect(refused).toMatchObject({ type: 'MonthNotReportable', nonRetryable: true });
+  });
+
+  test('countUnsettledReports counts reports pending or failed, never accepted or skipped', async () => {
+    const before = await countUnsettledReports(ctx.database.db);
+    const accounts = await Promise.all([ctx.account('growth'), ctx.account('growth'), ctx.account('growth'), ctx.account('growth')]);
+    const statuses = ['pending', 'failed', 'accepted', 'skipped'] as const;
+    await ctx.database.db
+      .insertInto('usage_reports')
+      .values(
+        accounts.map((acct, i) => ({
+          account_id: acct.id,
+          month: '2019-08',
+          quantity: 1,
+          status: statuses[i]!,
+          attempts: 1,
+          last_status_code: null,
+          last_error: null,
+          idempotency_key: `${acct.id}:2019-08`,
+          created_at: new Date(),
+          updated_at: new Date(),
+          reported_at: null,
+        })),
+      )
+      .execute();
+    expect(await countUnsettledReports(ctx.database.db)).toBe(before + 2);
+  });
+});
+
 describe('the CLI runner (same activities, without the engine)', () => {
   test('retries transient failures with backoff and honours Retry-After; a re-run posts nothing', async () => {
     const month = '2025-03';
@@ -280,13 +346,59 @@ describe('the CLI runner (same activities, without the engine)', () => {
     expect(meter.requests.length).toBe(before);
   });
 
+  test('the summary counts each account once: accepted by the meter, or skipped when no meter is configured', async () => {
+    const month = '2025-05';
+    const a = await ctx.account('growth');
+    const b = await ctx.account('growth');
+    await ctx.database.db.insertInto('usage_counters').values([
+      { account_id: a.id, month, shard: 0, checks: 7 },
+      { account_id: b.id, month, shard: 0, checks: 2 },
+    ]).execute();
+    const meter = await startMeter();
+    const metered = createUsageReportActivities({ db: ctx.database.db, billingMeter: { url: meter.url, apiKey: 'k' } });
+    const unmetered = createUsageReportActivities({ db: ctx.database.db, billingMeter: { url: undefined, apiKey: undefined } });
+    const summary = await runUsageReport({
+      month,
+      activities: {
+        listAccountsToReport: async (m, after) => (await metered.listAccountsToReport(m, after)).filter((id) => id === a.id || id === b.id),
+        reportAccountUsage: (input) => (input.accountId === a.id ? metered : unmetered).reportAccountUsage(input),
+      },
+      sleep: async () => {},
+    });
+    expect(summary).toEqual({ month, accounts: 2, accepted: 1, skipped: 1, failed: [] });
+    expect((await reportRow(a.id, month))?.status).toBe('accepted');
+    expect((await reportRow(b.id, month))?.status).toBe('skipped');
+  });
+
+  test('without a sleep of its own, the runner really waits between attempts', async () => {
+    const month = '2025-06';
+    const a = await ctx.account('growth');
+    await ctx.database.db.insertInto('usage_counters').values({ account_id: a.id, month, shard: 0, checks: 1 }).execute();
+    const meter = await startMeter([503]);
+    const activities = createUsageReportActivities({ db: ctx.database.db, billingMeter: { url: meter.url, apiKey: 'k' } });
+    const started = Date.now();
+    const summary = await runUsageReport({
+      month,
+      activities: { listAccountsToReport: async (m, after) => (await activities.listAccountsToReport(m, after)).filter((id) => id === a.id), reportAccountUsage: activities.reportAccountUsage },
+      retryBaseMs: 300,
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(summary).toEqual({ month, accounts: 1, accepted: 1, skipped: 0, failed: [] });
+  });
+
   test('an account still failing after the attempts is reported back, the rest go on', async () => {
     const month = '2025-04';
     const a = await ctx.account('growth');
     await ctx.database.db.insertInto('usage_counters').values({ account_id: a.id, month, shard: 0, checks: 1 }).execute();
     const meter = await startMeter([500, 500, 500, 500]);
     const activities = createUsageReportActivities({ db: ctx.database.db, billingMeter: { url: meter.url, apiKey: 'k' } });
-    const summary = await runUsageReport({ month, activities, attempts: 4, sleep: async () => {} });
+    // Only this account: on a database kept from an earlier run, that run's account of this month is still pending.
+    const summary = await runUsageReport({
+      month,
+      activities: { listAccountsToReport: async (m, after) => (await activities.listAccountsToReport(m, after)).filter((id) => id === a.id), reportAccountUsage: activities.reportAccountUsage },
+      attempts: 4,
+      sleep: async () => {},
+    });
     expect(summary.failed.find((f) => f.accountId === a.id)).toEqual({ accountId: a.id, error: 'billing meter answered HTTP 500', permanent: false });
     expect(await reportRow(a.id, month)).toMatchObject({ status: 'pending', attempts: 4 });
   });

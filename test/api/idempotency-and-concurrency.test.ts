@@ -110,6 +110,151 @@ describe('Idempotency-Key', () => {
   });
 });
 
+describe('Idempotency-Key: claims, keys and stored responses', () => {
+  const claimOf = (key: string) =>
+    ctx.database.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', acct.id).where('livemode', '=', false).where('key', '=', key).executeTakeFirst();
+  const ageClaim = (key: string, ms: number) =>
+    ctx.database.db
+      .updateTable('idempotency_keys')
+      .set({ created_at: new Date(Date.now() - ms) })
+      .where('account_id', '=', acct.id)
+      .where('key', '=', key)
+      .execute();
+
+  test('a request still running holds its key: a retry of it answers 409 "still being processed", and after a minute the claim is taken over', async () => {
+    const agentId = await newAgent();
+    const first = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'stuck' });
+    // As if the first request had died between its claim and its commit.
+    await ctx.database.db
+      .updateTable('idempotency_keys')
+      .set({ status: 'in_progress', response_status: null, response_type: null, response_body: null })
+      .where('account_id', '=', acct.id)
+      .where('key', '=', 'stuck')
+      .execute();
+    await ageClaim('stuck', 30_000);
+    const busy = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'stuck' });
+    expect(busy.status).toBe(409);
+    expect(busy.body.error).toMatchObject({ code: 'conflict', param: 'Idempotency-Key', message: expect.stringContaining('still being processed') });
+
+    await ageClaim('stuck', 61_000);
+    const taken = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'stuck' });
+    expect(taken.status).toBe(200);
+    expect(taken.headers.get('idempotent-replayed')).toBeNull();
+    expect(taken.body.decision_id).not.toBe(first.body.decision_id);
+    expect(await claimOf('stuck')).toMatchObject({ status: 'completed', response_status: 200 });
+  });
+
+  test('a completed response is kept for its 24 hours, whatever its age below that', async () => {
+    const agentId = await newAgent();
+    const first = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'day-old' });
+    await ageClaim('day-old', 23 * 3600_000);
+    const again = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'day-old' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+  });
+
+  test('the replay carries the stored status and content type', async () => {
+    const p = await acct.test.post('/v1/policies', policyBody(), { 'idempotency-key': 'typed' });
+    const again = await acct.test.post('/v1/policies', policyBody(), { 'idempotency-key': 'typed' });
+    expect([p.status, again.status]).toEqual([201, 201]);
+    expect(again.headers.get('content-type')).toBe(p.headers.get('content-type'));
+    expect(await claimOf('typed')).toMatchObject({ status: 'completed', response_status: 201, response_type: 'application/json; charset=utf-8' });
+  });
+
+  test('an authorization stored inside its own transaction replays as JSON too', async () => {
+    const agentId = await newAgent();
+    const first = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'typed-authorize' });
+    const again = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'typed-authorize' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    expect(await claimOf('typed-authorize')).toMatchObject({ status: 'completed', response_status: 200, response_type: 'application/json; charset=utf-8' });
+  });
+
+  test('the replay answers with the content type stored with the response', async () => {
+    await acct.test.post('/v1/policies', policyBody(), { 'idempotency-key': 'typed-text' });
+    await ctx.database.db.updateTable('idempotency_keys').set({ response_type: 'text/plain; charset=utf-8' }).where('account_id', '=', acct.id).where('key', '=', 'typed-text').execute();
+    const again = await acct.test.post('/v1/policies', policyBody(), { 'idempotency-key': 'typed-text' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+  });
+
+  test('a body that fails validation is refused (400) before the key is looked up, even with a key already used', async () => {
+    const agentId = await newAgent();
+    await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'then-invalid' });
+    const res = await acct.test.post('/v1/authorize', { ...body(agentId), amount: 'lots' }, { 'idempotency-key': 'then-invalid' });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'amount' });
+  });
+
+  test("a stored response copied onto another key's row does not open there (its scope is authenticated)", async () => {
+    const agentId = await newAgent();
+    await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'copy-from' });
+    await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'copy-to' });
+    const from = (await claimOf('copy-from'))!;
+    await ctx.database.db.updateTable('idempotency_keys').set({ response_body: from.response_body }).where('account_id', '=', acct.id).where('key', '=', 'copy-to').execute();
+    const res = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'copy-to' });
+    expect(res.status).toBe(409);
+    expect(res.body.error.message).toContain('can no longer be read');
+  });
+
+  test('a stored response that no longer opens (the server key changed) answers 409, and is never replayed as garbage', async () => {
+    const agentId = await newAgent();
+    await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'rekeyed' });
+    const row = (await claimOf('rekeyed'))!;
+    const [version, iv, , data] = row.response_body!.split('.');
+    await ctx.database.db
+      .updateTable('idempotency_keys')
+      .set({ response_body: [version, iv, Buffer.alloc(16).toString('base64url'), data].join('.') })
+      .where('account_id', '=', acct.id)
+      .where('key', '=', 'rekeyed')
+      .execute();
+    const res = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': 'rekeyed' });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: 'conflict', param: 'Idempotency-Key', message: expect.stringContaining('can no longer be read') });
+  });
+
+  test('the same key and body on another route is another request (409); the query string is no part of it', async () => {
+    const agentId = await newAgent();
+    const frozen = await acct.test.post(`/v1/agents/${agentId}/freeze`, {}, { 'idempotency-key': 'route' });
+    expect(frozen.status).toBe(200);
+    const again = await acct.test.post(`/v1/agents/${agentId}/freeze?via=query`, {}, { 'idempotency-key': 'route' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(frozen.text);
+    const elsewhere = await acct.test.post(`/v1/agents/${agentId}/unfreeze`, {}, { 'idempotency-key': 'route' });
+    expect(elsewhere.status).toBe(409);
+    expect(elsewhere.body.error).toMatchObject({ code: 'conflict', param: 'Idempotency-Key', message: expect.stringContaining('different request') });
+  });
+
+  test.each([
+    ['255 characters', 'k'.repeat(255), true],
+    ['one character', 'k', true],
+    ['printable ASCII punctuation', '!~#$%&()*+,-./:;<=>?@[]^_`{|}', true],
+    ['an inner space', 'a b', false],
+    ['a tab', 'a\tb', false],
+    ['a character beyond ASCII', 'clé', false],
+  ])('a key of %s is %s', async (_what, key, accepted) => {
+    const agentId = await newAgent();
+    const res = await acct.test.post('/v1/authorize', body(agentId), { 'idempotency-key': key });
+    if (accepted) {
+      expect(res.status).toBe(200);
+      expect(await claimOf(key)).toMatchObject({ status: 'completed' });
+    } else {
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'Idempotency-Key', message: 'Idempotency-Key must be 1–255 printable characters.' });
+    }
+  });
+
+  test('only POST is idempotent, and an unknown route stores nothing', async () => {
+    const get = await acct.test.get('/v1/agents', { 'idempotency-key': 'a-get' });
+    expect(get.status).toBe(200);
+    const unknown = await acct.test.post('/v1/nothing-here', {}, { 'idempotency-key': 'a-404' });
+    expect(unknown.status).toBe(404);
+    expect(await claimOf('a-get')).toBeUndefined();
+    expect(await claimOf('a-404')).toBeUndefined();
+  });
+});
+
 describe('concurrent authorizations of one agent', () => {
   test('200 concurrent requests against a budget that fits exactly 37: 37 approved, never overspent, one decision and one audit record each', async () => {
     const agentId = await newAgent({ budget_monthly: 37 * 100, budget_single_max: 100 });

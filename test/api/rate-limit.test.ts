@@ -17,6 +17,8 @@ import { windowAt } from '../../src/ratelimit/limits.js';
 import { hitCounter, purgeCounters } from '../../src/ratelimit/ratelimit.repository.js';
 import { rateLimiter } from '../../src/http/rate-limit.js';
 import { errorHandler } from '../../src/http/errors.js';
+import { authMiddleware, type Authenticator } from '../../src/http/auth.js';
+import { AppError } from '../../src/errors.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { createTestContext, policyBody, type TestContext } from '../support/context.js';
 import { TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
@@ -213,7 +215,7 @@ describe('over the limit', () => {
 
     const limited = await send(`${base}/v1/agents`, { key: acct.test.key });
     expect(limited.status).toBe(429);
-    expect(limited.body).toMatchObject({ error: { code: 'rate_limited', message: expect.stringContaining('100 requests per minute') } });
+    expect(limited.body).toMatchObject({ error: { code: 'rate_limited', message: 'Too many requests: this account in test mode may make 100 requests per minute. Retry in 15 s.' } });
     expect(limitHeaders(limited)).toEqual({ limit: 100, remaining: 0, reset: 15 });
     expect(limited.headers['retry-after']).toBe('15');
 
@@ -242,6 +244,7 @@ describe('over the limit', () => {
     expect(res.map((r) => r.status)).toEqual([200, 200, 200, 429]);
     expect(res.map((r) => limitHeaders(r).remaining)).toEqual([2, 1, 0, 0]);
     expect(res[3]!.headers['retry-after']).toBe('60');
+    expect(res[3]!.body.error.message).toBe('Too many requests: this account in live mode may make 3 requests per minute. Retry in 60 s.');
   });
 
   test('every authenticated request counts: errors, a request rolled back and an idempotent replay', async () => {
@@ -321,7 +324,7 @@ describe('clients without a valid key', () => {
 
     const limited = await send(`${base}/v1/agents`, { from });
     expect(limited.status).toBe(429);
-    expect(limited.body.error.code).toBe('rate_limited');
+    expect(limited.body.error).toMatchObject({ code: 'rate_limited', message: 'Too many requests: a client without a valid API key may make 100 requests per minute. Retry in 10 s.' });
     expect(limited.headers['retry-after']).toBe('10');
     expect(limitHeaders(limited)).toEqual({ limit: 100, remaining: 0, reset: 10 });
     // Public endpoints share the address's count.
@@ -357,7 +360,7 @@ describe('counters', () => {
     expect(counts.sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     await hitCounter(ctx.database.db, bucket, old);
 
-    await purgeCounters(ctx.database.db, new Date(current.getTime() - 60_000));
+    expect(await purgeCounters(ctx.database.db, new Date(current.getTime() - 60_000))).toBeGreaterThanOrEqual(1);
     const rows = await ctx.database.db.selectFrom('rate_limit_counters').select(['window_start', 'count']).where('bucket', '=', bucket).execute();
     expect(rows).toEqual([{ window_start: current, count: 50 }]);
   });
@@ -391,6 +394,72 @@ describe('when the counters cannot be reached', () => {
       expect(logged).toHaveLength(2);
     } finally {
       server.close();
+      await unreachable.close();
+    }
+  });
+});
+
+/** An app of the limiter alone, in the order src/app.ts mounts it, on 127.0.0.1; closed by the caller. */
+async function limitedApp(limits: ReturnType<typeof rateLimiter>, authenticate: Authenticator): Promise<{ base: string; close: () => void }> {
+  const app = express();
+  app.use((req, _res, next) => {
+    req.requestId = 'req_test';
+    next();
+  });
+  app.get('/public', limits.perAccount, (_req, res) => void res.json({ ok: true }));
+  app.get('/private', authMiddleware(authenticate), limits.onAuthFailure, limits.perAccount, (_req: express.Request, res: express.Response) => void res.json({ ok: true }));
+  app.use(errorHandler(() => {}));
+  const server = await new Promise<http.Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+describe('what counts against whom', () => {
+  test('only a refused key counts against the client address: an authentication that fails otherwise (its database away) is answered as it is, uncounted', async () => {
+    const limits = rateLimiter({ db: ctx.database.db });
+    const app = await limitedApp(limits, async () => {
+      throw new AppError('service_unavailable', 'The key store is unavailable.');
+    });
+    try {
+      const from = randomLoopback();
+      const res = await send(`${app.base}/private`, { from, key: `gc_test_${'z'.repeat(40)}` });
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('service_unavailable');
+      expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+      const refused = await send(`${app.base}/private`, { from });
+      expect(refused.status).toBe(401);
+      // The first refusal of that address: the 503 before it was not counted.
+      expect(limitHeaders(refused)).toMatchObject({ limit: 100, remaining: 99 });
+    } finally {
+      app.close();
+    }
+  });
+
+  test('a request without a caller is not counted per account (nothing to count it against)', async () => {
+    const limits = rateLimiter({ db: ctx.database.db });
+    const app = await limitedApp(limits, async () => {
+      throw new AppError('unauthorized', 'Invalid API key provided.');
+    });
+    try {
+      const res = await send(`${app.base}/public`);
+      expect(res.status).toBe(200);
+      expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+    } finally {
+      app.close();
+    }
+  });
+
+  test('with no error logger configured, an unreachable counter still fails open', async () => {
+    const unreachable = await connectDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', poolSize: 1 });
+    const caller = { accountId: 'acct_x', livemode: false, keyId: 'key_x', role: 'admin', agentId: null, plan: 'growth', rateLimit: null } as const;
+    const app = await limitedApp(rateLimiter({ db: unreachable.db }), async () => caller);
+    try {
+      const results = [await send(`${app.base}/private`, { key: 'anything' }), await send(`${app.base}/private`)];
+      expect(results.map((r) => r.status)).toEqual([200, 401]);
+      for (const res of results) expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+    } finally {
+      app.close();
       await unreachable.close();
     }
   });

@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { monthOf } from '../../src/usage/month.js';
+import { getUsage } from '../../src/usage/usage.service.js';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
 
 let ctx: TestContext;
@@ -246,6 +247,11 @@ describe('GET /v1/usage', () => {
     await a.live!.post('/v1/authorize', authorizeBody(agentId));
     expect((await usage(a.live!)).checks).toBe(1);
     expect((await usage(b.live!)).checks).toBe(0);
+  });
+
+  test('a caller whose account row is gone is answered 404 account, never a 500', async () => {
+    const caller = { accountId: 'acct_Gone000000000000000000000', livemode: true, keyId: 'key_gone', role: 'admin', agentId: null, plan: 'growth', rateLimit: null } as const;
+    await expect(getUsage(ctx.database.db, caller, undefined)).rejects.toMatchObject({ code: 'not_found', message: expect.stringContaining('account') });
   });
 });
 

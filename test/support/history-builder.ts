@@ -63,6 +63,8 @@ export function jsonPayload(value: unknown): PayloadJson {
 }
 
 export function payloads(...values: unknown[]): PayloadsJson {
+  // No arguments: the protos record no payloads at all, not an empty list.
+  if (values.length === 0) return {} as PayloadsJson;
   return { payloads: values.map(jsonPayload) };
 }
 
@@ -292,8 +294,12 @@ export class HistoryBuilder {
     activityType: string;
     input: PayloadsJson;
     startToCloseMs: number;
-    retryPolicy: { initialIntervalMs: number; backoffCoefficient: number; maximumIntervalMs: number; nonRetryableErrorTypes: string[] };
+    /** Set in proxyActivities: the server records it as the schedule-to-start limit too. */
+    scheduleToCloseMs?: number;
+    heartbeatMs?: number;
+    retryPolicy: { initialIntervalMs: number; backoffCoefficient: number; maximumIntervalMs: number; maximumAttempts?: number; nonRetryableErrorTypes: string[] };
   }): number {
+    const scheduleToClose = a.scheduleToCloseMs === undefined ? '0s' : duration(a.scheduleToCloseMs);
     return this.add('ACTIVITY_TASK_SCHEDULED', 'activityTaskScheduledEventAttributes', {
       activityId: a.activityId,
       activityType: { name: a.activityType },
@@ -301,16 +307,18 @@ export class HistoryBuilder {
       header: {},
       input: a.input,
       // Unset in proxyActivities: recorded as 0s, i.e. no limit (the run has no timeout either).
-      scheduleToCloseTimeout: '0s',
-      scheduleToStartTimeout: '0s',
+      scheduleToCloseTimeout: scheduleToClose,
+      scheduleToStartTimeout: scheduleToClose,
       startToCloseTimeout: duration(a.startToCloseMs),
-      heartbeatTimeout: '0s',
+      heartbeatTimeout: duration(a.heartbeatMs ?? 0),
       workflowTaskCompletedEventId: String(this.lastWorkflowTaskCompleted),
       retryPolicy: {
         initialInterval: duration(a.retryPolicy.initialIntervalMs),
         backoffCoefficient: a.retryPolicy.backoffCoefficient,
         maximumInterval: duration(a.retryPolicy.maximumIntervalMs),
-        nonRetryableErrorTypes: a.retryPolicy.nonRetryableErrorTypes,
+        ...(a.retryPolicy.maximumAttempts === undefined ? {} : { maximumAttempts: a.retryPolicy.maximumAttempts }),
+        // The protos drop an empty list.
+        ...(a.retryPolicy.nonRetryableErrorTypes.length === 0 ? {} : { nonRetryableErrorTypes: a.retryPolicy.nonRetryableErrorTypes }),
       },
       useWorkflowBuildId: true,
     });

@@ -9,21 +9,35 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
-import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { msOptionalToNumber } from '@temporalio/common/lib/time.js';
+import type { ActivityOptions } from '@temporalio/workflow';
+import { Worker, type WorkflowBundle } from '@temporalio/worker';
+import { bundleForReplay } from './replay-bundle.js';
 import type { HistoryEventJson, HistoryJson, PayloadJson } from './history-builder.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const WORKFLOWS_PATH = path.resolve(here, '../../workflows/index.ts');
 const INTERCEPTORS_PATH = path.resolve(here, 'replay-interceptors.ts');
 
+/**
+ * An activity's timeouts and retry policy as the history records them (0 for a timeout not set).
+ * The server records them as the workflow asked, so a changed timeout or retry policy, which replay
+ * itself does not notice, shows here.
+ */
+export interface ScheduledOptions {
+  startToCloseMs: number;
+  scheduleToCloseMs: number;
+  heartbeatMs: number;
+  retry: { initialIntervalMs?: number; backoffCoefficient?: number; maximumIntervalMs?: number; maximumAttempts?: number; nonRetryableErrorTypes: string[] };
+}
+
 export interface ReplayedValues {
-  activities: { activityType: string; args: unknown[] }[];
+  activities: { activityType: string; args: unknown[]; options: ScheduledOptions }[];
   /** Absent when the history does not complete the workflow. */
   result?: unknown;
 }
 
-export const bundleWithRecorder = (): Promise<WorkflowBundle> =>
-  bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: [INTERCEPTORS_PATH], logger: new DefaultLogger('ERROR') });
+export const bundleWithRecorder = (): Promise<WorkflowBundle> => bundleForReplay({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: [INTERCEPTORS_PATH] });
 
 const fromJson = (p: PayloadJson): unknown =>
   defaultPayloadConverter.fromPayload({
@@ -34,6 +48,44 @@ const fromJson = (p: PayloadJson): unknown =>
 /** As the value would read back from a history: through the default payload converter. */
 const asRecorded = (value: unknown): unknown => defaultPayloadConverter.fromPayload(defaultPayloadConverter.toPayload(value));
 
+/** A protobuf JSON duration ("30s", "0.500s") in milliseconds; absent is 0. */
+const durationMs = (d: string | undefined): number => (d === undefined ? 0 : Math.round(Number(d.replace(/s$/, '')) * 1000));
+const positiveOrUndefined = (n: number | undefined): number | undefined => (n === undefined || n === 0 ? undefined : n);
+
+function historyOptions(a: Record<string, any>): ScheduledOptions {
+  const r = (a.retryPolicy ?? {}) as Record<string, any>;
+  return {
+    startToCloseMs: durationMs(a.startToCloseTimeout),
+    scheduleToCloseMs: durationMs(a.scheduleToCloseTimeout),
+    heartbeatMs: durationMs(a.heartbeatTimeout),
+    retry: {
+      initialIntervalMs: positiveOrUndefined(durationMs(r.initialInterval)),
+      backoffCoefficient: positiveOrUndefined(r.backoffCoefficient),
+      maximumIntervalMs: positiveOrUndefined(durationMs(r.maximumInterval)),
+      maximumAttempts: positiveOrUndefined(r.maximumAttempts),
+      nonRetryableErrorTypes: r.nonRetryableErrorTypes ?? [],
+    },
+  };
+}
+
+/** What the workflow asked for, with the retry defaults the server records for what it left out. */
+function codeOptions(o: ActivityOptions): ScheduledOptions {
+  const r = o.retry ?? {};
+  const initialIntervalMs = msOptionalToNumber(r.initialInterval) ?? 1_000;
+  return {
+    startToCloseMs: msOptionalToNumber(o.startToCloseTimeout) ?? 0,
+    scheduleToCloseMs: msOptionalToNumber(o.scheduleToCloseTimeout) ?? 0,
+    heartbeatMs: msOptionalToNumber(o.heartbeatTimeout) ?? 0,
+    retry: {
+      initialIntervalMs,
+      backoffCoefficient: r.backoffCoefficient ?? 2,
+      maximumIntervalMs: msOptionalToNumber(r.maximumInterval) ?? 100 * initialIntervalMs,
+      maximumAttempts: positiveOrUndefined(r.maximumAttempts),
+      nonRetryableErrorTypes: [...(r.nonRetryableErrorTypes ?? [])],
+    },
+  };
+}
+
 const attributesOf = (e: HistoryEventJson) => e[Object.keys(e).find((k) => k.endsWith('EventAttributes')) as `${string}EventAttributes`] as Record<string, any>;
 
 /** What the history recorded: each scheduled activity's type and input, and the workflow's result. */
@@ -42,7 +94,7 @@ export function recordedValues(history: HistoryJson): ReplayedValues {
   for (const e of history.events) {
     const a = attributesOf(e);
     if (e.eventType === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED') {
-      values.activities.push({ activityType: a.activityType.name, args: (a.input?.payloads ?? []).map(fromJson) });
+      values.activities.push({ activityType: a.activityType.name, args: (a.input?.payloads ?? []).map(fromJson), options: historyOptions(a) });
     } else if (e.eventType === 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED') {
       values.result = a.result?.payloads?.[0] ? fromJson(a.result.payloads[0]) : undefined;
     }
@@ -60,7 +112,10 @@ export async function replayValues(workflowBundle: WorkflowBundle, history: Hist
       replayName: 'replay-values',
       sinks: {
         replayRecorder: {
-          activityScheduled: { fn: (_info, activityType: string, args: unknown[]) => void values.activities.push({ activityType, args: args.map(asRecorded) }), callDuringReplay: true },
+          activityScheduled: {
+            fn: (_info, activityType: string, args: unknown[], options: ActivityOptions) => void values.activities.push({ activityType, args: args.map(asRecorded), options: codeOptions(options) }),
+            callDuringReplay: true,
+          },
           workflowCompleted: {
             fn: (_info, result: unknown) => {
               completed = true;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { limitFor, verdict, windowAt } from '../../src/ratelimit/limits.js';
+import { accountBucket, addressBucket, limitFor, verdict, windowAt } from '../../src/ratelimit/limits.js';
 
 describe('windowAt: fixed windows aligned to the UTC minute', () => {
   test.each([
@@ -25,6 +25,8 @@ describe('limitFor', () => {
     [{ livemode: true, plan: 'growth', rateLimit: null }, 2_000],
     [{ livemode: true, plan: 'enterprise', rateLimit: 9_000 }, 9_000],
     [{ livemode: true, plan: 'enterprise', rateLimit: null }, 2_000],
+    // A number of its own applies to an enterprise account only.
+    [{ livemode: true, plan: 'growth', rateLimit: 9_000 }, 2_000],
   ] as const)('%j → %i per minute', (subject, limit) => {
     expect(limitFor(subject)).toBe(limit);
   });
@@ -43,5 +45,13 @@ describe('verdict', () => {
     [500, false, 0],
   ])('request number %i of a 100 limit: allowed %s, %i remaining', (count, allowed, remaining) => {
     expect(verdict(100, count, 7)).toEqual({ limit: 100, remaining, resetSeconds: 7, allowed });
+  });
+});
+
+describe('counter names (rows of rate_limit_counters)', () => {
+  test('one per account and mode, one per client address', () => {
+    expect(accountBucket('acct_1', true)).toBe('acct:acct_1:live');
+    expect(accountBucket('acct_1', false)).toBe('acct:acct_1:test');
+    expect(addressBucket('127.0.0.1')).toBe('addr:127.0.0.1');
   });
 });

@@ -63,6 +63,10 @@ describe('formatUsd', () => {
   ])('%s micro-dollars with %i places → %s (half up)', (micros, places, text) => {
     expect(formatUsd(micros, places)).toBe(text);
   });
+
+  test('a negative amount is refused, never printed', () => {
+    expect(() => formatUsd(-1n)).toThrow(new RangeError('negative amount'));
+  });
 });
 
 describe('parseUsdRate', () => {
@@ -98,6 +102,11 @@ describe('months (UTC)', () => {
     expect(monthStart('2026-12').toISOString()).toBe('2026-12-01T00:00:00.000Z');
     expect(monthEnd('2026-12').toISOString()).toBe('2027-01-01T00:00:00.000Z');
     expect(monthEnd('2024-02').toISOString()).toBe('2024-03-01T00:00:00.000Z');
+  });
+
+  test.each([['2026-13'], ['2026-1'], ['x']])('monthStart and monthEnd refuse %j', (m) => {
+    expect(() => monthStart(m)).toThrow(new RangeError(`not a month: ${m}`));
+    expect(() => monthEnd(m)).toThrow(RangeError);
   });
 
   test.each([['2026-01', true], ['2026-12', true], ['2026-13', false], ['2026-00', false], ['2026-1', false], ['x', false]])('isMonth(%j) is %s', (m, ok) => {

@@ -191,7 +191,14 @@ describe.skipIf(!mode)('held requests on a Temporal server, through the API', ()
     // own request in its history shows that it asked for `expired` (and replays to that request).
     const history = JSON.parse(await recordHistory(temporal(), heldWorkflowId(id), 'expired')) as HistoryJson;
     const recorded = recordedValues(history);
-    expect(recorded.activities).toEqual([{ activityType: 'resolveHeldDecision', args: [{ decisionId: id, outcome: 'expired', note: null, reviewer: null, via: 'system' }] }]);
+    expect(recorded.activities).toEqual([
+      {
+        activityType: 'resolveHeldDecision',
+        args: [{ decisionId: id, outcome: 'expired', note: null, reviewer: null, via: 'system' }],
+        // As the server recorded them: the workflow's timeout and retry policy.
+        options: { startToCloseMs: 30_000, scheduleToCloseMs: 0, heartbeatMs: 0, retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, nonRetryableErrorTypes: ['DecisionNotFound'] } },
+      },
+    ]);
     expect(await replayValues(await bundleWithRecorder(), history, heldWorkflowId(id))).toEqual(recorded);
   });
 

@@ -11,12 +11,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { workflowBundleOptions } from '../../src/temporal/worker.js';
+import { bundleForReplay } from '../support/replay-bundle.js';
 import { bundleWithRecorder, recordedValues, replayValues } from '../support/replay-recorder.js';
-import { assertWellFormed, HELD_SCENARIOS, heldAuthorizationHistory, jsonPayload, type HistoryEventJson, type HistoryJson } from '../support/history-builder.js';
+import { assertWellFormed, HELD_SCENARIOS, heldAuthorizationHistory, HistoryBuilder, jsonPayload, payloads, type HistoryEventJson, type HistoryJson } from '../support/history-builder.js';
+import type { ReconcileResult } from '../../workflows/reconcile-holds.types.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const HISTORIES_DIR = path.resolve(here, '../histories');
@@ -122,9 +124,9 @@ beforeAll(async () => {
     // A Runtime already exists in this process: keep it.
   }
   [workflowBundle, recordingBundle, tracedBundle] = await Promise.all([
-    bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') }),
+    bundleForReplay({ workflowsPath: WORKFLOWS_PATH }),
     bundleWithRecorder(),
-    bundleWorkflowCode({ ...workflowBundleOptions(WORKFLOWS_PATH, true), logger: new DefaultLogger('ERROR') }),
+    bundleForReplay(workflowBundleOptions(WORKFLOWS_PATH, true)),
   ]);
 }, 120_000);
 
@@ -164,6 +166,69 @@ describe('turning tracing on is no workflow change', () => {
   test.each(FIXTURES)('%s replays with the tracing interceptors', async (name) => {
     const history = load(name);
     await Worker.runReplayHistory({ workflowBundle: tracedBundle, sinks: TRACING_SINKS, replayName: 'held-authorization-replay-traced' }, history, workflowIdOf(history));
+  });
+});
+
+/** A reconcile run as the Schedule starts it: one activity, its result returned as the run's. */
+function reconcileRun(): HistoryJson {
+  const b = new HistoryBuilder({ workflowId: 'reconcile-held-requests', runId: '0195a1b2-0200-7000-8000-000000000200', startTime: new Date('2026-11-21T12:00:00.000Z'), taskQueue: 'spend-authorization' });
+  b.workflowExecutionStarted({ workflowType: 'reconcileHeldRequests', input: payloads() });
+  b.workflowTask();
+  const scheduled = b.activityTaskScheduled({
+    activityId: '1',
+    activityType: 'reconcileHolds',
+    input: payloads(),
+    startToCloseMs: 600_000,
+    heartbeatMs: 60_000,
+    retryPolicy: { initialIntervalMs: 10_000, backoffCoefficient: 2, maximumIntervalMs: 1_000_000, maximumAttempts: 3, nonRetryableErrorTypes: [] },
+  });
+  const started = b.activityTaskStarted({ scheduledEventId: scheduled });
+  const result: ReconcileResult = { checked: 3, running: 1, restarted: 1, expired: 1, failed: 0 };
+  b.activityTaskCompleted({ scheduledEventId: scheduled, startedEventId: started, result });
+  b.workflowTask();
+  b.workflowExecutionCompleted({ result });
+  return b.build();
+}
+
+describe('reconcileHeldRequests', () => {
+  test('replays one reconcileHolds activity (10 minutes, a heartbeat each minute, three attempts) and returns its result', async () => {
+    const history = reconcileRun();
+    assertWellFormed(history);
+    const replayed = await replayValues(recordingBundle, history, 'reconcile-held-requests');
+    expect(replayed).toEqual(recordedValues(history));
+    expect(replayed.result).toEqual({ checked: 3, running: 1, restarted: 1, expired: 1, failed: 0 });
+  });
+});
+
+/** A webhook delivery whose row was already settled when the activity ran (a redelivery after the fact). */
+function settledDelivery(deliveryStatus: 'delivered' | 'failed'): HistoryJson {
+  const b = new HistoryBuilder({ workflowId: `webhook-settled-${deliveryStatus}`, runId: '0195a1b2-0300-7000-8000-000000000300', startTime: new Date('2026-11-21T12:00:00.000Z'), taskQueue: 'spend-authorization' });
+  const input = { deliveryId: 'del_FxSettled0000000000000000' };
+  b.workflowExecutionStarted({ workflowType: 'webhookDelivery', input: payloads(input) });
+  b.workflowTask();
+  const scheduled = b.activityTaskScheduled({
+    activityId: '1',
+    activityType: 'deliverWebhook',
+    input: payloads(input),
+    startToCloseMs: 30_000,
+    scheduleToCloseMs: 3 * 86_400_000,
+    retryPolicy: { initialIntervalMs: 30_000, backoffCoefficient: 2, maximumIntervalMs: 3_600_000, nonRetryableErrorTypes: ['WebhookPermanentFailure', 'WebhookUrlRefused', 'WebhookEndpointGone', 'DeliveryNotFound'] },
+  });
+  const started = b.activityTaskStarted({ scheduledEventId: scheduled });
+  b.activityTaskCompleted({ scheduledEventId: scheduled, startedEventId: started, result: { status: 'already_completed', statusCode: deliveryStatus === 'delivered' ? 200 : 410, deliveryStatus } });
+  b.workflowTask();
+  b.workflowExecutionCompleted({ result: deliveryStatus });
+  return b.build();
+}
+
+describe('webhookDelivery of a delivery already settled', () => {
+  test.each(['delivered', 'failed'] as const)('settled as %s: reported as it was settled, with no second attempt', async (deliveryStatus) => {
+    const history = settledDelivery(deliveryStatus);
+    assertWellFormed(history);
+    const replayed = await replayValues(recordingBundle, history, `webhook-settled-${deliveryStatus}`);
+    expect(replayed).toEqual(recordedValues(history));
+    expect(replayed.result).toBe(deliveryStatus);
+    expect(replayed.activities.map((a) => a.activityType)).toEqual(['deliverWebhook']);
   });
 });
 

@@ -8,10 +8,11 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineSearchAttributeKey } from '@temporalio/common';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { ReportAccountResult, UsageReportResult } from '../../workflows/usage-report.types.js';
+import { bundleForReplay } from '../support/replay-bundle.js';
 import { bundleWithRecorder, recordedValues, replayValues } from '../support/replay-recorder.js';
 import { assertWellFormed, HistoryBuilder, jsonPayload, payloads, type HistoryEventJson, type HistoryJson } from '../support/history-builder.js';
 
@@ -23,8 +24,10 @@ const LIST_OPTIONS = {
   startToCloseMs: 60_000,
   retryPolicy: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, nonRetryableErrorTypes: ['MonthNotReportable'] },
 };
+const LIST_RETRY = { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, nonRetryableErrorTypes: ['MonthNotReportable'] };
 const REPORT_OPTIONS = {
   startToCloseMs: 30_000,
+  scheduleToCloseMs: 20 * 86_400_000,
   retryPolicy: { initialIntervalMs: 30_000, backoffCoefficient: 2, maximumIntervalMs: 3_600_000, nonRetryableErrorTypes: ['BillingMeterRejected', 'MonthNotReportable'] },
 };
 
@@ -34,14 +37,19 @@ const A = 'acct_FxReplayA000000000000000';
 const B = 'acct_FxReplayB000000000000000';
 
 /** The history of a scheduled run whose listing returns `accounts`; the last account's report is refused when `refuseLast`. */
-function scheduledRun(accounts: string[], refuseLast: boolean): HistoryJson {
+function scheduledRun(
+  accounts: string[],
+  refuseLast: boolean,
+  opts: { startTime?: Date; scheduled?: Date | null; skipFirst?: boolean } = {},
+): HistoryJson {
+  const scheduled = opts.scheduled === undefined ? SCHEDULED : opts.scheduled;
   const b = new HistoryBuilder({
     workflowId: `usage-report-${SCHEDULED.toISOString()}`,
     runId: '0195a1b2-0100-7000-8000-000000000100',
-    startTime: new Date(SCHEDULED.getTime() + 120),
+    startTime: opts.startTime ?? new Date(SCHEDULED.getTime() + 120),
     taskQueue: 'spend-authorization',
   });
-  b.workflowExecutionStarted({ workflowType: 'usageReport', input: payloads({}), searchAttributes: [{ key: ScheduledStartTime, value: SCHEDULED }] });
+  b.workflowExecutionStarted({ workflowType: 'usageReport', input: payloads({}), ...(scheduled ? { searchAttributes: [{ key: ScheduledStartTime, value: scheduled }] } : {}) });
   b.workflowTask();
 
   // `after` is undefined on the first page: a binary/null payload, which carries no data at all.
@@ -55,20 +63,22 @@ function scheduledRun(accounts: string[], refuseLast: boolean): HistoryJson {
   const totals: UsageReportResult = { month: MONTH, accounts: accounts.length, accepted: 0, skipped: 0, failed: 0, failedAccountIds: [] };
   if (accounts.length > 0) {
     // Both lanes schedule their first account in the same task.
-    const scheduled = accounts.map((accountId, i) =>
+    const scheduledIds = accounts.map((accountId, i) =>
       b.activityTaskScheduled({ activityId: String(i + 2), activityType: 'reportAccountUsage', input: payloads({ accountId, month: MONTH }), ...REPORT_OPTIONS }),
     );
     accounts.forEach((accountId, i) => {
       b.advance(150);
-      const started = b.activityTaskStarted({ scheduledEventId: scheduled[i]! });
+      const started = b.activityTaskStarted({ scheduledEventId: scheduledIds[i]! });
       if (refuseLast && i === accounts.length - 1) {
-        b.activityTaskFailed({ scheduledEventId: scheduled[i]!, startedEventId: started, message: 'billing meter answered HTTP 400', type: 'BillingMeterRejected', nonRetryable: true });
+        b.activityTaskFailed({ scheduledEventId: scheduledIds[i]!, startedEventId: started, message: 'billing meter answered HTTP 400', type: 'BillingMeterRejected', nonRetryable: true });
         totals.failed += 1;
         totals.failedAccountIds.push(accountId);
       } else {
-        const result: ReportAccountResult = { accountId, month: MONTH, quantity: 10, status: 'accepted', posted: true, idempotencyKey: `${accountId}:${MONTH}` };
-        b.activityTaskCompleted({ scheduledEventId: scheduled[i]!, startedEventId: started, result });
-        totals.accepted += 1;
+        const skipped = opts.skipFirst === true && i === 0;
+        const result: ReportAccountResult = { accountId, month: MONTH, quantity: 10, status: skipped ? 'skipped' : 'accepted', posted: !skipped, idempotencyKey: `${accountId}:${MONTH}` };
+        b.activityTaskCompleted({ scheduledEventId: scheduledIds[i]!, startedEventId: started, result });
+        if (skipped) totals.skipped += 1;
+        else totals.accepted += 1;
       }
     });
     b.workflowTask();
@@ -102,7 +112,7 @@ beforeAll(async () => {
   } catch {
     // A Runtime already exists in this process: keep it.
   }
-  [workflowBundle, recordingBundle] = await Promise.all([bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') }), bundleWithRecorder()]);
+  [workflowBundle, recordingBundle] = await Promise.all([bundleForReplay({ workflowsPath: WORKFLOWS_PATH }), bundleWithRecorder()]);
 }, 120_000);
 
 describe('usageReport replays', () => {
@@ -118,13 +128,23 @@ describe('usageReport replays', () => {
     expect(replayed).toEqual(recordedValues(history));
     expect(replayed.activities.map((a) => a.args)).toEqual([[MONTH, undefined], [{ accountId: A, month: MONTH }], [{ accountId: B, month: MONTH }]]);
     expect(replayed.result).toEqual({ month: MONTH, accounts: 2, accepted: 1, skipped: 0, failed: 1, failedAccountIds: [B] });
+    // Reports are retried from 30 s to hourly for 20 days; a refusal of the meter is final.
+    expect(replayed.activities[1]!.options).toEqual({
+      startToCloseMs: 30_000,
+      scheduleToCloseMs: 20 * 86_400_000,
+      heartbeatMs: 0,
+      retry: { initialIntervalMs: 30_000, backoffCoefficient: 2, maximumIntervalMs: 3_600_000, nonRetryableErrorTypes: ['BillingMeterRejected', 'MonthNotReportable'] },
+    });
   });
 
   test('a scheduled run with nothing to report lists once and completes', async () => {
     const history = scheduledRun([], false);
     const replayed = await replayValues(recordingBundle, history, WORKFLOW_ID);
     expect(replayed).toEqual(recordedValues(history));
-    expect(replayed).toEqual({ activities: [{ activityType: 'listAccountsToReport', args: [MONTH, undefined] }], result: { month: MONTH, accounts: 0, accepted: 0, skipped: 0, failed: 0, failedAccountIds: [] } });
+    expect(replayed).toEqual({
+      activities: [{ activityType: 'listAccountsToReport', args: [MONTH, undefined], options: { startToCloseMs: 60_000, scheduleToCloseMs: 0, heartbeatMs: 0, retry: LIST_RETRY } }],
+      result: { month: MONTH, accounts: 0, accepted: 0, skipped: 0, failed: 0, failedAccountIds: [] },
+    });
   });
 
   test('a history whose totals the code would not return replays, but not to its recorded result', async () => {
@@ -132,6 +152,30 @@ describe('usageReport replays', () => {
     const completed = history.events.find(isType('WORKFLOW_EXECUTION_COMPLETED'))!;
     attributesOf(completed).result.payloads[0] = jsonPayload({ month: MONTH, accounts: 2, accepted: 2, skipped: 0, failed: 0, failedAccountIds: [] });
     expect(await replayValues(recordingBundle, history, WORKFLOW_ID)).not.toEqual(recordedValues(history));
+  });
+});
+
+describe('which month a run bills, and what it counts', () => {
+  test('a run the Schedule started late bills the month before its scheduled time, not before its start', async () => {
+    // Due on 1 November, started on 2 December (a Schedule catching up): still October.
+    const history = scheduledRun([A], false, { startTime: new Date('2026-12-02T08:00:00.000Z') });
+    const replayed = await replayValues(recordingBundle, history, WORKFLOW_ID);
+    expect(replayed).toEqual(recordedValues(history));
+    expect(replayed.activities[0]!.args).toEqual([MONTH, undefined]);
+  });
+
+  test('a run started by hand (no scheduled time) bills the month before its start', async () => {
+    const history = scheduledRun([A], false, { scheduled: null });
+    const replayed = await replayValues(recordingBundle, history, WORKFLOW_ID);
+    expect(replayed).toEqual(recordedValues(history));
+    expect(replayed.activities[0]!.args).toEqual([MONTH, undefined]);
+  });
+
+  test('a report skipped (no meter configured) is counted as skipped, not accepted', async () => {
+    const history = scheduledRun([A, B], false, { skipFirst: true });
+    const replayed = await replayValues(recordingBundle, history, WORKFLOW_ID);
+    expect(replayed).toEqual(recordedValues(history));
+    expect(replayed.result).toEqual({ month: MONTH, accounts: 2, accepted: 1, skipped: 1, failed: 0, failedAccountIds: [] });
   });
 });
 
