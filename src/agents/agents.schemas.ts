@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cursorSchema } from '../db/pagination.js';
 import { metadataPatchSchema, metadataSchema } from '../http/validate.js';
 
 export const createAgentSchema = z.strictObject({
@@ -17,7 +18,7 @@ export const updateAgentSchema = z.strictObject({
 
 export const listAgentsQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).max(300).optional(),
+  cursor: cursorSchema().optional(),
   status: z.enum(['active', 'frozen', 'deactivated']).optional(),
   policy_id: z.string().min(1).max(100).optional(),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cursorSchema } from '../db/pagination.js';
 import { vendorListSchema } from '../authorization/vendor.js';
 import { moneySchema } from '../http/validate.js';
 import { MAX_APPROVAL_RULES, MAX_APPROVALS_REQUIRED, MIN_ESCALATE_AFTER_SECONDS } from '../approvals/approval-chains.js';
@@ -90,7 +91,7 @@ export const updatePolicySchema = z.strictObject(policyFields).partial();
 
 export const listPoliciesQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).max(300).optional(),
+  cursor: cursorSchema().optional(),
   active: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cursorSchema } from '../db/pagination.js';
 import { EVENT_TYPES } from '../events/events.repository.js';
 
 const eventList = z
@@ -22,7 +23,7 @@ export const updateEndpointSchema = z.strictObject({
 
 export const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).max(300).optional(),
+  cursor: cursorSchema().optional(),
 });
 
 export const listEventsQuery = listQuery.extend({

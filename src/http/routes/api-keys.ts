@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { Db } from '../../db/database.js';
+import { cursorSchema } from '../../db/pagination.js';
 import { createApiKey, getOwnApiKey, listApiKeys, revokeApiKey } from '../../keys/keys.service.js';
 import { callerOf } from '../context.js';
 import { bodyObject, parse } from '../validate.js';
@@ -13,7 +14,7 @@ const createSchema = z.strictObject({
 });
 const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).max(300).optional(),
+  cursor: cursorSchema().optional(),
 });
 
 export function apiKeysRouter(db: Db, onRevoked?: (hash: string) => void): Router {
