@@ -90,7 +90,17 @@ export function vendorMatches(vendor: string, listed: string): boolean {
 export const vendorListed = (vendor: string, list: readonly string[]): boolean =>
   list.some((listed) => vendorMatches(vendor, listed));
 
-const vendorText = () => z.string().trim().min(1).max(255);
+/** What JavaScript's trim() removes: the control characters among them may lead or trail a vendor. */
+const TRIMMED = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+const CONTROLS = '\\u0000-\\u001f\\u007f-\\u009f';
+/**
+ * For the document: after trimming, a vendor has a first character and no control character
+ * (Unicode Cc). Whether a URL parser accepts its host is beyond a pattern.
+ */
+const VENDOR_PATTERN = `^[${TRIMMED}]*[^${TRIMMED}${CONTROLS}][^${CONTROLS}]*[${TRIMMED}]*$`;
+
+const vendorText = () =>
+  z.string().trim().min(1).max(255).meta({ pattern: VENDOR_PATTERN, description: 'A name or a domain/URL; must not contain control characters' });
 
 /** A vendor in a request: refused (400, naming the field) when it has no normal form; kept as sent. */
 export const vendorSchema = () =>

@@ -117,8 +117,8 @@ function operation(route: RouteDoc, nameOf: (schema: z.ZodType) => string, route
       name: IDEMPOTENCY_HEADER,
       in: 'header',
       required: false,
-      description: 'Replays the first response of the same request within 24 h; 409 when reused with another request',
-      schema: { type: 'string', minLength: 1, maxLength: 255 },
+      description: 'Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
     });
   }
   const baseHeaders = { 'X-Request-Id': ref('headers', 'RequestId'), ...(limited ? RATE_LIMIT_HEADERS : {}) };

@@ -36,13 +36,22 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown, fallbackPa
 /** A JSON object body; a missing body on POST is an empty object. */
 export const bodyObject = (body: unknown): unknown => (body === undefined ? {} : body);
 
+/**
+ * Text PostgreSQL can hold (src/storable-text.ts, checked on every body by the input guard): no NUL,
+ * no UTF-16 surrogate without its pair. For the document only, read over code points (a paired
+ * surrogate is one code point beyond U+FFFF), as JSON Schema tools with Unicode patterns do.
+ */
+export const STORABLE_TEXT_PATTERN = '^[^\\u0000\\ud800-\\udfff]*$';
+const metadataKey = () => z.string().min(1).max(40).meta({ pattern: STORABLE_TEXT_PATTERN });
+const metadataText = () => z.string().max(500).meta({ pattern: STORABLE_TEXT_PATTERN });
+
 export const metadataSchema = z
-  .record(z.string().min(1).max(40), z.union([z.string().max(500), z.number(), z.boolean()]))
+  .record(metadataKey(), z.union([metadataText(), z.number(), z.boolean()]))
   .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys');
 
 /** On update a key set to null is removed; the 50-key limit applies to the merged result. */
 export const metadataPatchSchema = z
-  .record(z.string().min(1).max(40), z.union([z.string().max(500), z.number(), z.boolean(), z.null()]))
+  .record(metadataKey(), z.union([metadataText(), z.number(), z.boolean(), z.null()]))
   .refine((m) => Object.values(m).filter((v) => v !== null).length <= 50, 'at most 50 keys')
   .refine((m) => Object.keys(m).length <= 100, 'at most 100 keys per update');
 

@@ -28,6 +28,13 @@ const velocityLimit = z
     max_count: z.number().int().min(1).max(1_000_000).nullable().optional(),
     max_amount: moneySchema.nullable().optional(),
   })
+  // The refinement below, as the document can say it.
+  .meta({
+    anyOf: [
+      { required: ['max_count'], properties: { max_count: { type: 'integer' } } },
+      { required: ['max_amount'], properties: { max_amount: { type: 'integer' } } },
+    ],
+  })
   .refine((v) => v.max_count != null || v.max_amount != null, 'needs max_count or max_amount');
 
 const autoFreeze = z.strictObject({

@@ -13,6 +13,18 @@ export const simulateSchema = z
     to: isoTimestamp.optional(),
     agent_id: z.string().min(1).max(100).optional(),
   })
+  // The first three rules below, as the document can say them (`to` after `from` it cannot).
+  .meta({
+    allOf: [
+      { anyOf: [{ required: ['policy'] }, { required: ['policy_id'] }] },
+      {
+        oneOf: [
+          { required: ['requests'], not: { anyOf: [{ required: ['from'] }, { required: ['to'] }] } },
+          { required: ['from'], not: { required: ['requests'] } },
+        ],
+      },
+    ],
+  })
   .superRefine((v, ctx) => {
     if (!v.policy && !v.policy_id) ctx.addIssue({ code: 'custom', path: ['policy'], message: 'give a draft policy, a policy_id, or both' });
     if (v.requests && (v.from || v.to)) ctx.addIssue({ code: 'custom', path: ['requests'], message: 'give either requests or from/to, not both' });

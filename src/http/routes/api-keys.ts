@@ -11,7 +11,13 @@ const createSchema = z.strictObject({
   mode: z.enum(['test', 'live']).optional(),
   role: z.enum(['admin', 'reviewer', 'agent']),
   agent_id: z.string().min(1).max(100).optional(),
-});
+})
+  // keys.service.ts: an agent key names its agent; no other key does.
+  .meta({
+    if: { properties: { role: { const: 'agent' } }, required: ['role'] },
+    then: { required: ['agent_id'] },
+    else: { not: { required: ['agent_id'] } },
+  });
 const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: cursorSchema().optional(),
