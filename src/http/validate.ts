@@ -37,13 +37,14 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown, fallbackPa
 export const bodyObject = (body: unknown): unknown => (body === undefined ? {} : body);
 
 /**
- * Text PostgreSQL can hold (src/storable-text.ts, checked on every body by the input guard): no NUL,
- * no UTF-16 surrogate without its pair. For the document only, read over code points (a paired
- * surrogate is one code point beyond U+FFFF), as JSON Schema tools with Unicode patterns do.
+ * Text PostgreSQL can hold (src/storable-text.ts, checked on every body by the input guard): the
+ * pattern says "no NUL"; surrogates without their pair, refused too, are left to the description
+ * (a pattern naming surrogates is one JSON Schema tools cannot generate from).
  */
-export const STORABLE_TEXT_PATTERN = '^[^\\u0000\\ud800-\\udfff]*$';
-const metadataKey = () => z.string().min(1).max(40).meta({ pattern: STORABLE_TEXT_PATTERN });
-const metadataText = () => z.string().max(500).meta({ pattern: STORABLE_TEXT_PATTERN });
+export const STORABLE_TEXT_PATTERN = '^[^\\u0000]*$';
+const STORABLE_TEXT = 'no NUL characters or unpaired UTF-16 surrogates';
+const metadataKey = () => z.string().min(1).max(40).meta({ pattern: STORABLE_TEXT_PATTERN, description: `A metadata key: ${STORABLE_TEXT}` });
+const metadataText = () => z.string().max(500).meta({ pattern: STORABLE_TEXT_PATTERN, description: STORABLE_TEXT });
 
 export const metadataSchema = z
   .record(metadataKey(), z.union([metadataText(), z.number(), z.boolean()]))
