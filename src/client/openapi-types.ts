@@ -3539,7 +3539,15 @@ export interface operations {
                     /** Format: date-time */
                     to?: string;
                     agent_id?: string;
-                } & ((unknown | unknown) & (unknown | unknown));
+                } & (({
+                    policy: unknown;
+                } | {
+                    policy_id: unknown;
+                }) & ({
+                    requests: unknown;
+                } | {
+                    from: unknown;
+                }));
             };
         };
         responses: {

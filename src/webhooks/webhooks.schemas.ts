@@ -10,7 +10,7 @@ const endpointUrl = () =>
     .max(2048)
     .meta({
       format: 'uri',
-      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\u0000]*$',
       description: 'An absolute https URL (http only in test mode) whose host resolves to public addresses; no credentials',
     });
 import { EVENT_TYPES } from '../events/events.repository.js';

@@ -15,8 +15,8 @@ const createSchema = z.strictObject({
   // keys.service.ts: an agent key names its agent; no other key does.
   .meta({
     if: { properties: { role: { const: 'agent' } }, required: ['role'] },
-    then: { required: ['agent_id'] },
-    else: { not: { required: ['agent_id'] } },
+    then: { required: ['agent_id'], properties: { agent_id: {} } },
+    else: { not: { required: ['agent_id'], properties: { agent_id: {} } } },
   });
 const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
