@@ -97,7 +97,7 @@ const CONTROLS = '\\u0000-\\u001f\\u007f-\\u009f';
  * For the document: after trimming, a vendor has a first character and no control character
  * (Unicode Cc). Whether a URL parser accepts its host is beyond a pattern.
  */
-const VENDOR_PATTERN = `^[${TRIMMED}]*[^${TRIMMED}${CONTROLS}][^${CONTROLS}]*[${TRIMMED}]*$`;
+export const VENDOR_PATTERN = `^[${TRIMMED}]*[^${TRIMMED}${CONTROLS}][^${CONTROLS}]*[${TRIMMED}]*$`;
 
 const vendorText = () =>
   z.string().trim().min(1).max(255).meta({ pattern: VENDOR_PATTERN, description: 'A name or a domain/URL; must not contain control characters' });
