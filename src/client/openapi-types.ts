@@ -3435,9 +3435,10 @@ export interface operations {
                         above: number;
                         approvals_required: number;
                     }[];
+                    /** @description Seconds a held request waits before it is escalated; at most approval_timeout_seconds (the one sent, else the stored one, else the default) */
                     escalate_after_seconds?: number | null;
                     capture_window_seconds?: number;
-                };
+                } & (unknown & unknown);
             };
         };
         responses: {
@@ -3519,9 +3520,10 @@ export interface operations {
                             above: number;
                             approvals_required: number;
                         }[];
+                        /** @description Seconds a held request waits before it is escalated; at most approval_timeout_seconds (the one sent, else the stored one, else the default) */
                         escalate_after_seconds?: number | null;
                         capture_window_seconds?: number;
-                    };
+                    } & (unknown & unknown);
                     policy_id?: string;
                     requests?: {
                         agent_id: string;
@@ -3720,6 +3722,7 @@ export interface operations {
                         above: number;
                         approvals_required: number;
                     }[];
+                    /** @description Seconds a held request waits before it is escalated; at most approval_timeout_seconds (the one sent, else the stored one, else the default) */
                     escalate_after_seconds?: number | null;
                     capture_window_seconds?: number;
                 };

@@ -1,8 +1,12 @@
 import fc from 'fast-check';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, test } from 'vitest';
+import type { z } from 'zod';
 import { VENDOR_PATTERN, vendorSchema } from '../../src/authorization/vendor.js';
 import { CURSOR_PATTERN, decodeCursor, encodeCursor, SEQUENCE_CURSOR_PATTERN } from '../../src/db/pagination.js';
 import { buildOpenApiDocument } from '../../src/http/openapi.js';
+import { createPolicySchema } from '../../src/policies/policies.schemas.js';
+import { simulateSchema } from '../../src/policies/simulate.schemas.js';
 import { parseMajorUnits } from '../../src/quickstart/decimal.js';
 
 // The document's patterns against the code that decides: a client checking a value with the
@@ -75,5 +79,48 @@ describe('quick-start decimal patterns', () => {
       }),
       { numRuns: 5000 },
     );
+  });
+});
+
+describe('cross-field rules in the document', () => {
+  const doc = buildOpenApiDocument();
+  const ajv = new Ajv2020({ strict: false });
+  const bodyOf = (path: string, method = 'post') => ajv.compile(doc.paths[path]![method].requestBody.content['application/json'].schema);
+  /** The document and the server's schema give the same verdict on each body. */
+  const agree = (path: string, server: z.ZodType, bodies: object[], method = 'post') => {
+    const validate = bodyOf(path, method);
+    for (const body of bodies) expect([body, validate(body)]).toEqual([body, server.safeParse(body).success]);
+  };
+
+  test('policies: an escalation needs a timeout it fits in (as far as one field can say)', () => {
+    const base = { name: 'p', budget_monthly: 1, budget_single_max: 1 };
+    agree('/v1/policies', createPolicySchema, [
+      { ...base, escalate_after_seconds: 60, approval_timeout_seconds: 59 },
+      { ...base, escalate_after_seconds: 72 * 3600 + 1 },
+      { ...base, escalate_after_seconds: 72 * 3600 },
+      { ...base, escalate_after_seconds: null, approval_timeout_seconds: 1 },
+      { ...base, velocity_limits: [{ window_seconds: 60 }] },
+      { ...base, velocity_limits: [{ window_seconds: 60, max_count: null, max_amount: 5 }] },
+    ]);
+  });
+
+  test('simulations: requests or from/to, and a policy or a policy_id', () => {
+    const request = { agent_id: 'agt_1', amount: 1, currency: 'USD', vendor: 'acme' };
+    agree('/v1/policies/simulate', simulateSchema, [
+      { policy_id: 'pol_1', requests: [request] },
+      { policy_id: 'pol_1', requests: [request], from: '2026-01-01T00:00:00Z' },
+      { policy_id: 'pol_1', requests: [request], to: '2026-01-01T00:00:00Z' },
+      { policy_id: 'pol_1', from: '2026-01-01T00:00:00Z' },
+      { policy_id: 'pol_1', to: '2026-01-01T00:00:00Z' },
+      { requests: [request] },
+    ]);
+  });
+
+  test('API keys: agent_id exactly with role agent (keys.service.ts refuses the rest, test/api/api-keys.test.ts)', () => {
+    const validate = bodyOf('/v1/api-keys');
+    expect(validate({ name: 'k', role: 'agent', agent_id: 'agt_1' })).toBe(true);
+    expect(validate({ name: 'k', role: 'admin' })).toBe(true);
+    expect(validate({ name: 'k', role: 'agent' })).toBe(false);
+    expect(validate({ name: 'k', role: 'reviewer', agent_id: 'agt_1' })).toBe(false);
   });
 });
