@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { cursorSchema } from '../db/pagination.js';
-import { metadataPatchSchema, metadataSchema } from '../http/validate.js';
+import { metadataPatchSchema, metadataSchema, trimmedText } from '../http/validate.js';
 
 export const createAgentSchema = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: trimmedText(200),
   policy_id: z.string().min(1).max(100),
   metadata: metadataSchema.optional(),
 });
 
 export const updateAgentSchema = z.strictObject({
-  name: z.string().trim().min(1).max(200).optional(),
+  name: trimmedText(200).optional(),
   policy_id: z.string().min(1).max(100).optional(),
   metadata: metadataPatchSchema.optional(),
   kyc_status: z.enum(['pending', 'verified', 'rejected']).optional(),

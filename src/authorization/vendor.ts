@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TRIMMED_CHARS } from '../http/validate.js';
 
 /**
  * The normal form every vendor comparison uses (DECISIONS §3): deny- and allowlists, the
@@ -90,14 +91,13 @@ export function vendorMatches(vendor: string, listed: string): boolean {
 export const vendorListed = (vendor: string, list: readonly string[]): boolean =>
   list.some((listed) => vendorMatches(vendor, listed));
 
-/** What JavaScript's trim() removes: the control characters among them may lead or trail a vendor. */
-const TRIMMED = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
 const CONTROLS = '\\u0000-\\u001f\\u007f-\\u009f';
 /**
  * For the document: after trimming, a vendor has a first character and no control character
- * (Unicode Cc). Whether a URL parser accepts its host is beyond a pattern.
+ * (Unicode Cc); the trimmed ones (tab, line feed, …) may lead or trail it. Whether a URL parser
+ * accepts its host is beyond a pattern.
  */
-export const VENDOR_PATTERN = `^[${TRIMMED}]*[^${TRIMMED}${CONTROLS}][^${CONTROLS}]*[${TRIMMED}]*$`;
+export const VENDOR_PATTERN = `^[${TRIMMED_CHARS}]*[^${TRIMMED_CHARS}${CONTROLS}][^${CONTROLS}]*[${TRIMMED_CHARS}]*$`;
 
 const vendorText = () =>
   z.string().trim().min(1).max(255).meta({ pattern: VENDOR_PATTERN, description: 'A name or a domain/URL; must not contain control characters' });

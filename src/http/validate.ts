@@ -56,6 +56,13 @@ export const metadataPatchSchema = z
   .refine((m) => Object.values(m).filter((v) => v !== null).length <= 50, 'at most 50 keys')
   .refine((m) => Object.keys(m).length <= 100, 'at most 100 keys per update');
 
+/** What String.prototype.trim removes (ECMAScript WhiteSpace and LineTerminator), as a pattern's class. */
+export const TRIMMED_CHARS = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+
+/** Text kept trimmed, 1–`max` characters: for the document, not only whitespace (and, as everywhere, no NUL). */
+export const trimmedText = (max: number) =>
+  z.string().trim().min(1).max(max).meta({ pattern: `^[^\\u0000]*[^${TRIMMED_CHARS}\\u0000][^\\u0000]*$` });
+
 export const limitSchema = (def: number, max: number) =>
   z.coerce.number().int().min(1).max(max).default(def);
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cursorSchema } from '../db/pagination.js';
 import { vendorListSchema } from '../authorization/vendor.js';
-import { moneySchema } from '../http/validate.js';
+import { moneySchema, trimmedText } from '../http/validate.js';
 import { MAX_APPROVAL_RULES, MAX_APPROVALS_REQUIRED, MIN_ESCALATE_AFTER_SECONDS } from '../approvals/approval-chains.js';
 
 export const MAX_LIST_ENTRIES = 500;
@@ -15,7 +15,7 @@ export const MAX_CAPTURE_WINDOW_SECONDS = 30 * 24 * 3600;
 export const currencySchema = z.string().regex(/^[A-Z]{3}$/, 'must be an upper-case ISO 4217 code');
 const vendorList = vendorListSchema(MAX_LIST_ENTRIES);
 const categoryList = z
-  .array(z.string().trim().min(1).max(64).transform((s) => s.toLowerCase()))
+  .array(trimmedText(64).transform((s) => s.toLowerCase()))
   .max(MAX_LIST_ENTRIES);
 
 export const MAX_VELOCITY_LIMITS = 5;
@@ -48,7 +48,7 @@ const approvalRule = z.strictObject({
 });
 
 const policyFields = {
-  name: z.string().trim().min(1).max(200),
+  name: trimmedText(200),
   currency: currencySchema,
   budget_monthly: moneySchema,
   budget_daily: moneySchema.nullable(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { vendorSchema } from '../authorization/vendor.js';
+import { trimmedText } from '../http/validate.js';
 import { MAX_MAJOR_UNITS, parseMajorUnits } from './decimal.js';
 
 function toMinor(value: unknown, ctx: z.RefinementCtx, allowZero: boolean): number {
@@ -45,13 +46,13 @@ const optionalThreshold = () =>
     .meta({ ...decimalJsonSchema(true), anyOf: [...decimalJsonSchema(true).anyOf, { type: 'null' }] });
 
 export const quickstartAgentSchema = z.strictObject({
-  name: z.string().trim().min(1).max(200),
-  agent_type: z.string().trim().min(1).max(64).optional(),
+  name: trimmedText(200),
+  agent_type: trimmedText(64).optional(),
 });
 export type QuickstartAgentInput = z.output<typeof quickstartAgentSchema>;
 
 export const vaultSchema = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: trimmedText(200),
   agent_id: z.string().min(1).max(100),
   daily_limit: majorUnits(),
   max_single_transaction: majorUnits(),
@@ -63,6 +64,6 @@ export const quickstartAuthorizeSchema = z.strictObject({
   token: z.string().min(1).max(200),
   amount: majorUnits(),
   merchant_name: vendorSchema(),
-  merchant_category: z.string().trim().min(1).max(64).transform((s) => s.toLowerCase()).optional(),
+  merchant_category: trimmedText(64).transform((s) => s.toLowerCase()).optional(),
 });
 export type QuickstartAuthorizeInput = z.output<typeof quickstartAuthorizeSchema>;

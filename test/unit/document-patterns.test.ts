@@ -7,6 +7,7 @@ import { CURSOR_PATTERN, decodeCursor, encodeCursor, SEQUENCE_CURSOR_PATTERN } f
 import { buildOpenApiDocument } from '../../src/http/openapi.js';
 import { createPolicySchema } from '../../src/policies/policies.schemas.js';
 import { simulateSchema } from '../../src/policies/simulate.schemas.js';
+import { trimmedText } from '../../src/http/validate.js';
 import { parseMajorUnits } from '../../src/quickstart/decimal.js';
 
 // The document's patterns against the code that decides: a client checking a value with the
@@ -122,5 +123,18 @@ describe('cross-field rules in the document', () => {
     expect(validate({ name: 'k', role: 'admin' })).toBe(true);
     expect(validate({ name: 'k', role: 'agent' })).toBe(false);
     expect(validate({ name: 'k', role: 'reviewer', agent_id: 'agt_1' })).toBe(false);
+  });
+});
+
+describe('trimmed text pattern', () => {
+  const pattern = new RegExp(trimmedText(10).meta()!.pattern as string);
+  const textChar = fc.constantFrom('a', ' ', '\t', '\n', '\u00a0', '\u2003', '\ufeff', '\u0085', '\u0000', 'é');
+  test('matches exactly the text that keeps a character once trimmed and has no NUL', () => {
+    fc.assert(
+      fc.property(fc.array(textChar, { maxLength: 8 }).map((cs) => cs.join('')), (text) =>
+        pattern.test(text) === (text.trim().length > 0 && !text.includes('\u0000')),
+      ),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -4,10 +4,10 @@ import type { Db } from '../../db/database.js';
 import { cursorSchema } from '../../db/pagination.js';
 import { createApiKey, getOwnApiKey, listApiKeys, revokeApiKey } from '../../keys/keys.service.js';
 import { callerOf } from '../context.js';
-import { bodyObject, parse } from '../validate.js';
+import { bodyObject, parse, trimmedText } from '../validate.js';
 
 const createSchema = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: trimmedText(200),
   mode: z.enum(['test', 'live']).optional(),
   role: z.enum(['admin', 'reviewer', 'agent']),
   agent_id: z.string().min(1).max(100).optional(),
