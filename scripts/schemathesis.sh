@@ -35,7 +35,13 @@ REPORT_DIR="$ROOT/test-artifacts/schemathesis"
 # read (stateful sequences). Left out, as the contract differs from what they assume:
 # use_after_free (DELETE /v1/agents/{id} deactivates: the agent stays readable, status
 # "deactivated"), unsupported_method (an unknown method answers 404 not_found, not 405) and
-# positive_data_acceptance (no schema can say "a cursor this service returned").
+# positive_data_acceptance: the document's patterns say which cursors decode, which Idempotency-Keys
+# and vendors are taken and that no string holds NUL, and its anyOf/oneOf/if the cross-field rules
+# of velocity limits, simulations, API keys and escalations; what no schema can say still refuses
+# schema-valid data: escalate_after_seconds above approval_timeout_seconds (no two fields compare),
+# a capture above the approved amount, a webhook host that does not resolve to a public address, a
+# vendor whose host no URL parser accepts, and unpaired UTF-16 surrogates (a pattern naming them
+# is one Schemathesis drops).
 CHECKS=${SCHEMATHESIS_CHECKS:-not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,negative_data_rejection,missing_required_header,ignored_auth,ensure_resource_availability}
 
 say() { printf -- '--> %s\n' "$*" >&2; }

@@ -1,14 +1,15 @@
 import { z } from 'zod';
-import { metadataPatchSchema, metadataSchema } from '../http/validate.js';
+import { cursorSchema } from '../db/pagination.js';
+import { metadataPatchSchema, metadataSchema, trimmedText } from '../http/validate.js';
 
 export const createAgentSchema = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: trimmedText(200),
   policy_id: z.string().min(1).max(100),
   metadata: metadataSchema.optional(),
 });
 
 export const updateAgentSchema = z.strictObject({
-  name: z.string().trim().min(1).max(200).optional(),
+  name: trimmedText(200).optional(),
   policy_id: z.string().min(1).max(100).optional(),
   metadata: metadataPatchSchema.optional(),
   kyc_status: z.enum(['pending', 'verified', 'rejected']).optional(),
@@ -17,7 +18,7 @@ export const updateAgentSchema = z.strictObject({
 
 export const listAgentsQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).max(300).optional(),
+  cursor: cursorSchema().optional(),
   status: z.enum(['active', 'frozen', 'deactivated']).optional(),
   policy_id: z.string().min(1).max(100).optional(),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cursorSchema, SEQUENCE_CURSOR_PATTERN } from '../db/pagination.js';
 
 const isoTimestamp = z.iso.datetime({ offset: true }).or(z.iso.date()).transform((s) => new Date(s));
 
@@ -9,6 +10,6 @@ export const listAuditQuery = z.strictObject({
   from: isoTimestamp.optional(),
   to: isoTimestamp.optional(),
   limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().min(1).max(300).optional(),
+  cursor: cursorSchema(SEQUENCE_CURSOR_PATTERN).optional(),
 });
 export type ListAuditQuery = z.output<typeof listAuditQuery>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { metadataSchema } from '../http/validate.js';
+import { metadataSchema, trimmedText } from '../http/validate.js';
 import { currencySchema } from '../policies/policies.schemas.js';
 import { vendorSchema } from './vendor.js';
 
@@ -8,7 +8,7 @@ export const authorizeSchema = z.strictObject({
   amount: z.number().int('must be an integer number of minor units').positive().max(Number.MAX_SAFE_INTEGER),
   currency: currencySchema,
   vendor: vendorSchema(),
-  category: z.string().trim().min(1).max(64).transform((s) => s.toLowerCase()).optional(),
+  category: trimmedText(64).transform((s) => s.toLowerCase()).optional(),
   metadata: metadataSchema.optional(),
 });
 export type AuthorizeInput = z.output<typeof authorizeSchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TRIMMED_CHARS } from '../http/validate.js';
 
 /**
  * The normal form every vendor comparison uses (DECISIONS §3): deny- and allowlists, the
@@ -90,7 +91,16 @@ export function vendorMatches(vendor: string, listed: string): boolean {
 export const vendorListed = (vendor: string, list: readonly string[]): boolean =>
   list.some((listed) => vendorMatches(vendor, listed));
 
-const vendorText = () => z.string().trim().min(1).max(255);
+const CONTROLS = '\\u0000-\\u001f\\u007f-\\u009f';
+/**
+ * For the document: after trimming, a vendor has a first character and no control character
+ * (Unicode Cc); the trimmed ones (tab, line feed, …) may lead or trail it. Whether a URL parser
+ * accepts its host is beyond a pattern.
+ */
+export const VENDOR_PATTERN = `^[${TRIMMED_CHARS}]*[^${TRIMMED_CHARS}${CONTROLS}][^${CONTROLS}]*[${TRIMMED_CHARS}]*$`;
+
+const vendorText = () =>
+  z.string().trim().min(1).max(255).meta({ pattern: VENDOR_PATTERN, description: 'A name or a domain/URL; must not contain control characters' });
 
 /** A vendor in a request: refused (400, naming the field) when it has no normal form; kept as sent. */
 export const vendorSchema = () =>

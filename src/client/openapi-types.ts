@@ -2519,7 +2519,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2531,6 +2531,7 @@ export interface operations {
                     agent_id: string;
                     amount: number;
                     currency: string;
+                    /** @description A name or a domain/URL; must not contain control characters */
                     vendor: string;
                     category?: string;
                     metadata?: {
@@ -2626,7 +2627,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2683,7 +2684,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2738,7 +2739,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2832,6 +2833,7 @@ export interface operations {
                 status?: "pending" | "approved" | "denied" | "expired";
                 agent_id?: string;
                 limit?: number;
+                /** @description The `next_cursor` of the previous page, exactly as this service returned it (opaque; any other value is refused with 400, `param` `cursor`) */
                 cursor?: string;
             };
             header?: never;
@@ -2876,7 +2878,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2934,7 +2936,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2992,6 +2994,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description The `next_cursor` of the previous page, exactly as this service returned it (opaque; any other value is refused with 400, `param` `cursor`) */
                 cursor?: string;
                 status?: "active" | "frozen" | "deactivated";
                 policy_id?: string;
@@ -3038,7 +3041,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3246,7 +3249,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3297,7 +3300,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3348,6 +3351,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description The `next_cursor` of the previous page, exactly as this service returned it (opaque; any other value is refused with 400, `param` `cursor`) */
                 cursor?: string;
                 active?: "true" | "false";
             };
@@ -3393,7 +3397,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3413,11 +3417,15 @@ export interface operations {
                     categories_allowed?: string[];
                     active?: boolean;
                     approval_timeout_seconds?: number;
-                    velocity_limits?: {
+                    velocity_limits?: ({
                         window_seconds: number;
                         max_count?: number | null;
                         max_amount?: number | null;
-                    }[];
+                    } | {
+                        max_count: number;
+                    } | {
+                        max_amount: number;
+                    })[];
                     duplicate_window_seconds?: number | null;
                     auto_freeze?: {
                         denials: number;
@@ -3427,9 +3435,10 @@ export interface operations {
                         above: number;
                         approvals_required: number;
                     }[];
+                    /** @description Seconds a held request waits before it is escalated; at most approval_timeout_seconds (the one sent, else the stored one, else the default) */
                     escalate_after_seconds?: number | null;
                     capture_window_seconds?: number;
-                };
+                } & (unknown & unknown);
             };
         };
         responses: {
@@ -3472,7 +3481,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3493,11 +3502,15 @@ export interface operations {
                         categories_allowed?: string[];
                         active?: boolean;
                         approval_timeout_seconds?: number;
-                        velocity_limits?: {
+                        velocity_limits?: ({
                             window_seconds: number;
                             max_count?: number | null;
                             max_amount?: number | null;
-                        }[];
+                        } | {
+                            max_count: number;
+                        } | {
+                            max_amount: number;
+                        })[];
                         duplicate_window_seconds?: number | null;
                         auto_freeze?: {
                             denials: number;
@@ -3507,14 +3520,16 @@ export interface operations {
                             above: number;
                             approvals_required: number;
                         }[];
+                        /** @description Seconds a held request waits before it is escalated; at most approval_timeout_seconds (the one sent, else the stored one, else the default) */
                         escalate_after_seconds?: number | null;
                         capture_window_seconds?: number;
-                    };
+                    } & (unknown & unknown);
                     policy_id?: string;
                     requests?: {
                         agent_id: string;
                         amount: number;
                         currency: string;
+                        /** @description A name or a domain/URL; must not contain control characters */
                         vendor: string;
                         category?: string;
                         metadata?: {
@@ -3526,7 +3541,15 @@ export interface operations {
                     /** Format: date-time */
                     to?: string;
                     agent_id?: string;
-                };
+                } & (({
+                    policy: unknown;
+                } | {
+                    policy_id: unknown;
+                }) & ({
+                    requests: unknown;
+                } | {
+                    from: unknown;
+                }));
             };
         };
         responses: {
@@ -3681,11 +3704,15 @@ export interface operations {
                     categories_allowed?: string[];
                     active?: boolean;
                     approval_timeout_seconds?: number;
-                    velocity_limits?: {
+                    velocity_limits?: ({
                         window_seconds: number;
                         max_count?: number | null;
                         max_amount?: number | null;
-                    }[];
+                    } | {
+                        max_count: number;
+                    } | {
+                        max_amount: number;
+                    })[];
                     duplicate_window_seconds?: number | null;
                     auto_freeze?: {
                         denials: number;
@@ -3695,6 +3722,7 @@ export interface operations {
                         above: number;
                         approvals_required: number;
                     }[];
+                    /** @description Seconds a held request waits before it is escalated; at most approval_timeout_seconds (the one sent, else the stored one, else the default) */
                     escalate_after_seconds?: number | null;
                     capture_window_seconds?: number;
                 };
@@ -3744,6 +3772,7 @@ export interface operations {
                 from?: string;
                 to?: string;
                 limit?: number;
+                /** @description The `next_cursor` of the previous page, exactly as this service returned it (opaque; any other value is refused with 400, `param` `cursor`) */
                 cursor?: string;
             };
             header?: never;
@@ -3831,6 +3860,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description The `next_cursor` of the previous page, exactly as this service returned it (opaque; any other value is refused with 400, `param` `cursor`) */
                 cursor?: string;
             };
             header?: never;
@@ -3875,7 +3905,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4019,6 +4049,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description The `next_cursor` of the previous page, exactly as this service returned it (opaque; any other value is refused with 400, `param` `cursor`) */
                 cursor?: string;
             };
             header?: never;
@@ -4063,7 +4094,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4072,6 +4103,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute https URL (http only in test mode) whose host resolves to public addresses; no credentials
+                     */
                     url: string;
                     events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
                     description?: string;
@@ -4217,6 +4252,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute https URL (http only in test mode) whose host resolves to public addresses; no credentials
+                     */
                     url?: string;
                     events?: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
                     enabled?: boolean;
@@ -4263,7 +4302,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4314,6 +4353,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description The `next_cursor` of the previous page, exactly as this service returned it (opaque; any other value is refused with 400, `param` `cursor`) */
                 cursor?: string;
             };
             header?: never;
@@ -4362,6 +4402,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description The `next_cursor` of the previous page, exactly as this service returned it (opaque; any other value is refused with 400, `param` `cursor`) */
                 cursor?: string;
                 type?: "authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated";
             };
@@ -4452,7 +4493,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4552,7 +4593,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4606,7 +4647,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4617,9 +4658,12 @@ export interface operations {
                 "application/json": {
                     name: string;
                     agent_id: string;
-                    daily_limit: unknown;
-                    max_single_transaction: unknown;
-                    require_approval_above?: unknown;
+                    /** @description Decimal major units (USD): a JSON number or a numeric string, at most two decimal places, above 0 to 9999999999999.99 */
+                    daily_limit: number | string;
+                    /** @description Decimal major units (USD): a JSON number or a numeric string, at most two decimal places, above 0 to 9999999999999.99 */
+                    max_single_transaction: number | string;
+                    /** @description Decimal major units (USD): a JSON number or a numeric string, at most two decimal places, 0 to 9999999999999.99 */
+                    require_approval_above?: number | string | null;
                 };
             };
         };
@@ -4664,7 +4708,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request */
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4674,7 +4718,9 @@ export interface operations {
             content: {
                 "application/json": {
                     token: string;
-                    amount: unknown;
+                    /** @description Decimal major units (USD): a JSON number or a numeric string, at most two decimal places, above 0 to 9999999999999.99 */
+                    amount: number | string;
+                    /** @description A name or a domain/URL; must not contain control characters */
                     merchant_name: string;
                     merchant_category?: string;
                 };

@@ -28,6 +28,44 @@ export const listOf = <T extends z.ZodType>(item: T, what: string) =>
 export const encodeCursor = (key: string | number): string =>
   Buffer.from(`c1:${key}`, 'utf8').toString('base64url');
 
+/**
+ * The cursors decodeCursor accepts, as a pattern over the base64url text (the document's `cursor`
+ * parameters; decodeCursor still decides): `c1:` (`YzE6`), then 1–197 key bytes, none of them NUL.
+ * Each 4-character group holds 3 bytes; its alternatives leave out the neighbouring characters
+ * whose bits make a zero byte. A last 2 or 3 characters hold 1 or 2 more bytes.
+ */
+const ANY = 'A-Za-z0-9_-';
+const NOT_A = 'B-Za-z0-9_-';
+/** Second characters: `A` (both its neighbours' bits matter), `B`–`P`, `Q`/`g`/`w`, the rest. */
+const FIRST_PAIR_LOW0 = `(?:[${NOT_A}]A|[${ANY}][Qgw])`;
+const FIRST_PAIR_OTHER = `(?:[${NOT_A}][B-P]|[${ANY}][R-Za-fh-vx-z0-9_-])`;
+const S4 = 'AEIMQUYcgkosw048';
+const NOT_S4 = 'B-DF-HJ-LN-PR-TV-XZabd-fh-jl-np-rt-vx-z1-35-79_-';
+const NOT_S4_NOR_AD = 'F-HJ-LN-PR-TV-XZabd-fh-jl-np-rt-vx-z1-35-79_-';
+const GROUP =
+  `(?:${FIRST_PAIR_LOW0}(?:[EIMQUYcgkosw048][${NOT_A}]|[${NOT_S4_NOR_AD}][${ANY}])` +
+  `|${FIRST_PAIR_OTHER}(?:[${S4}][${NOT_A}]|[${NOT_S4}][${ANY}]))`;
+const TAIL = `(?:[${NOT_A}][${ANY}]|A[Q-Za-z0-9_-]|${FIRST_PAIR_LOW0}[E-Za-z0-9_-]|${FIRST_PAIR_OTHER}[${ANY}])`;
+export const CURSOR_PATTERN = `^YzE6(?:${GROUP}{1,65}${TAIL}?|${TAIL})$`;
+
+/**
+ * The audit log's cursors: `c1:` and a sequence number of 1–14 digits, the first not 0. Three digits
+ * make a group `[MNO][DTjz][AEIMQUYcgk][w-z0-5]` (`O` only with `D`/`T`: 8 and 9 end the digits).
+ */
+const DIGIT_PAIR = '(?:[MN][DTjz]|O[DT])';
+const FIRST_DIGIT_PAIR = '(?:M[Tjz]|N[DTjz]|O[DT])';
+const DIGITS = (pair: string) => `${pair}[AEIMQUYcgk][w-z0-5]`;
+const DIGITS_TAIL = (pair: string, lone: string) => `(?:${pair}[AEIMQUYcgk]|${lone})`;
+export const SEQUENCE_CURSOR_PATTERN =
+  `^YzE6(?:${DIGITS(FIRST_DIGIT_PAIR)}(?:${DIGITS(DIGIT_PAIR)}){0,3}${DIGITS_TAIL(DIGIT_PAIR, '(?:[MN][AQgw]|O[AQ])')}?` +
+  `|${DIGITS_TAIL(FIRST_DIGIT_PAIR, '(?:M[Qgw]|N[AQgw]|O[AQ])')})$`;
+
+const CURSOR_DESCRIPTION = 'The `next_cursor` of the previous page, exactly as this service returned it (opaque; any other value is refused with 400, `param` `cursor`)';
+
+/** The `cursor` query parameter of list routes: decoded by decodeCursor in the handler. */
+export const cursorSchema = (pattern = CURSOR_PATTERN) =>
+  z.string().min(1).max(300).meta({ pattern, description: CURSOR_DESCRIPTION });
+
 export function decodeCursor(cursor: string, param = 'cursor'): string {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   // A forged cursor may decode to text PostgreSQL cannot hold (NUL): it is not one of ours either.

@@ -3,16 +3,32 @@ import { eventSummary } from '../events/event.view.js';
 import { EVENT_TYPES, type EventType } from '../events/events.repository.js';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../webhooks/signature.js';
 import { IDEMPOTENCY_HEADER } from './idempotency.js';
+import { STORABLE_TEXT_PATTERN } from './validate.js';
 import { componentSchemas, webhookComponentName } from './openapi-components.js';
 import { createRouteFinder, ROUTE_DOCS, type RouteDoc } from './route-docs.js';
 
 type JsonSchema = Record<string, unknown>;
 
+/**
+ * The input guard (input-guard.ts) refuses NUL in every path segment, query value and body string,
+ * whatever the route's schema says: each string a client sends without a pattern of its own gets
+ * this one. (Unpaired surrogates, refused too, are beyond what JSON Schema tools generate from.)
+ */
+const NO_NUL = { pattern: STORABLE_TEXT_PATTERN };
+
+function withNoNul(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withNoNul);
+  if (!node || typeof node !== 'object') return node;
+  const out: JsonSchema = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === 'enum' || k === 'const' || k === 'default' ? v : withNoNul(v)]));
+  const isFreeString = out.type === 'string' && out.pattern === undefined && out.enum === undefined && out.const === undefined;
+  return isFreeString ? { ...out, ...NO_NUL } : out;
+}
+
 /** A zod schema as the JSON Schema (2020-12, the dialect of OpenAPI 3.1) of what a client sends. */
 function jsonSchema(schema: z.ZodType): JsonSchema {
   const out = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
   delete out.$schema;
-  return out;
+  return withNoNul(out) as JsonSchema;
 }
 
 /** `/v1/agents/:id` → `/v1/agents/{id}` */
@@ -109,7 +125,7 @@ function operation(route: RouteDoc, nameOf: (schema: z.ZodType) => string, route
   const isPublic = route.roles === 'public';
   const limited = isRateLimited(route);
   const parameters: object[] = [
-    ...pathParams(route.path).map((name) => ({ name, in: 'path', required: true, description: route.params?.[name], schema: { type: 'string' } })),
+    ...pathParams(route.path).map((name) => ({ name, in: 'path', required: true, description: route.params?.[name], schema: { type: 'string', ...NO_NUL } })),
     ...(route.query ? queryParameters(route.query) : []),
   ];
   if (!isPublic && isPost(route)) {
@@ -117,8 +133,8 @@ function operation(route: RouteDoc, nameOf: (schema: z.ZodType) => string, route
       name: IDEMPOTENCY_HEADER,
       in: 'header',
       required: false,
-      description: 'Replays the first response of the same request within 24 h; 409 when reused with another request',
-      schema: { type: 'string', minLength: 1, maxLength: 255 },
+      description: 'Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
     });
   }
   const baseHeaders = { 'X-Request-Id': ref('headers', 'RequestId'), ...(limited ? RATE_LIMIT_HEADERS : {}) };

@@ -36,15 +36,32 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown, fallbackPa
 /** A JSON object body; a missing body on POST is an empty object. */
 export const bodyObject = (body: unknown): unknown => (body === undefined ? {} : body);
 
+/**
+ * Text PostgreSQL can hold (src/storable-text.ts, checked on every body by the input guard): the
+ * pattern says "no NUL"; surrogates without their pair, refused too, are left to the description
+ * (a pattern naming surrogates is one JSON Schema tools cannot generate from).
+ */
+export const STORABLE_TEXT_PATTERN = '^[^\\u0000]*$';
+const STORABLE_TEXT = 'no NUL characters or unpaired UTF-16 surrogates';
+const metadataKey = () => z.string().min(1).max(40).meta({ pattern: STORABLE_TEXT_PATTERN, description: `A metadata key: ${STORABLE_TEXT}` });
+const metadataText = () => z.string().max(500).meta({ pattern: STORABLE_TEXT_PATTERN, description: STORABLE_TEXT });
+
 export const metadataSchema = z
-  .record(z.string().min(1).max(40), z.union([z.string().max(500), z.number(), z.boolean()]))
+  .record(metadataKey(), z.union([metadataText(), z.number(), z.boolean()]))
   .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys');
 
 /** On update a key set to null is removed; the 50-key limit applies to the merged result. */
 export const metadataPatchSchema = z
-  .record(z.string().min(1).max(40), z.union([z.string().max(500), z.number(), z.boolean(), z.null()]))
+  .record(metadataKey(), z.union([metadataText(), z.number(), z.boolean(), z.null()]))
   .refine((m) => Object.values(m).filter((v) => v !== null).length <= 50, 'at most 50 keys')
   .refine((m) => Object.keys(m).length <= 100, 'at most 100 keys per update');
+
+/** What String.prototype.trim removes (ECMAScript WhiteSpace and LineTerminator), as a pattern's class. */
+export const TRIMMED_CHARS = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+
+/** Text kept trimmed, 1–`max` characters: for the document, not only whitespace (and, as everywhere, no NUL). */
+export const trimmedText = (max: number) =>
+  z.string().trim().min(1).max(max).meta({ pattern: `^[^\\u0000]*[^${TRIMMED_CHARS}\\u0000][^\\u0000]*$` });
 
 export const limitSchema = (def: number, max: number) =>
   z.coerce.number().int().min(1).max(max).default(def);

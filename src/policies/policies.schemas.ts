@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { cursorSchema } from '../db/pagination.js';
 import { vendorListSchema } from '../authorization/vendor.js';
-import { moneySchema } from '../http/validate.js';
+import { moneySchema, trimmedText } from '../http/validate.js';
 import { MAX_APPROVAL_RULES, MAX_APPROVALS_REQUIRED, MIN_ESCALATE_AFTER_SECONDS } from '../approvals/approval-chains.js';
 
 export const MAX_LIST_ENTRIES = 500;
@@ -14,7 +15,7 @@ export const MAX_CAPTURE_WINDOW_SECONDS = 30 * 24 * 3600;
 export const currencySchema = z.string().regex(/^[A-Z]{3}$/, 'must be an upper-case ISO 4217 code');
 const vendorList = vendorListSchema(MAX_LIST_ENTRIES);
 const categoryList = z
-  .array(z.string().trim().min(1).max(64).transform((s) => s.toLowerCase()))
+  .array(trimmedText(64).transform((s) => s.toLowerCase()))
   .max(MAX_LIST_ENTRIES);
 
 export const MAX_VELOCITY_LIMITS = 5;
@@ -26,6 +27,13 @@ const velocityLimit = z
     window_seconds: z.number().int().min(MIN_WINDOW_SECONDS).max(MAX_WINDOW_SECONDS),
     max_count: z.number().int().min(1).max(1_000_000).nullable().optional(),
     max_amount: moneySchema.nullable().optional(),
+  })
+  // The refinement below, as the document can say it.
+  .meta({
+    anyOf: [
+      { required: ['max_count'], properties: { max_count: { type: 'integer' } } },
+      { required: ['max_amount'], properties: { max_amount: { type: 'integer' } } },
+    ],
   })
   .refine((v) => v.max_count != null || v.max_amount != null, 'needs max_count or max_amount');
 
@@ -40,7 +48,7 @@ const approvalRule = z.strictObject({
 });
 
 const policyFields = {
-  name: z.string().trim().min(1).max(200),
+  name: trimmedText(200),
   currency: currencySchema,
   budget_monthly: moneySchema,
   budget_daily: moneySchema.nullable(),
@@ -55,7 +63,13 @@ const policyFields = {
   duplicate_window_seconds: z.number().int().min(1).max(86_400).nullable(),
   auto_freeze: autoFreeze.nullable(),
   approval_rules: z.array(approvalRule).max(MAX_APPROVAL_RULES),
-  escalate_after_seconds: z.number().int().min(MIN_ESCALATE_AFTER_SECONDS).max(MAX_APPROVAL_TIMEOUT_SECONDS).nullable(),
+  escalate_after_seconds: z
+    .number()
+    .int()
+    .min(MIN_ESCALATE_AFTER_SECONDS)
+    .max(MAX_APPROVAL_TIMEOUT_SECONDS)
+    .nullable()
+    .describe('Seconds a held request waits before it is escalated; at most approval_timeout_seconds (the one sent, else the stored one, else the default)'),
   capture_window_seconds: z.number().int().min(MIN_CAPTURE_WINDOW_SECONDS).max(MAX_CAPTURE_WINDOW_SECONDS),
 };
 
@@ -63,6 +77,25 @@ const policyFields = {
 export function escalationPastTimeout(escalateAfter: number | null | undefined, timeout: number): boolean {
   return escalateAfter != null && escalateAfter > timeout;
 }
+
+/**
+ * For the document: what it can say of "escalate_after_seconds must not exceed approval_timeout_seconds"
+ * (JSON Schema compares no two fields). An escalation is at least MIN_ESCALATE_AFTER_SECONDS, so a
+ * timeout sent beside one is at least that too; the full rule is in the field's description.
+ */
+const escalationNeedsTimeout = {
+  if: { required: ['escalate_after_seconds'], properties: { escalate_after_seconds: { type: 'integer' } } },
+  then: { properties: { approval_timeout_seconds: { minimum: MIN_ESCALATE_AFTER_SECONDS } } },
+};
+/** On create, without a timeout the default one bounds the escalation. */
+const escalationWithinDefaultTimeout = {
+  if: {
+    required: ['escalate_after_seconds'],
+    properties: { escalate_after_seconds: { type: 'integer' } },
+    not: { required: ['approval_timeout_seconds'], properties: { approval_timeout_seconds: {} } },
+  },
+  then: { properties: { escalate_after_seconds: { maximum: DEFAULT_APPROVAL_TIMEOUT_SECONDS } } },
+};
 
 export const createPolicySchema = z.strictObject({
   ...policyFields,
@@ -80,17 +113,17 @@ export const createPolicySchema = z.strictObject({
   capture_window_seconds: policyFields.capture_window_seconds.optional(),
   approval_rules: policyFields.approval_rules.optional(),
   escalate_after_seconds: policyFields.escalate_after_seconds.optional(),
-}).superRefine((v, ctx) => {
+}).meta({ allOf: [escalationNeedsTimeout, escalationWithinDefaultTimeout] }).superRefine((v, ctx) => {
   if (escalationPastTimeout(v.escalate_after_seconds, v.approval_timeout_seconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS)) {
     ctx.addIssue({ code: 'custom', path: ['escalate_after_seconds'], message: 'must not exceed approval_timeout_seconds' });
   }
 });
 
-export const updatePolicySchema = z.strictObject(policyFields).partial();
+export const updatePolicySchema = z.strictObject(policyFields).partial().meta(escalationNeedsTimeout);
 
 export const listPoliciesQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).max(300).optional(),
+  cursor: cursorSchema().optional(),
   active: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
 });
 

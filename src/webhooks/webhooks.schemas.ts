@@ -1,4 +1,18 @@
 import { z } from 'zod';
+import { cursorSchema } from '../db/pagination.js';
+
+/** Checked by src/webhooks/ssrf.ts (absolute http(s), public host); the document says what a schema can. */
+const endpointUrl = () =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(2048)
+    .meta({
+      format: 'uri',
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\u0000]*$',
+      description: 'An absolute https URL (http only in test mode) whose host resolves to public addresses; no credentials',
+    });
 import { EVENT_TYPES } from '../events/events.repository.js';
 
 const eventList = z
@@ -8,13 +22,13 @@ const eventList = z
   .transform((list) => (list.includes('*') ? ['*'] : [...new Set(list)]));
 
 export const createEndpointSchema = z.strictObject({
-  url: z.string().trim().min(1).max(2048),
+  url: endpointUrl(),
   events: eventList,
   description: z.string().trim().max(500).optional(),
 });
 
 export const updateEndpointSchema = z.strictObject({
-  url: z.string().trim().min(1).max(2048).optional(),
+  url: endpointUrl().optional(),
   events: eventList.optional(),
   enabled: z.boolean().optional(),
   description: z.string().trim().max(500).nullable().optional(),
@@ -22,7 +36,7 @@ export const updateEndpointSchema = z.strictObject({
 
 export const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).max(300).optional(),
+  cursor: cursorSchema().optional(),
 });
 
 export const listEventsQuery = listQuery.extend({

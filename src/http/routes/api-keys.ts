@@ -1,19 +1,26 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { Db } from '../../db/database.js';
+import { cursorSchema } from '../../db/pagination.js';
 import { createApiKey, getOwnApiKey, listApiKeys, revokeApiKey } from '../../keys/keys.service.js';
 import { callerOf } from '../context.js';
-import { bodyObject, parse } from '../validate.js';
+import { bodyObject, parse, trimmedText } from '../validate.js';
 
 const createSchema = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: trimmedText(200),
   mode: z.enum(['test', 'live']).optional(),
   role: z.enum(['admin', 'reviewer', 'agent']),
   agent_id: z.string().min(1).max(100).optional(),
-});
+})
+  // keys.service.ts: an agent key names its agent; no other key does.
+  .meta({
+    if: { properties: { role: { const: 'agent' } }, required: ['role'] },
+    then: { required: ['agent_id'], properties: { agent_id: {} } },
+    else: { not: { required: ['agent_id'], properties: { agent_id: {} } } },
+  });
 const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).max(300).optional(),
+  cursor: cursorSchema().optional(),
 });
 
 export function apiKeysRouter(db: Db, onRevoked?: (hash: string) => void): Router {
