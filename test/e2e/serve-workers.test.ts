@@ -91,16 +91,35 @@ const healthy = async (base: string) => {
 describe.skipIf(!sharedUrl || process.platform !== 'linux')('spend-auth serve --workers', () => {
   it('runs N API processes on one port, replaces one that crashes, and drains them all on SIGTERM', async () => {
     const port = await freePort();
-    const primary = spawn(process.execPath, [BIN, 'serve', '--workers', '2'], { cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: 'ignore' });
+    const primary = spawn(process.execPath, [BIN, 'serve', '--workers', '2'], { cwd: ROOT, env: { ...env, PORT: String(port), LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'ignore'] });
     children.push(primary);
+    // The workers that have logged "API listening": a worker killed before it is up counts as one
+    // that cannot start, which stops the service by design.
+    const listening = new Set<number>();
+    let pending = '';
+    primary.stdout!.on('data', (chunk: Buffer) => {
+      const lines = (pending + chunk.toString()).split('\n');
+      pending = lines.pop()!;
+      for (const line of lines) {
+        try {
+          const entry = JSON.parse(line) as { msg?: string; pid?: number };
+          if (entry.msg === 'API listening' && entry.pid) listening.add(entry.pid);
+        } catch {
+          // not a log line
+        }
+      }
+    });
     const base = `http://127.0.0.1:${port}`;
     await until(() => healthy(base));
-    const first = await until(() => (workersOf(primary.pid!).length === 2 ? workersOf(primary.pid!) : undefined));
+    const first = await until(() => {
+      const now = workersOf(primary.pid!);
+      return now.length === 2 && now.every((pid) => listening.has(pid)) ? now : undefined;
+    });
 
     process.kill(first[0]!, 'SIGKILL');
     const replaced = await until(() => {
       const now = workersOf(primary.pid!);
-      return now.length === 2 && !now.includes(first[0]!) ? now : undefined;
+      return now.length === 2 && !now.includes(first[0]!) && now.every((pid) => listening.has(pid)) ? now : undefined;
     });
     expect(replaced).toContain(first[1]);
     await until(() => healthy(base));
