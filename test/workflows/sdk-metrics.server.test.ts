@@ -53,7 +53,9 @@ describe.skipIf(!mode)('the worker process exports the Temporal SDK metrics on T
           const res = await fetch(`http://127.0.0.1:${sdkPort}/metrics`);
           const text = await res.text();
           const queues = ['spend-authorization', 'spend-authorization-webhooks', 'spend-authorization-billing'];
-          return res.ok && queues.every((q) => text.includes(`task_queue="${q}"`)) && /^temporal_num_pollers\{/m.test(text) ? text : undefined;
+          // Each queue's worker reports its slots once it has started polling: wait for all three.
+          const slotsOf = (q: string) => new RegExp(`^temporal_worker_task_slots_available\\{[^}]*task_queue="${q}"[^}]*worker_type="ActivityWorker"`, 'm').test(text);
+          return res.ok && queues.every(slotsOf) && /^temporal_num_pollers\{/m.test(text) ? text : undefined;
         },
         60_000,
         250,
