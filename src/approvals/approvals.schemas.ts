@@ -9,5 +9,5 @@ export const listApprovalsQuery = z.strictObject({
 });
 
 export const resolveApprovalSchema = z.strictObject({
-  note: z.string().trim().max(1000).optional(),
+  note: z.string().max(1000).trim().optional(),
 });

@@ -100,7 +100,7 @@ const CONTROLS = '\\u0000-\\u001f\\u007f-\\u009f';
 export const VENDOR_PATTERN = `^[${TRIMMED_CHARS}]*[^${TRIMMED_CHARS}${CONTROLS}][^${CONTROLS}]*[${TRIMMED_CHARS}]*$`;
 
 const vendorText = () =>
-  z.string().trim().min(1).max(255).meta({ pattern: VENDOR_PATTERN, description: 'A name or a domain/URL; must not contain control characters' });
+  z.string().max(255).trim().min(1).meta({ pattern: VENDOR_PATTERN, description: 'A name or a domain/URL; must not contain control characters' });
 
 /** A vendor in a request: refused (400, naming the field) when it has no normal form; kept as sent. */
 export const vendorSchema = () =>

@@ -61,7 +61,7 @@ export const TRIMMED_CHARS = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u20
 
 /** Text kept trimmed, 1–`max` characters: for the document, not only whitespace (and, as everywhere, no NUL). */
 export const trimmedText = (max: number) =>
-  z.string().trim().min(1).max(max).meta({ pattern: `^[^\\u0000]*[^${TRIMMED_CHARS}\\u0000][^\\u0000]*$` });
+  z.string().max(max).trim().min(1).meta({ pattern: `^[^\\u0000]*[^${TRIMMED_CHARS}\\u0000][^\\u0000]*$` });
 
 export const limitSchema = (def: number, max: number) =>
   z.coerce.number().int().min(1).max(max).default(def);

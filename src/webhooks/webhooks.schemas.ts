@@ -24,14 +24,14 @@ const eventList = z
 export const createEndpointSchema = z.strictObject({
   url: endpointUrl(),
   events: eventList,
-  description: z.string().trim().max(500).optional(),
+  description: z.string().max(500).trim().optional(),
 });
 
 export const updateEndpointSchema = z.strictObject({
   url: endpointUrl().optional(),
   events: eventList.optional(),
   enabled: z.boolean().optional(),
-  description: z.string().trim().max(500).nullable().optional(),
+  description: z.string().max(500).trim().nullable().optional(),
 });
 
 export const listQuery = z.strictObject({

@@ -179,6 +179,8 @@ describe('POST /v1/policies', () => {
     ['capture_window_seconds null', { capture_window_seconds: null }, 'capture_window_seconds'],
     ['vendor_allowlist not an array', { vendor_allowlist: 'github.com' }, 'vendor_allowlist'],
     ['vendor_denylist with an empty entry', { vendor_denylist: [''] }, 'vendor_denylist.0'],
+    ['vendor_allowlist with an entry over 255 characters as sent (padding counts)', { vendor_allowlist: [`\u2003${'v'.repeat(255)}`] }, 'vendor_allowlist.0'],
+    ['name over 200 characters as sent (padding counts)', { name: ` ${'n'.repeat(200)}` }, 'name'],
     ['categories_allowed with a number', { categories_allowed: ['ok', 5] }, 'categories_allowed.1'],
     ['an unknown field', { colour: 'blue' }, 'colour'],
     ['a read-only id', { id: 'pol_mine' }, 'id'],

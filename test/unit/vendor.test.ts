@@ -101,6 +101,8 @@ describe('vendor schemas', () => {
     expect(vendorSchema().safeParse('   ').success).toBe(false);
     expect(vendorSchema().safeParse('a'.repeat(256)).success).toBe(false);
     expect(vendorSchema().safeParse('a'.repeat(255)).success).toBe(true);
+    // The length is of the text as sent, as the document's maxLength says: padding counts.
+    expect(vendorSchema().safeParse(` ${'a'.repeat(255)}`).success).toBe(false);
   });
 
   test('a list keeps each entry once, in its normal form; too many entries or one without a form is refused', () => {
