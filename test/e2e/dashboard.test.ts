@@ -539,7 +539,7 @@ suite('reviewer dashboard (headless Chromium)', () => {
       await page.locator('#page-heading').waitFor();
       await page.waitForLoadState('networkidle');
       await noHorizontalOverflow(page);
-      expect(await page.locator('main').innerText(), hash).not.toMatch(/\bnull\b|\bundefined\b|\[object |NaN/);
+      expect(await page.locator('main').innerText(), hash).not.toMatch(/\bnull\b|\bundefined\b|\[object |\bNaN\b/);
     }
     await page.goto(url('#/approvals'));
     await page.locator('li.queue-item').first().waitFor();
