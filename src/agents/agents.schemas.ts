@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursorSchema } from '../db/pagination.js';
-import { metadataPatchSchema, metadataSchema, trimmedText } from '../http/validate.js';
+import { limitSchema, metadataPatchSchema, metadataSchema, trimmedText } from '../http/validate.js';
 
 export const createAgentSchema = z.strictObject({
   name: trimmedText(200),
@@ -17,7 +17,7 @@ export const updateAgentSchema = z.strictObject({
 });
 
 export const listAgentsQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitSchema(20, 100),
   cursor: cursorSchema().optional(),
   status: z.enum(['active', 'frozen', 'deactivated']).optional(),
   policy_id: z.string().min(1).max(100).optional(),

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { cursorSchema } from '../db/pagination.js';
+import { limitSchema } from '../http/validate.js';
 
 export const listApprovalsQuery = z.strictObject({
   status: z.enum(['pending', 'approved', 'denied', 'expired']).optional(),
   agent_id: z.string().min(1).max(100).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitSchema(20, 100),
   cursor: cursorSchema().optional(),
 });
 

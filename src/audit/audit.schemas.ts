@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cursorSchema, SEQUENCE_CURSOR_PATTERN } from '../db/pagination.js';
+import { limitSchema } from '../http/validate.js';
 
 const isoTimestamp = z.iso.datetime({ offset: true }).or(z.iso.date()).transform((s) => new Date(s));
 
@@ -9,7 +10,7 @@ export const listAuditQuery = z.strictObject({
   type: z.string().min(1).max(100).optional(),
   from: isoTimestamp.optional(),
   to: isoTimestamp.optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: limitSchema(50, 100),
   cursor: cursorSchema(SEQUENCE_CURSOR_PATTERN).optional(),
 });
 export type ListAuditQuery = z.output<typeof listAuditQuery>;

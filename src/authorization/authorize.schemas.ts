@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { metadataSchema, trimmedText } from '../http/validate.js';
+import { metadataSchema, queryInteger, trimmedText } from '../http/validate.js';
 import { currencySchema } from '../policies/policies.schemas.js';
 import { vendorSchema } from './vendor.js';
 
@@ -15,7 +15,7 @@ export type AuthorizeInput = z.output<typeof authorizeSchema>;
 
 export const MAX_WAIT_SECONDS = 30;
 export const getDecisionQuery = z.strictObject({
-  wait: z.coerce.number().int().min(0).max(MAX_WAIT_SECONDS).optional(),
+  wait: queryInteger(0, MAX_WAIT_SECONDS).optional(),
 });
 
 export const verifyTokenSchema = z.strictObject({

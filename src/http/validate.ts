@@ -63,8 +63,22 @@ export const TRIMMED_CHARS = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u20
 export const trimmedText = (max: number) =>
   z.string().max(max).trim().min(1).meta({ pattern: `^[^\\u0000]*[^${TRIMMED_CHARS}\\u0000][^\\u0000]*$` });
 
-export const limitSchema = (def: number, max: number) =>
-  z.coerce.number().int().min(1).max(max).default(def);
+/**
+ * A whole number in a query string, written in plain digits. Number() coercion would read an empty
+ * value as 0 and accept " 5", "1e1" or "0x10", none of which the document's `integer` allows.
+ */
+export function queryInteger(min: number, max: number): z.ZodType<number, unknown>;
+export function queryInteger(min: number, max: number, def: number): z.ZodType<number, unknown>;
+export function queryInteger(min: number, max: number, def?: number) {
+  const integer = z.number({ error: (issue) => (issue.code === 'invalid_type' ? 'must be a whole number' : undefined) }).int().min(min).max(max);
+  // The default sits inside the pipe so the document keeps it; the meta gives the preprocess step,
+  // which has no JSON Schema of its own, the integer it accepts.
+  return z
+    .preprocess((v) => (typeof v === 'string' && /^[0-9]{1,15}$/.test(v) ? Number(v) : v), def === undefined ? integer : integer.default(def))
+    .meta({ type: 'integer', minimum: min, maximum: max });
+}
+
+export const limitSchema = (def: number, max: number) => queryInteger(1, max, def);
 
 export const moneySchema = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 export const idSchema = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9A-Za-z]{1,64}$`), `must be an id starting with ${prefix}_`);

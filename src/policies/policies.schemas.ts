@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cursorSchema } from '../db/pagination.js';
 import { vendorListSchema } from '../authorization/vendor.js';
-import { moneySchema, trimmedText } from '../http/validate.js';
+import { limitSchema, moneySchema, trimmedText } from '../http/validate.js';
 import { MAX_APPROVAL_RULES, MAX_APPROVALS_REQUIRED, MIN_ESCALATE_AFTER_SECONDS } from '../approvals/approval-chains.js';
 
 export const MAX_LIST_ENTRIES = 500;
@@ -122,7 +122,7 @@ export const createPolicySchema = z.strictObject({
 export const updatePolicySchema = z.strictObject(policyFields).partial().meta(escalationNeedsTimeout);
 
 export const listPoliciesQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitSchema(20, 100),
   cursor: cursorSchema().optional(),
   active: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
 });

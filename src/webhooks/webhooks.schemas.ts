@@ -14,6 +14,7 @@ const endpointUrl = () =>
       description: 'An absolute https URL (http only in test mode) whose host resolves to public addresses; no credentials',
     });
 import { EVENT_TYPES } from '../events/events.repository.js';
+import { limitSchema } from '../http/validate.js';
 
 const eventList = z
   .array(z.enum([...EVENT_TYPES, '*'] as unknown as [string, ...string[]]))
@@ -35,7 +36,7 @@ export const updateEndpointSchema = z.strictObject({
 });
 
 export const listQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitSchema(20, 100),
   cursor: cursorSchema().optional(),
 });
 

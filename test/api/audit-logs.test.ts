@@ -44,9 +44,11 @@ describe('GET /v1/audit-logs', () => {
     await Promise.all(Array.from({ length: 55 }, (_, i) => a.test.post('/v1/agents', { name: `a${i}`, policy_id: pol })));
     expect((await a.test.get('/v1/audit-logs')).body.data).toHaveLength(50);
     expect((await a.test.get('/v1/audit-logs?limit=100')).body.data).toHaveLength(57);
-    const res = await a.test.get('/v1/audit-logs?limit=101');
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'limit' });
+    for (const limit of ['101', '', '1e1', '%2010']) {
+      const res = await a.test.get(`/v1/audit-logs?limit=${limit}`);
+      expect(res.status, `limit=${limit}`).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'limit' });
+    }
   });
 
   test('filters by agent_id and by time window [from, to)', async () => {

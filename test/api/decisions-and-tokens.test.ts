@@ -51,6 +51,13 @@ describe('GET /v1/decisions/:id', () => {
     expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'wait' });
   });
 
+  test.each(['', '%205', '1e1', '0x5', '2.5', '-1'])('?wait=%s is not a whole number of seconds: 400 with param wait', async (value) => {
+    const made = await spend();
+    const res = await acct.test.get(`/v1/decisions/${made.body.decision_id}?wait=${value}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'wait' });
+  });
+
   test('?wait returns a pending decision still pending when nothing happens', async () => {
     const held = await spend(6_000);
     expect(held.body.status).toBe('pending');

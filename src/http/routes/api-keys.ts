@@ -4,7 +4,7 @@ import type { Db } from '../../db/database.js';
 import { cursorSchema } from '../../db/pagination.js';
 import { createApiKey, getOwnApiKey, listApiKeys, revokeApiKey } from '../../keys/keys.service.js';
 import { callerOf } from '../context.js';
-import { bodyObject, parse, trimmedText } from '../validate.js';
+import { bodyObject, limitSchema, parse, trimmedText } from '../validate.js';
 
 const createSchema = z.strictObject({
   name: trimmedText(200),
@@ -19,7 +19,7 @@ const createSchema = z.strictObject({
     else: { not: { required: ['agent_id'], properties: { agent_id: {} } } },
   });
 const listQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitSchema(20, 100),
   cursor: cursorSchema().optional(),
 });
 
