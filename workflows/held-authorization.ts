@@ -27,9 +27,11 @@ export async function heldAuthorization(input: HeldAuthorizationInput): Promise<
 
 /**
  * The path of runs started before approval chains (kept as it was so their histories replay): the
- * first outcome wins; later ones are rejected (Update) or ignored (signal).
+ * first outcome wins; later ones are rejected (Update) or ignored (signal). Exported for the tests
+ * that run it as a worker from before the change would (workflows/index.ts registers only
+ * heldAuthorization).
  */
-async function singleApproval(input: HeldAuthorizationInput): Promise<ResolutionSummary> {
+export async function singleApproval(input: HeldAuthorizationInput): Promise<ResolutionSummary> {
   let requested: ReviewerOutcome | undefined;
   let result: ResolutionSummary | undefined;
   /** Set once the wait has ended (decided or expired): later outcomes are refused. */
@@ -103,7 +105,7 @@ async function singleApproval(input: HeldAuthorizationInput): Promise<Resolution
  * as one approver. A hold still pending at `escalatesAt` escalates once (event, audit record,
  * ApprovalStatus `escalated`).
  */
-async function approvalChain(input: HeldAuthorizationInput): Promise<ResolutionSummary> {
+export async function approvalChain(input: HeldAuthorizationInput): Promise<ResolutionSummary> {
   const required = input.approvalsRequired ?? 1;
   /** An outcome that resolves the hold at once: a denial, an approval where one suffices, or a notice. */
   let requested: ReviewerOutcome | undefined;
