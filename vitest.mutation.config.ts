@@ -9,5 +9,7 @@ const name = process.env.MUTATION_MODULE;
 const include = [...new Set((name ? [modules[name]!] : Object.values(modules)).flatMap((m) => m.tests))];
 
 export default defineConfig({
-  test: { ...base.test, include, maxWorkers: 1, reporters: ['default', fileURLToPath(new URL('./test/mutation/file-failure-reporter.ts', import.meta.url))] },
+  // maxConcurrency: the workflow files' concurrent tests mostly wait on timers; letting them all
+  // wait at once keeps each mutant's run short.
+  test: { ...base.test, include, maxWorkers: 1, maxConcurrency: 40, reporters: ['default', fileURLToPath(new URL('./test/mutation/file-failure-reporter.ts', import.meta.url))] },
 });
