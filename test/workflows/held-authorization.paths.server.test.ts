@@ -10,7 +10,8 @@
  * test/activities/held-authorization.test.ts, and the whole chain in the other .server files.
  *
  * The bundles come from bundleForReplay, so under mutation testing (docs/testing.md) the worker
- * runs the mutant that is switched on. Waits are a second or two of real time on the dev server.
+ * runs the mutant that is switched on. Waits are one to three seconds of real time on the dev
+ * server; where a signal or Update must come first, the hold gives it three seconds.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -333,7 +334,7 @@ describe.skipIf(!mode)(`heldAuthorization, branch by branch (${mode?.kind ?? 'no
 
       test('signal approvals off: after a forged notice the hold still expires on time', async () => {
         const s = new ScriptedHold({ noticeFinds: 'pending' });
-        const { handle, decisionId } = await hold(pathName, s, { signalApprovals: false, expiresInMs: 1_500 });
+        const { handle, decisionId } = await hold(pathName, s, { signalApprovals: false, expiresInMs: 3_000 });
         await handle.signal(approvalDecisionSignal, { outcome: 'denied', reviewer: 'system' });
         expect(await handle.result()).toMatchObject({ status: 'expired' });
         expect(s.calls.map((c) => c.input)).toEqual([
@@ -385,7 +386,7 @@ describe.skipIf(!mode)(`heldAuthorization, branch by branch (${mode?.kind ?? 'no
 
     test('a quorum of two: one approval, then nobody: the hold expires', async () => {
       const s = new ScriptedHold({ quorum: 2 });
-      const { handle, decisionId } = await hold(CHAINS, s, { approvalsRequired: 2, expiresInMs: 1_500 });
+      const { handle, decisionId } = await hold(CHAINS, s, { approvalsRequired: 2, expiresInMs: 3_000 });
       await handle.executeUpdate(resolveUpdate, { args: [approve('key_a')] });
       expect(await handle.result()).toMatchObject({ status: 'expired' });
       expect(s.of('resolveHeldDecision')).toEqual([{ decisionId, outcome: 'expired', note: null, reviewer: null, via: 'system' }]);
@@ -430,7 +431,7 @@ describe.skipIf(!mode)(`heldAuthorization, branch by branch (${mode?.kind ?? 'no
 
     test('a hold resolved before its escalation time, or escalating no earlier than it expires, never escalates', async () => {
       const early = new ScriptedHold();
-      const resolved = await hold(CHAINS, early, { escalatesInMs: 1_000 });
+      const resolved = await hold(CHAINS, early, { escalatesInMs: 5_000 });
       await resolved.handle.executeUpdate(resolveUpdate, { args: [approve('key_a')] });
       const late = new ScriptedHold();
       const expiring = await hold(CHAINS, late, { escalatesInMs: 1_000, expiresInMs: 1_000 });
