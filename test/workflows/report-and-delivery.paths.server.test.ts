@@ -196,7 +196,8 @@ describe.skipIf(!mode)(`usageReport and webhookDelivery, branch by branch (${mod
   describe.concurrent('webhookDelivery', () => {
     const deliver = async (deliveryId: string, script: DeliveryScript) => {
       deliveries.set(deliveryId, script);
-      return (await server.env.client.workflow.start<typeof webhookDelivery>('webhookDelivery', { workflowId: `delivery-paths-${deliveryId}`, taskQueue, args: [{ deliveryId }] })).result();
+      // Workflow ids are unique per run: a server kept across runs (mutation testing) may hold earlier ones.
+      return (await server.env.client.workflow.start<typeof webhookDelivery>('webhookDelivery', { workflowId: `delivery-paths-${deliveryId}-${taskQueue}`, taskQueue, args: [{ deliveryId }] })).result();
     };
 
     test('delivered', async () => {
