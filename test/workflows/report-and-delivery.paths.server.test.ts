@@ -190,6 +190,12 @@ describe.skipIf(!mode)(`usageReport and webhookDelivery, branch by branch (${mod
       expect(await handle.result()).toEqual({ month: '2024-08', accounts: 0, accepted: 0, skipped: 0, failed: 0, failedAccountIds: [], earlierMonths: [] });
       expect(meter.reported).toEqual([]);
       expect(meter.listed).toEqual([{ month: '2024-08', after: undefined }]);
+      // The run took the patched path under its own name: a history recorded now replays only with it.
+      const patches = (await handle.fetchHistory()).events!.flatMap((e) => {
+        const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+        return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
+      });
+      expect(patches).toEqual(['retry-unsettled-months']);
     });
   });
 
