@@ -13,8 +13,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApplicationFailure } from '@temporalio/common';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { DefaultLogger, Runtime, Worker, type LogEntry } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { bundleForReplay } from '../support/replay-bundle.js';
 import { openServer, serverModeOrSkip, type ServerEnvironment } from '../support/temporal-server.js';
 import type { usageReport, webhookDelivery } from '../../workflows/index.js';
@@ -79,11 +79,19 @@ describe.skipIf(!mode)(`usageReport and webhookDelivery, branch by branch (${mod
     throw new Error(`no meter for ${month}`);
   };
 
+  /** Warnings logged in this process; the workflows' own come through the Runtime's logger as `sdkComponent: 'workflow'`. */
+  const warnings: LogEntry[] = [];
+  let capturingWarnings = false;
+
   beforeAll(async () => {
     try {
-      Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+      Runtime.install({
+        logger: new DefaultLogger('WARN', (entry) => void (entry.level === 'WARN' && warnings.push(entry))),
+        telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+      });
+      capturingWarnings = true;
     } catch {
-      // A Runtime already exists in this process: keep it.
+      // A Runtime already exists in this process: keep it (the test of the warnings then says so).
     }
     server = await openServer(mode!);
     const workflowBundle = await bundleForReplay({ workflowsPath: WORKFLOWS_PATH });
@@ -181,6 +189,22 @@ describe.skipIf(!mode)(`usageReport and webhookDelivery, branch by branch (${mod
       expect(result.accepted + result.skipped).toBe(0);
       expect(result.failedAccountIds).toHaveLength(100);
       expect(new Set(result.failedAccountIds).size).toBe(100);
+    });
+
+    test('each account refused is a warning naming the account, the month and the refusal', async () => {
+      expect(capturingWarnings, 'this file installs the Runtime whose logger gets the warnings').toBe(true);
+      const accounts = accountsOf('acct_warned', 3);
+      meters.set('2024-09', new ScriptedMeter({ '2024-09': accounts }, { rejected: new Set([accounts[1]!]) }));
+      const handle = await runReport('2024-09');
+      expect((await handle.result()).failed).toBe(1);
+
+      // The worker hands a workflow's log calls to the logger after the activation that made them.
+      await vi.waitFor(() => {
+        const mine = warnings.filter((w) => w.meta?.sdkComponent === 'workflow' && w.meta?.workflowId === handle.workflowId);
+        expect(mine.map((w) => [w.message, w.meta?.accountId, w.meta?.month, w.meta?.cause])).toEqual([
+          ['usage report failed for an account', accounts[1], '2024-09', `${METER_REJECTED}: the meter refused ${accounts[1]}`],
+        ]);
+      }, { timeout: 10_000 });
     });
 
     test('a month with nothing to report: no report is sent and nothing continues', async () => {
