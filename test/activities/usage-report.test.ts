@@ -11,7 +11,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createUsageReportActivities, METER_ATTEMPT_TIMEOUT_MS, retryAfterMs, type UsageLogger } from '../../activities/usage-report.js';
 import { monthEnd, monthOf } from '../../src/usage/month.js';
-import { countUnsettledReports, unsettledMonthsBefore } from '../../src/usage/usage-reports.repository.js';
+import { countUnsettledReports, listAccountsToReport, readReport, recordAttempt, unsettledMonthsBefore } from '../../src/usage/usage-reports.repository.js';
 import { runUsageReport } from '../../src/usage/usage-report.runner.js';
 import { createTestContext, policyBody, type TestContext } from '../support/context.js';
 
@@ -242,6 +242,56 @@ describe('listAccountsToReport', () => {
     expect([...listed].sort()).toEqual(listed);
     // Pages continue after the given id.
     expect(await activities.listAccountsToReport(MONTH, withUsage)).not.toContain(withUsage);
+  });
+});
+
+describe('reports settled as accepted or skipped', () => {
+  const MONTH_SETTLED = '2019-09';
+  /** One account per report status, each with checks in the month. */
+  async function accountsByStatus() {
+    const statuses = ['pending', 'failed', 'accepted', 'skipped'] as const;
+    const accounts = await Promise.all(statuses.map(() => ctx.account('growth')));
+    await ctx.database.db.insertInto('usage_counters').values(accounts.map((a) => ({ account_id: a.id, month: MONTH_SETTLED, shard: 0, checks: 3 }))).execute();
+    await ctx.database.db
+      .insertInto('usage_reports')
+      .values(
+        accounts.map((a, i) => ({
+          account_id: a.id,
+          month: MONTH_SETTLED,
+          quantity: 3,
+          status: statuses[i]!,
+          attempts: 1,
+          last_status_code: null,
+          last_error: null,
+          idempotency_key: `${a.id}:${MONTH_SETTLED}`,
+          created_at: new Date(),
+          updated_at: new Date(),
+          reported_at: null,
+        })),
+      )
+      .execute();
+    return Object.fromEntries(statuses.map((s, i) => [s, accounts[i]!.id])) as Record<(typeof statuses)[number], string>;
+  }
+
+  test('are not listed to report again; pending and failed ones are', async () => {
+    const ids = await accountsByStatus();
+    const listed = await listAccountsToReport(ctx.database.db, MONTH_SETTLED, 100_000);
+    expect(listed).toContain(ids.pending);
+    expect(listed).toContain(ids.failed);
+    expect(listed).not.toContain(ids.accepted);
+    expect(listed).not.toContain(ids.skipped);
+  });
+
+  test('are never changed by a later attempt; pending and failed ones are', async () => {
+    const ids = await accountsByStatus();
+    const now = new Date();
+    for (const id of Object.values(ids)) {
+      await recordAttempt(ctx.database.db, id, MONTH_SETTLED, { status: 'failed', attempted: true, statusCode: 500, lastError: 'late', now });
+    }
+    expect((await readReport(ctx.database.db, ids.accepted, MONTH_SETTLED))).toMatchObject({ status: 'accepted', attempts: 1, last_error: null });
+    expect((await readReport(ctx.database.db, ids.skipped, MONTH_SETTLED))).toMatchObject({ status: 'skipped', attempts: 1, last_error: null });
+    expect((await readReport(ctx.database.db, ids.pending, MONTH_SETTLED))).toMatchObject({ status: 'failed', attempts: 2, last_error: 'late' });
+    expect((await readReport(ctx.database.db, ids.failed, MONTH_SETTLED))).toMatchObject({ status: 'failed', attempts: 2, last_error: 'late' });
   });
 });
 

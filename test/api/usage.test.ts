@@ -226,9 +226,17 @@ describe('GET /v1/usage', () => {
     expect(refused.body.error.code).toBe('forbidden');
   });
 
-  test.each([['2026-13'], ['2026-1'], ['26-01'], ['2026-01-01'], ['now'], ['']])('month=%s answers 400 naming month', async (month) => {
+  test.each([['2026-13'], ['2026-1'], ['26-01'], ['2026-01-01'], ['12026-01'], ['now']])('month=%s answers 400 naming month and its form', async (month) => {
     const acct = await ctx.account('growth');
     const res = await acct.live!.get(`/v1/usage?month=${encodeURIComponent(month)}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'month' });
+    expect(res.body.error.message).toContain('must be a month as YYYY-MM');
+  });
+
+  test('month= (empty) answers 400 naming month', async () => {
+    const acct = await ctx.account('growth');
+    const res = await acct.live!.get('/v1/usage?month=');
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'month' });
   });

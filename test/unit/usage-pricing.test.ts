@@ -109,7 +109,7 @@ describe('months (UTC)', () => {
     expect(() => monthEnd(m)).toThrow(RangeError);
   });
 
-  test.each([['2026-01', true], ['2026-12', true], ['2026-13', false], ['2026-00', false], ['2026-1', false], ['x', false]])('isMonth(%j) is %s', (m, ok) => {
+  test.each([['2026-01', true], ['2026-12', true], ['2026-13', false], ['2026-00', false], ['2026-1', false], ['x', false], ['12026-01', false], ['x2026-01', false], ['2026-011', false]])('isMonth(%j) is %s', (m, ok) => {
     expect(isMonth(m)).toBe(ok);
   });
 });
