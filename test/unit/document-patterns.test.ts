@@ -63,6 +63,11 @@ describe('vendor pattern', () => {
       { numRuns: 5000 },
     );
   });
+
+  test('the document gives it, with its description, to every vendor field of a request', () => {
+    const authorize = buildOpenApiDocument().paths['/v1/authorize']!.post.requestBody.content['application/json'].schema;
+    expect(authorize.properties.vendor).toMatchObject({ pattern: VENDOR_PATTERN, description: 'A name or a domain/URL; must not contain control characters' });
+  });
 });
 
 describe('quick-start decimal patterns', () => {
