@@ -13,7 +13,7 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { createLogger } from '../../src/logger.js';
-import { windowAt } from '../../src/ratelimit/limits.js';
+import { accountBucket, windowAt } from '../../src/ratelimit/limits.js';
 import { hitCounter, purgeCounters } from '../../src/ratelimit/ratelimit.repository.js';
 import { rateLimiter } from '../../src/http/rate-limit.js';
 import { errorHandler } from '../../src/http/errors.js';
@@ -293,6 +293,61 @@ describe('above 1,000 requests a minute, places taken in blocks', () => {
     const res = await burst(12, () => send(`${base}/v1/nope`, { key: acct.live!.key }));
     expect(res.map((r) => r.status)).toEqual(Array(12).fill(404));
     expect(res.map((r) => limitHeaders(r).remaining)).toEqual(Array.from({ length: 12 }, (_, i) => 4_999 - i));
+  });
+
+  /** What the shared count holds for an account's live bucket in the clock's window: the places handed out in blocks. */
+  const sharedCount = async (accountId: string, clock: { now: () => number }) =>
+    Number(
+      (await ctx.database.db.selectFrom('rate_limit_counters').select('count').where('bucket', '=', accountBucket(accountId, true)).where('window_start', '=', windowAt(clock.now()).start).executeTakeFirst())?.count ?? 0,
+    );
+
+  test('a new minute starts from a fresh block: the last minute\'s unused places are not carried over', async () => {
+    const clock = pinnedClock(5);
+    const base = await startInstance(clock.now);
+    const acct = await ctx.account('enterprise', { rateLimit: 5_000 });
+    const first = await burst(3, () => send(`${base}/v1/nope`, { key: acct.live!.key }));
+    expect(first.map((r) => limitHeaders(r).remaining)).toEqual([4_999, 4_998, 4_997]);
+    clock.ms += 60_000;
+    expect(limitHeaders(await send(`${base}/v1/nope`, { key: acct.live!.key })).remaining).toBe(4_999);
+  });
+
+  test('requests arriving while a block is fetched wait for that one fetch: the shared count grows a block at a time', async () => {
+    const clock = pinnedClock(5);
+    const base = await startInstance(clock.now);
+    const acct = await ctx.account('enterprise', { rateLimit: 5_000 }); // blocks of 5
+    const res = await Promise.all(Array.from({ length: 7 }, () => send(`${base}/v1/nope`, { key: acct.live!.key })));
+    expect(res.map((r) => limitHeaders(r).remaining).sort((a, b) => b - a)).toEqual(Array.from({ length: 7 }, (_, i) => 4_999 - i));
+    // Seven places from two blocks of five, not one block per request and not one place per round trip.
+    expect(await sharedCount(acct.id, clock)).toBe(10);
+  });
+
+  test('requests reaching the limiter at once while a block is fetched wait for that one fetch', async () => {
+    const clock = pinnedClock(5);
+    const limits = rateLimiter({ db: ctx.database.db, now: clock.now });
+    const accountId = `acct_blocks_${Date.now().toString(36)}`;
+    const caller = { accountId, livemode: true, keyId: 'key_x', role: 'admin', agentId: null, plan: 'enterprise', rateLimit: 5_000 } as const;
+    // The middleware called directly, seven times in one tick: over HTTP an in-process database can
+    // answer each request before the next one is read, which would space them out.
+    const pass = () =>
+      new Promise<number>((resolve, reject) => {
+        const headers: Record<string, string> = {};
+        const req = { requestId: 'req_test', caller } as unknown as express.Request;
+        const res = { req, setHeader: (name: string, value: string) => void (headers[name.toLowerCase()] = value) } as unknown as express.Response;
+        void limits.perAccount(req, res, (err?: unknown) => (err ? reject(err) : resolve(Number(headers['x-ratelimit-remaining']))));
+      });
+    const remaining = await Promise.all(Array.from({ length: 7 }, pass));
+    expect(remaining.sort((a, b) => b - a)).toEqual(Array.from({ length: 7 }, (_, i) => 4_999 - i));
+    // Seven places from two blocks of five: one fetch per block, not one per request.
+    expect(await sharedCount(accountId, clock)).toBe(10);
+  });
+
+  test("one account's block is kept while another account's requests come between", async () => {
+    const clock = pinnedClock(5);
+    const base = await startInstance(clock.now);
+    const [a, b] = [await ctx.account('enterprise', { rateLimit: 5_000 }), await ctx.account('enterprise', { rateLimit: 5_000 })];
+    const remaining = async (acct: typeof a) => limitHeaders(await send(`${base}/v1/nope`, { key: acct.live!.key })).remaining;
+    expect([await remaining(a), await remaining(b), await remaining(a), await remaining(b)]).toEqual([4_999, 4_999, 4_998, 4_998]);
+    expect(await sharedCount(a.id, clock)).toBe(5);
   });
 
   test('two processes together never allow more than the limit', async () => {
