@@ -15,7 +15,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateFailedError, WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -62,6 +62,8 @@ class ScriptedHold {
     private readonly script: {
       /** What a notice's check finds (the hold's status elsewhere). Default: denied. */
       noticeFinds?: 'pending' | 'denied';
+      /** What a reviewer's or operator's resolution finds, when not the outcome asked (a quorum hold on the single-approval path stays pending). */
+      outcomeFinds?: 'pending';
       /** What escalateHold answers. Default: escalated. */
       escalated?: boolean;
       /** Approvals recordApproval counts before it answers approved. Default: 2. */
@@ -89,7 +91,7 @@ class ScriptedHold {
     this.calls.push({ activity: 'resolveHeldDecision', input });
     this.markCalled();
     await this.gate;
-    const status = input.via === 'notice' ? (this.script.noticeFinds ?? 'denied') : input.outcome;
+    const status = input.via === 'notice' ? (this.script.noticeFinds ?? 'denied') : input.outcome === 'expired' ? 'expired' : (this.script.outcomeFinds ?? input.outcome);
     return summary(input.decisionId, status, input.via === 'notice' ? 'system' : (input.reviewer ?? 'system'), status !== 'pending' && input.via !== 'notice');
   }
 
@@ -142,6 +144,8 @@ describe.skipIf(!mode)(`heldAuthorization, branch by branch (${mode?.kind ?? 'no
   const scripts = new Map<string, ScriptedHold>();
   const workers: { queue: string; run: Promise<void>; worker: Worker }[] = [];
   const queues = new Map<PathName, string>();
+  const bundles = new Map<PathName, WorkflowBundle>();
+  let activities: Record<string, (input: never) => Promise<unknown>>;
   let seq = 0;
 
   beforeAll(async () => {
@@ -161,7 +165,7 @@ describe.skipIf(!mode)(`heldAuthorization, branch by branch (${mode?.kind ?? 'no
       if (!s) throw new Error(`no script for ${id}`);
       return s;
     };
-    const activities = {
+    activities = {
       resolveHeldDecision: (input: ResolveActivityInput) => script(input.decisionId).resolve(input),
       recordApproval: (input: ApprovalActivityInput) => script(input.decisionId).recordApproval(input),
       escalateHold: (input: { decisionId: string }) => script(input.decisionId).escalate(input),
@@ -169,6 +173,7 @@ describe.skipIf(!mode)(`heldAuthorization, branch by branch (${mode?.kind ?? 'no
     const suffix = Date.now().toString(36);
     for (const name of PATHS) {
       const workflowBundle: WorkflowBundle = await bundleForReplay({ workflowsPath: BUNDLES[name] });
+      bundles.set(name, workflowBundle);
       const queue = `held-paths-${PATHS.indexOf(name)}-${suffix}`;
       const worker = await Worker.create({ connection: server.env.nativeConnection, namespace: server.namespace, taskQueue: queue, workflowBundle, activities });
       workers.push({ queue, worker, run: worker.run() });
@@ -183,7 +188,7 @@ describe.skipIf(!mode)(`heldAuthorization, branch by branch (${mode?.kind ?? 'no
   }, 60_000);
 
   /** Starts a hold on the given path with its own script. */
-  async function hold(pathName: PathName, script: ScriptedHold, input: Partial<Omit<HeldAuthorizationInput, 'decisionId'>> & { expiresInMs?: number; escalatesInMs?: number } = {}) {
+  async function hold(pathName: PathName, script: ScriptedHold, input: Partial<Omit<HeldAuthorizationInput, 'decisionId'>> & { expiresInMs?: number; escalatesInMs?: number } = {}, taskQueue = queues.get(pathName)!) {
     seq += 1;
     const decisionId = `dec_paths_${Date.now().toString(36)}_${seq}`;
     scripts.set(decisionId, script);
@@ -197,12 +202,37 @@ describe.skipIf(!mode)(`heldAuthorization, branch by branch (${mode?.kind ?? 'no
     };
     const handle = await server.env.client.workflow.start<typeof heldAuthorization>('heldAuthorization', {
       workflowId: `held-${decisionId}`,
-      taskQueue: queues.get(pathName)!,
+      taskQueue,
       args: [args],
       typedSearchAttributes: [{ key: ApprovalStatusKey, value: 'pending' }],
     });
     return { handle, decisionId };
   }
+
+  /**
+   * Starts a hold on a task queue no worker polls yet, sends what `before` sends, then runs a worker
+   * until the run closes: the first workflow task carries the start and everything sent, so the
+   * handlers all run before the workflow's first wait.
+   */
+  async function holdInOneTask(
+    pathName: PathName,
+    script: ScriptedHold,
+    input: Parameters<typeof hold>[2],
+    before: (handle: WorkflowHandle<typeof heldAuthorization>) => Promise<void>,
+  ) {
+    const queue = `held-paths-one-task-${PATHS.indexOf(pathName)}-${Date.now().toString(36)}-${seq + 1}`;
+    const started = await hold(pathName, script, input, queue);
+    await before(started.handle);
+    const worker = await Worker.create({ connection: server.env.nativeConnection, namespace: server.namespace, taskQueue: queue, workflowBundle: bundles.get(pathName)!, activities });
+    const result = await worker.runUntil(started.handle.result());
+    return { ...started, result };
+  }
+
+  /** The kinds of events in a run's history (e.g. EVENT_TYPE_TIMER_STARTED). */
+  const eventTypes = async (handle: WorkflowHandle<typeof heldAuthorization>) => ((await handle.fetchHistory()).events ?? []).map((e) => String(e.eventType));
+  // temporal.api.enums.v1.EventType
+  const ACTIVITY_TASK_SCHEDULED = 10;
+  const TIMER_STARTED = 17;
 
   describe.concurrent.each(PATHS)('%s', (pathName) => {
       test('an Update approves: one resolution by the reviewer through the API, its result returned, ApprovalStatus approved', async () => {
@@ -264,6 +294,46 @@ describe.skipIf(!mode)(`heldAuthorization, branch by branch (${mode?.kind ?? 'no
         const { handle } = await hold(pathName, s, { expiresInMs: -5_000 });
         expect(await handle.result()).toMatchObject({ status: 'expired' });
         expect(s.of('resolveHeldDecision')).toEqual([expect.objectContaining({ outcome: 'expired', via: 'system' })]);
+        // Nothing left to wait for: no timer, not even one of a millisecond.
+        expect(await eventTypes(handle)).not.toContain(String(TIMER_STARTED));
+      });
+
+      test('two signals in the first workflow task: the first decides, the second is ignored', async () => {
+        const s = new ScriptedHold();
+        const { decisionId, result } = await holdInOneTask(pathName, s, {}, async (handle) => {
+          await handle.signal(approvalDecisionSignal, { outcome: 'approved', reviewer: 'ops-1' });
+          await handle.signal(approvalDecisionSignal, { outcome: 'denied', reviewer: 'ops-2' });
+        });
+        expect(result).toMatchObject({ decisionId, status: 'approved', resolvedBy: 'ops-1' });
+        expect(s.calls).toEqual([{ activity: 'resolveHeldDecision', input: { decisionId, outcome: 'approved', note: null, reviewer: 'ops-1', via: 'operator' } }]);
+      });
+
+      test('a hold started after its expiry with a signal in its first task: the signal goes to the resolution, which records the expiry if it is late', async () => {
+        const s = new ScriptedHold();
+        const { decisionId } = await holdInOneTask(pathName, s, { expiresInMs: -5_000 }, async (handle) => {
+          await handle.signal(approvalDecisionSignal, { outcome: 'approved', reviewer: 'ops' });
+        });
+        expect(s.calls).toEqual([{ activity: 'resolveHeldDecision', input: { decisionId, outcome: 'approved', note: null, reviewer: 'ops', via: 'operator' } }]);
+      });
+
+      test('after the expiry, a late signal is ignored and a late Update is still refused: expired', async () => {
+        const s = new ScriptedHold();
+        s.hold();
+        const { handle, decisionId } = await hold(pathName, s, { expiresInMs: 1_000 });
+        await s.firstCall;
+        await handle.signal(approvalDecisionSignal, { outcome: 'approved', reviewer: 'ops' });
+        expect(await refusal(handle, deny('key_a'))).toBe('expired');
+        s.release();
+        expect(await handle.result()).toMatchObject({ decisionId, status: 'expired' });
+        expect(s.calls).toHaveLength(1);
+      });
+
+      test('a resolution that finds the hold still pending (a quorum hold on the single-approval path) ends the run with it pending', async () => {
+        const s = new ScriptedHold({ outcomeFinds: 'pending' });
+        const { handle, decisionId } = await hold(pathName, s, { approvalsRequired: 1 });
+        expect(await handle.executeUpdate(resolveUpdate, { args: [approve('key_a')] })).toMatchObject({ decisionId, status: 'pending' });
+        expect(await handle.result()).toMatchObject({ decisionId, status: 'pending' });
+        expect(s.calls).toHaveLength(1);
       });
 
       test("a signal decides as an operator's, whatever `via` it claims, with its note and reviewer", async () => {
@@ -320,6 +390,20 @@ describe.skipIf(!mode)(`heldAuthorization, branch by branch (${mode?.kind ?? 'no
         expect(await handle.result()).toMatchObject({ decisionId, status: 'denied', resolvedBy: 'system' });
         expect(s.calls).toEqual([{ activity: 'resolveHeldDecision', input: { decisionId, outcome: 'denied', note: 'agent frozen', reviewer: 'system', via: 'notice' } }]);
         expect(await approvalStatus(handle)).toBe('denied');
+      });
+
+      test('signal approvals off: an Update waiting on a notice being checked gets the resolution the check found, and the run ends', async () => {
+        const s = new ScriptedHold({ noticeFinds: 'denied' });
+        s.hold();
+        const { handle, decisionId } = await hold(pathName, s, { signalApprovals: false });
+        await handle.signal(approvalDecisionSignal, { outcome: 'denied', reviewer: 'system' });
+        await s.firstCall;
+        // Accepted (past its validator) while the notice is being checked.
+        const waiting = await handle.startUpdate(resolveUpdate, { args: [approve('key_a')], waitForStage: WorkflowUpdateStage.ACCEPTED });
+        s.release();
+        expect(await waiting.result()).toMatchObject({ decisionId, status: 'denied', resolvedBy: 'system' });
+        expect(await handle.result()).toMatchObject({ decisionId, status: 'denied' });
+        expect(s.calls).toHaveLength(1);
       });
 
       test('signal approvals off: a forged notice (the hold is still pending) changes nothing; the wait goes on to the reviewer', async () => {
@@ -436,6 +520,10 @@ describe.skipIf(!mode)(`heldAuthorization, branch by branch (${mode?.kind ?? 'no
       await until('the escalation', () => (s.calls.length > 0 ? true : undefined), 15_000, 50);
       await handle.executeUpdate(resolveUpdate, { args: [deny('key_a')] });
       expect(s.calls.map((c) => c.activity)).toEqual(['escalateHold', 'resolveHeldDecision']);
+      // The escalation was not waited for: no timer before it.
+      const events = await eventTypes(handle);
+      const firstTimer = events.indexOf(String(TIMER_STARTED));
+      expect(firstTimer === -1 || firstTimer > events.indexOf(String(ACTIVITY_TASK_SCHEDULED))).toBe(true);
     });
 
     test('a hold resolved before its escalation time, or escalating no earlier than it expires, never escalates', async () => {
