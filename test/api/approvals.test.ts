@@ -161,4 +161,17 @@ describe('GET /v1/approvals', () => {
     expect(denied.body.data.map((d: any) => d.decision_id)).toEqual([ids[0]]);
     expect((await a.test.get('/v1/approvals?status=maybe')).status).toBe(400);
   });
+
+  test("agent_id lists that agent's held requests only, alone or with status", async () => {
+    const a = await up.account();
+    const [first, second] = [await heldAgent(a), await heldAgent(a)];
+    const ofFirst = [(await authorize(a, first, 201)).body.decision_id, (await authorize(a, first, 202)).body.decision_id];
+    const ofSecond = (await authorize(a, second, 203)).body.decision_id;
+    await a.test.post(`/v1/approvals/${ofFirst[0]}/deny`);
+    const listed = async (query: string) => (await a.test.get(`/v1/approvals?${query}`)).body.data.map((d: any) => d.decision_id);
+    expect(await listed(`agent_id=${first}`)).toEqual([...ofFirst].reverse());
+    expect(await listed(`agent_id=${second}`)).toEqual([ofSecond]);
+    expect(await listed(`agent_id=${first}&status=pending`)).toEqual([ofFirst[1]]);
+    expect(await listed('agent_id=agt_none')).toEqual([]);
+  });
 });
