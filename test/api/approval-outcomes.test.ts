@@ -145,7 +145,12 @@ describe('what the reviewer is told', () => {
     const res = await ann.client.post(`/v1/approvals/${id}/approve`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'pending', approvals: [{ api_key_id: ann.id }] });
-    // A denial of the same key after an unreachable engine that recorded nothing is not "counted".
+    // A denial after an unreachable engine that recorded nothing is not "counted", by the key whose
+    // approval is on the hold or by another.
+    engine.next.set(id, async () => {
+      throw new EngineUnavailableError('down');
+    });
+    expect((await ann.client.post(`/v1/approvals/${id}/deny`)).status).toBe(503);
     const ben = await reviewer('Ben');
     engine.next.set(id, async () => {
       throw new EngineUnavailableError('down');
@@ -161,6 +166,27 @@ describe('what the reviewer is told', () => {
       return { decisionId: decision.id, changed: false, decision: 'denied', status: 'denied', reasonCode: 'agent_frozen', resolvedAt: new Date().toISOString(), resolvedBy: null };
     });
     expect(error(await acct.test.post(`/v1/approvals/${id}/approve`))).toMatchObject({ status: 409, message: 'The request was already resolved (denied).', param: 'decision_id' });
+  });
+
+  test('the engine failing otherwise than unreachable: 500 internal_error, the hold pending', async () => {
+    const id = await hold(await agentWith());
+    engine.next.set(id, async () => {
+      throw new Error('a bug in the engine client');
+    });
+    expect(error(await acct.test.post(`/v1/approvals/${id}/approve`))).toMatchObject({ status: 500, code: 'internal_error' });
+    expect((await row(id)).status).toBe('pending');
+  });
+
+  test('the engine claims it recorded this approval, but the row was resolved by someone else: 409 with the row\'s status', async () => {
+    const agentId = await agentWith();
+    const rita = await reviewer('Rita');
+    const id = await hold(agentId);
+    engine.next.set(id, async (decision) => {
+      await acct.test.post(`/v1/agents/${agentId}/freeze`);
+      return { decisionId: decision.id, changed: true, decision: 'approved', status: 'approved', reasonCode: null, resolvedAt: new Date().toISOString(), resolvedBy: rita.id };
+    });
+    // The admin key froze the agent; the reviewer asked to approve.
+    expect(error(await rita.client.post(`/v1/approvals/${id}/approve`))).toMatchObject({ status: 409, message: 'The request was already resolved (denied).', param: 'decision_id' });
   });
 
   test('expired by the time the engine answered: 409 expired', async () => {
