@@ -34,6 +34,8 @@ async function hold(approvalsRequired: 1 | 2): Promise<string> {
 }
 
 const decision = async (id: string) => (await acct.test.get(`/v1/decisions/${id}`)).body;
+const auditTypes = async (id: string) =>
+  (await ctx.database.db.selectFrom('audit_records').select('type').where('decision_id', '=', id).execute()).map((r) => r.type);
 const row = (id: string) => ctx.database.db.selectFrom('decisions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('approvals recorded by the resolving activity', () => {
@@ -43,6 +45,8 @@ describe('approvals recorded by the resolving activity', () => {
     const d = await decision(id);
     expect(d.approvals).toEqual([{ api_key_id: reviewer.id, name: reviewer.name, note: 'looks fine', at: expect.any(String) }]);
     expect((await row(id)).resolved_by).toBe(reviewer.id);
+    // One approval of one needed is the resolution itself: no separate record of a quorum's approval.
+    expect(await auditTypes(id)).not.toContain('approval.recorded');
   });
 
   test("an operator's approval is in the approvals with no key, under the operator's name", async () => {
