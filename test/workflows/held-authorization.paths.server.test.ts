@@ -316,6 +316,23 @@ describe.skipIf(!mode)(`heldAuthorization, branch by branch (${mode?.kind ?? 'no
         expect(s.calls).toEqual([{ activity: 'resolveHeldDecision', input: { decisionId, outcome: 'approved', note: null, reviewer: 'ops', via: 'operator' } }]);
       });
 
+      test('an Update in the first workflow task of a hold whose time is up is refused by workflow time (no timer has fired yet): expired', async () => {
+        const s = new ScriptedHold();
+        let update!: Promise<string>;
+        const { decisionId, result } = await holdInOneTask(pathName, s, { expiresInMs: 1_000 }, async (handle) => {
+          await new Promise((r) => setTimeout(r, 1_500));
+          update = handle.executeUpdate(resolveUpdate, { args: [approve('key_late')] }).then(
+            () => 'accepted',
+            (err: Error & { cause?: Error }) => err.cause?.message ?? err.message,
+          );
+          // The engine has the Update before a worker polls.
+          await new Promise((r) => setTimeout(r, 500));
+        });
+        expect(await update).toBe('expired');
+        expect(result).toMatchObject({ decisionId, status: 'expired' });
+        expect(s.calls).toEqual([{ activity: 'resolveHeldDecision', input: { decisionId, outcome: 'expired', note: null, reviewer: null, via: 'system' } }]);
+      });
+
       test('after the expiry, a late signal is ignored and a late Update is still refused: expired', async () => {
         const s = new ScriptedHold();
         s.hold();
