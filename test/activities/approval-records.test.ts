@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createHeldActivities } from '../../activities/held-authorization.js';
+import { expireOverdueHolds, HELD_EXPIRY_BATCH } from '../../src/approvals/resolution.service.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
 import { FakeInlineGateway } from '../support/fake-gateway.js';
 
@@ -99,5 +100,21 @@ describe('escalation', () => {
     expect(await activities.escalateHold({ decisionId: id })).toMatchObject({ escalated: true, status: 'pending' });
     await activities.resolveHeldDecision({ decisionId: id, outcome: 'denied', note: null, reviewer: reviewer.id, via: 'api' });
     expect(await activities.escalateHold({ decisionId: id })).toMatchObject({ escalated: false, status: 'denied' });
+  });
+});
+
+describe('the expiry sweep', () => {
+  test(`takes at most ${HELD_EXPIRY_BATCH} overdue holds a run; the next run takes the rest`, async () => {
+    const other = await ctx.account('growth');
+    const p = await other.test.post('/v1/policies', policyBody({ require_approval_above: 100 }));
+    const agentId = (await other.test.post('/v1/agents', { name: 'buyer', policy_id: p.body.id })).body.id;
+    for (let i = 0; i <= HELD_EXPIRY_BATCH; i++) {
+      const held = await other.test.post('/v1/authorize', { agent_id: agentId, amount: 500, currency: 'USD', vendor: 'shop.example' });
+      expect(held.body.decision).toBe('held');
+    }
+    await ctx.database.db.updateTable('decisions').set({ expires_at: new Date(Date.now() - 60_000) }).where('agent_id', '=', agentId).execute();
+    const deps = { db: ctx.database.db };
+    expect(await expireOverdueHolds(deps, { graceMs: 0, accountId: other.id })).toHaveLength(HELD_EXPIRY_BATCH);
+    expect(await expireOverdueHolds(deps, { graceMs: 0, accountId: other.id })).toHaveLength(1);
   });
 });
