@@ -189,6 +189,19 @@ describe('what the reviewer is told', () => {
     expect(error(await rita.client.post(`/v1/approvals/${id}/approve`))).toMatchObject({ status: 409, message: 'The request was already resolved (denied).', param: 'decision_id' });
   });
 
+  test('one approval of a quorum counted, then the hold denied by a freeze before the answer: 409 with the status it has, not the denied hold as a success', async () => {
+    const ann = await reviewer('Ann');
+    const agentId = await agentWith({ approval_rules: [{ above: 0, approvals_required: 2 }] });
+    const id = await hold(agentId);
+    engine.next.set(id, async (_d, _o, inline) => {
+      const counted = await inline();
+      await acct.test.post(`/v1/agents/${agentId}/freeze`);
+      return counted;
+    });
+    expect(error(await ann.client.post(`/v1/approvals/${id}/approve`))).toMatchObject({ status: 409, message: 'The request was already resolved (denied).', param: 'decision_id' });
+    expect(await row(id)).toMatchObject({ status: 'denied', approvals: [expect.objectContaining({ api_key_id: ann.id })] });
+  });
+
   test('expired by the time the engine answered: 409 expired', async () => {
     const id = await hold(await agentWith());
     engine.next.set(id, async (decision) => {
@@ -213,6 +226,22 @@ describe('what the resolution records', () => {
     const [f, g] = [await row(frozen), await row(gone)];
     expect(f.resolved_by).toMatch(/^key_/);
     expect(g.resolved_by).toBe(f.resolved_by);
+  });
+
+  test('a hold denied because runaway protection froze its agent is resolved by the system', async () => {
+    const agentId = await agentWith({ auto_freeze: { denials: 1, window_seconds: 3600 }, vendor_denylist: ['bad.example'] });
+    const id = await hold(agentId);
+    expect((await acct.test.post('/v1/authorize', { agent_id: agentId, amount: 50, currency: 'USD', vendor: 'bad.example' })).body.decision).toBe('denied');
+    expect((await acct.test.get(`/v1/agents/${agentId}`)).body.status).toBe('frozen');
+    expect(await row(id)).toMatchObject({ status: 'denied', reason_code: 'agent_frozen', resolved_by: 'system' });
+  });
+
+  test('an approval asked of a resolver without the token signer is refused before anything is written', async () => {
+    const id = await hold(await agentWith());
+    await expect(
+      resolveHeldDecision({ db: ctx.database.db }, { decisionId: id, outcome: 'approved', note: null, resolvedBy: 'key_x', actor: { type: 'reviewer', id: 'key_x' } }),
+    ).rejects.toThrow('approving a hold needs the token signer');
+    expect(await row(id)).toMatchObject({ status: 'pending', resolved_by: null, approvals: [] });
   });
 
   test('a reviewer denial without a note is only the words; an approval keeps the hold reason and records the token expiry', async () => {
@@ -299,5 +328,35 @@ describe('what the resolution records', () => {
     expect(await expireOverdueHolds({ db: ctx.database.db }, { graceMs: 0, accountId })).toEqual([id]);
     expect(await expireOverdueHolds({ db: ctx.database.db }, { graceMs: 0, accountId })).toEqual([]);
     expect((await row(id)).reason_code).toBe('approval_expired');
+  });
+
+  test('expireOverdueHolds leaves out a hold resolved by someone else between its list and its lock', async () => {
+    const own = await ctx.account('growth');
+    const p = await own.test.post('/v1/policies', policyBody({ require_approval_above: 100 }));
+    const agentId = (await own.test.post('/v1/agents', { name: 'bot', policy_id: p.body.id })).body.id;
+    const id = (await own.test.post('/v1/authorize', { agent_id: agentId, amount: 500, currency: 'USD', vendor: 'shop.example' })).body.decision_id;
+    await ctx.database.db.updateTable('decisions').set({ expires_at: new Date(Date.now() - 60_000) }).where('id', '=', id).execute();
+    // The real database; the agent is frozen (its holds denied) after the sweep listed the hold and
+    // before the sweep's transaction locks it.
+    const db = ctx.database.db;
+    let frozen = false;
+    const racing = new Proxy(db, {
+      get(target, prop) {
+        if (prop === 'transaction' && !frozen) {
+          return () => ({
+            execute: async (fn: Parameters<ReturnType<typeof db.transaction>['execute']>[0]) => {
+              frozen = true;
+              expect((await own.test.post(`/v1/agents/${agentId}/freeze`)).status).toBe(200);
+              return target.transaction().execute(fn);
+            },
+          });
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    expect(await expireOverdueHolds({ db: racing }, { graceMs: 0, accountId: own.id })).toEqual([]);
+    expect(frozen).toBe(true);
+    expect(await row(id)).toMatchObject({ status: 'denied', reason_code: 'agent_frozen' });
   });
 });
