@@ -3,9 +3,11 @@ import { ApplicationFailure } from '@temporalio/common';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createHeldActivities } from '../../activities/held-authorization.js';
+import { DECISION_RESOLVED_CHANNEL } from '../../src/authorization/decision-waiter.js';
 import { verifyAuthorizationToken } from '../../src/tokens/authorization-token.js';
 import type { ResolveActivityInput } from '../../workflows/held-authorization.types.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
+import { until } from '../support/wait.js';
 
 let ctx: TestContext;
 let acct: TestAccount;
@@ -79,6 +81,20 @@ describe('resolveHeldDecision activity (real PostgreSQL)', () => {
     expect(events).toHaveLength(1);
     expect(events[0]!.data).toEqual({ decision_id: id, outcome: 'approved', reason_code: null, note: 'looks fine', resolved_by: 'key_reviewer', resolved_at: decision.resolved_at });
     expect(JSON.stringify(events[0]!.data)).not.toMatch(/gca_|token/);
+  });
+
+  test('the resolution is announced on the database channel the API processes listen on, so long-polls elsewhere wake', async () => {
+    const agentId = await heldAgent();
+    const id = await hold(agentId, 300);
+    const heard: string[] = [];
+    const stop = await ctx.database.listen(DECISION_RESOLVED_CHANNEL, (payload) => heard.push(payload));
+    try {
+      await run({ decisionId: id, outcome: 'denied' });
+      // Other files' resolutions share the channel on a shared PostgreSQL database: look for this one.
+      await until('the resolution to be announced', () => (heard.includes(id) ? true : undefined), 5_000);
+    } finally {
+      await stop();
+    }
   });
 
   test('a repeated call records nothing twice', async () => {
