@@ -98,3 +98,23 @@ describe('expiry of held requests while the workflow engine is down', () => {
     }
   });
 });
+
+describe('the sweep as the server runs it, for no one account', () => {
+  // Its own database: a sweep over every account must not reach other files' holds on a shared one.
+  let own: TestContext;
+  beforeAll(async () => {
+    own = await createTestContext({ ownDatabase: true });
+  });
+  afterAll(() => own?.close());
+
+  test('takes the overdue holds of every account', async () => {
+    const ids: string[] = [];
+    for (const a of [await own.account('growth'), await own.account('growth')]) {
+      const policy = await a.test.post('/v1/policies', policyBody({ require_approval_above: 100 }));
+      const agentId = (await a.test.post('/v1/agents', { name: 'held', policy_id: policy.body.id })).body.id;
+      ids.push((await a.test.post('/v1/authorize', { agent_id: agentId, amount: 500, currency: 'USD', vendor: 'shop.example' })).body.decision_id);
+    }
+    await own.database.db.updateTable('decisions').set({ expires_at: new Date(Date.now() - 60_000) }).where('id', 'in', ids).execute();
+    expect((await expireOverdueHolds({ db: own.database.db })).sort()).toEqual([...ids].sort());
+  });
+});
