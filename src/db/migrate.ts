@@ -15,6 +15,7 @@ import * as m013 from './migrations/013_operator_actor.js';
 import * as m014 from './migrations/014_outbox_dead_letter.js';
 import * as m015 from './migrations/015_capture.js';
 import * as m016 from './migrations/016_approval_chains.js';
+import * as m017 from './migrations/017_trigger_conditions.js';
 import * as m004 from './migrations/004_quickstart.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '014_outbox_dead_letter': m014,
   '015_capture': m015,
   '016_approval_chains': m016,
+  '017_trigger_conditions': m017,
   '004_quickstart': m004,
 };
 
