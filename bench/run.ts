@@ -31,6 +31,8 @@ const { values: args } = parseArgs({
     workers: { type: 'string' },
     /** Skips `npm run build` (dist/ is already current). */
     'no-build': { type: 'boolean', default: false },
+    /** Skips pgbench and bare Express (no ratios): for quick back-to-back comparisons of one change. */
+    'no-baselines': { type: 'boolean', default: false },
     soak: { type: 'string' },
     // Writes a V8 CPU profile of the API process to bench/profiles/ (steady state dominates it).
     profile: { type: 'boolean', default: false },
@@ -334,6 +336,13 @@ async function main() {
   await stop(server);
   await backends.close();
 
+  if (args['no-baselines']) {
+    const file = path.join(ROOT, `bench/results/${stamp.slice(0, 10)}-${args.label}.json`);
+    const result = { date: stamp, label: args.label, machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, workers: args.workers ?? 'default', duration_s: DURATION_S, authorize: rows, rss_mb: { before: rssBefore, after: rssAfter } };
+    fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    for (const r of rows) console.log(`${args.label}: ${r.connections} connections ${r.rps} req/s p50 ${r.p50} p99 ${r.p99} API ${r.api_cpu_ms_per_request.total} PG ${r.postgres_cpu_ms_per_request.total} ms CPU/req`);
+    return;
+  }
   console.log(`pgbench -N at 64 clients for ${DURATION_S} s`);
   const pgb = await pgbench(64, DURATION_S);
   console.log(`bare Express at 64 connections for ${DURATION_S} s`);

@@ -199,7 +199,7 @@ function parseCommand(name: CommandName, args: string[]): OptionValues | undefin
 const PLANS = ['sandbox', 'starter', 'growth', 'enterprise'] as const;
 
 async function withDatabase<T>(config: Config, fn: (d: Database) => Promise<T>): Promise<T> {
-  const database = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
   try {
     return await fn(database);
   } finally {
@@ -227,7 +227,7 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
   const host = config.host ?? (mode === 'dev' ? '127.0.0.1' : '0.0.0.0');
   // Bound first: a port that is taken stops the process before it migrates or creates a dev account.
   const listener = mode === 'worker' ? undefined : await listenHttp(config.port, host);
-  const database = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
   // What `dev` says about its account, printed with the addresses once the API listens.
   const devAccount: string[] = [];
   if (mode === 'dev') {

@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { DB, Db } from './database.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { usePreparedStatements } from './prepared.js';
+import { DEFAULT_DATABASE_POOL_SIZE } from '../config.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -73,6 +74,7 @@ export interface ConnectOptions {
   databaseUrl?: string | undefined;
   /** Directory for the embedded database; `memory://` keeps it in memory (tests). */
   dataDir?: string;
+  /** PostgreSQL connections this process pools (DATABASE_POOL_SIZE); default DEFAULT_DATABASE_POOL_SIZE. */
   poolSize?: number;
   /** How long a query waits for a pooled connection before failing (503 to the client). */
   connectTimeoutMs?: number;
@@ -93,7 +95,7 @@ export async function connectDatabase(opts: ConnectOptions): Promise<Database> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
-      max: opts.poolSize ?? 20,
+      max: opts.poolSize ?? DEFAULT_DATABASE_POOL_SIZE,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? 5_000,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>

@@ -1,14 +1,15 @@
 /**
  * `spend-auth serve --workers N` as real processes on PostgreSQL: N API processes share the port,
  * a crashed one is replaced, SIGTERM drains them all and exits 0, and a worker that cannot start
- * stops the service with its exit code.
+ * stops the service with its exit code. DATABASE_POOL_SIZE bounds each process's connections.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase } from '../support/context.js';
 import { TEST_SERVER_KEYS_ENV } from '../support/server-keys.js';
@@ -150,5 +151,43 @@ describe.skipIf(!sharedUrl || process.platform !== 'linux')('spend-auth serve --
     const embedded = await run(['serve', '--workers', '2'], { ...env, DATABASE_URL: '' });
     expect(embedded.code).toBe(2);
     expect(embedded.stderr).toMatch(/needs DATABASE_URL/);
+  }, 60_000);
+
+  it('keeps each process to DATABASE_POOL_SIZE pooled connections under concurrent requests', async () => {
+    const created = JSON.parse(
+      execFileSync(process.execPath, [BIN, 'accounts', 'create', '--name', 'pool', '--plan', 'enterprise', '--json'], { cwd: ROOT, env, encoding: 'utf8' }),
+    ) as { keys: { test: string } };
+    const port = await freePort();
+    const server = spawn(process.execPath, [BIN, 'serve', '--workers', '2'], { cwd: ROOT, env: { ...env, PORT: String(port), DATABASE_POOL_SIZE: '2' }, stdio: 'ignore' });
+    children.push(server);
+    const base = `http://127.0.0.1:${port}`;
+    await until(() => healthy(base));
+    const admin = new pg.Client({ connectionString: sharedUrl });
+    await admin.connect();
+    const database = new URL(scratch!.url).pathname.slice(1);
+    let most = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const { rows } = await admin.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1', [database]);
+        most = Math.max(most, Number(rows[0]!.n));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    try {
+      const headers = { authorization: `Bearer ${created.keys.test}` };
+      const answers = await Promise.all(Array.from({ length: 60 }, () => fetch(`${base}/v1/agents`, { headers }).then((r) => r.status)));
+      expect(answers.every((s) => s === 200)).toBe(true);
+    } finally {
+      sampling = false;
+      await sampler;
+      await admin.end();
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    // Two processes, each with 2 pooled connections and its one listening connection.
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(2 * (2 + 1));
   }, 60_000);
 });

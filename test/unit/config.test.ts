@@ -42,6 +42,7 @@ describe('loadConfig defaults', () => {
     expect(config.nodeEnv).toBe('development');
     expect(config.metricsPort).toBe(9464);
     expect(config.apiWorkers).toBe(1);
+    expect(config.databasePoolSize).toBe(8);
     expect(config.unauthenticatedRateLimit).toBe(100);
     expect(config.temporalSdkMetricsPort).toBeUndefined();
     expect(config.otlpEndpoint).toBeUndefined();
@@ -118,6 +119,7 @@ describe('loadConfig with values', () => {
       LOG_FORMAT: 'pretty',
       NODE_ENV: 'production',
       METRICS_PORT: '9100',
+      DATABASE_POOL_SIZE: '12',
       UNAUTHENTICATED_RATE_LIMIT: '500',
       TEMPORAL_SDK_METRICS_PORT: '9465',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
@@ -143,6 +145,7 @@ describe('loadConfig with values', () => {
       nodeEnv: 'production',
       metricsPort: 9100,
       apiWorkers: 1,
+      databasePoolSize: 12,
       unauthenticatedRateLimit: 500,
       temporalSdkMetricsPort: 9465,
       otlpEndpoint: 'http://otel-collector:4318',
@@ -210,6 +213,9 @@ describe('loadConfig rejects bad values with a ConfigError naming the variable',
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
     ['UNAUTHENTICATED_RATE_LIMIT', '0'],
     ['UNAUTHENTICATED_RATE_LIMIT', 'many'],
+    ['DATABASE_POOL_SIZE', '0'],
+    ['DATABASE_POOL_SIZE', '2.5'],
+    ['DATABASE_POOL_SIZE', 'lots'],
   ])('%s=%s', (name, value) => {
     const err = configError({ [name]: value });
     expect(err.name).toBe('ConfigError');
@@ -259,6 +265,7 @@ describe('CONFIG_VARIABLES', () => {
     METRICS_PORT: '9100',
     TEMPORAL_SDK_METRICS_PORT: '9465',
     API_WORKERS: '2',
+    DATABASE_POOL_SIZE: '3',
     UNAUTHENTICATED_RATE_LIMIT: '500',
     OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318',
     IDEMPOTENCY_ENCRYPTION_KEY: 'cc'.repeat(32),
