@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { pino } from 'pino';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createAccount, firstAccount } from './accounts/accounts.service.js';
-import { ConfigError, loadConfig, loadMcpConfig, type Config } from './config.js';
+import { API_DATABASE_POOL_SIZE, ConfigError, loadConfig, loadMcpConfig, type Config } from './config.js';
 import { connectDatabase, describeDatabaseError, type Database } from './db/connect.js';
 import { DataDirInUseError } from './db/data-dir-lock.js';
 import { migrateToLatest, pendingMigrations } from './db/migrate.js';
@@ -227,7 +227,8 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
   const host = config.host ?? (mode === 'dev' ? '127.0.0.1' : '0.0.0.0');
   // Bound first: a port that is taken stops the process before it migrates or creates a dev account.
   const listener = mode === 'worker' ? undefined : await listenHttp(config.port, host);
-  const database = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
+  const poolSize = config.databasePoolSize ?? (mode === 'serve' ? API_DATABASE_POOL_SIZE : undefined);
+  const database = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize });
   // What `dev` says about its account, printed with the addresses once the API listens.
   const devAccount: string[] = [];
   if (mode === 'dev') {

@@ -3,11 +3,14 @@ import { z } from 'zod';
 import { UNAUTHENTICATED_LIMIT_PER_MINUTE } from './ratelimit/limits.js';
 
 /**
- * Pooled PostgreSQL connections per process. Few: every connection is a server process, and past a
- * few per PostgreSQL core they add context switches and lock traffic, not throughput (8 against 20
- * on a 2-core machine: 12% more decisions a second, 17% less PostgreSQL CPU per decision).
+ * Pooled PostgreSQL connections of an API process (`serve`). Few: every connection is a server
+ * process, and past a few per PostgreSQL core they add context switches and lock traffic, not
+ * throughput (8 against 20 on a 2-core machine: 12% more decisions a second, 17% less PostgreSQL
+ * CPU per decision).
  */
-export const DEFAULT_DATABASE_POOL_SIZE = 8;
+export const API_DATABASE_POOL_SIZE = 8;
+/** `worker` and `dev` (and the CLI's commands): the worker's 18 activity slots each get a connection. */
+export const DEFAULT_DATABASE_POOL_SIZE = 20;
 
 const bool = z
   .enum(['true', 'false', '1', '0'])
@@ -60,8 +63,8 @@ const envSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   /** `serve`: API processes sharing PORT (node:cluster); `serve --workers N` overrides. */
   API_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
-  /** PostgreSQL connections pooled per process (each API worker, the worker). */
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(DEFAULT_DATABASE_POOL_SIZE),
+  /** PostgreSQL connections pooled per process; unset: API_DATABASE_POOL_SIZE for `serve`, DEFAULT_DATABASE_POOL_SIZE otherwise. */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).optional(),
   /** Requests per minute per client address without a valid key (behind a proxy that hides client addresses, raise it). */
   UNAUTHENTICATED_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000_000).default(UNAUTHENTICATED_LIMIT_PER_MINUTE),
   /** Unset: the Temporal SDK's own (Core) metrics are not exported. */
@@ -113,8 +116,8 @@ export interface Config {
   metricsPort: number;
   /** `serve` runs this many API processes on one port (1: the process itself serves). */
   apiWorkers: number;
-  /** PostgreSQL connections pooled per process. */
-  databasePoolSize: number;
+  /** PostgreSQL connections pooled per process; undefined: each command's default. */
+  databasePoolSize: number | undefined;
   /** Keyless requests per minute per client address (failed authentication, public endpoints). */
   unauthenticatedRateLimit: number;
   /** `worker` and `dev` export the Temporal SDK's Prometheus metrics on HOST:this port; undefined: not exported. */

@@ -74,7 +74,7 @@ export interface ConnectOptions {
   databaseUrl?: string | undefined;
   /** Directory for the embedded database; `memory://` keeps it in memory (tests). */
   dataDir?: string;
-  /** PostgreSQL connections this process pools (DATABASE_POOL_SIZE); default DEFAULT_DATABASE_POOL_SIZE. */
+  /** PostgreSQL connections this process pools (DATABASE_POOL_SIZE); default DEFAULT_DATABASE_POOL_SIZE (`serve` asks for API_DATABASE_POOL_SIZE). */
   poolSize?: number;
   /** How long a query waits for a pooled connection before failing (503 to the client). */
   connectTimeoutMs?: number;

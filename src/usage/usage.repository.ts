@@ -6,7 +6,7 @@ import { monthEnd, monthStart, type Month } from './month.js';
 /**
  * Shard rows per account and month: concurrent checks of one account rarely share a row lock.
  * Each lock is held through its decision's commit (a WAL flush), so the shards bound how many
- * decisions of one account commit at once: 64 keeps that above the pool's 20 connections per process.
+ * decisions of one account commit at once: 64 keeps that above the connections of a few processes' pools.
  */
 export const USAGE_COUNTER_SHARDS = 64;
 

@@ -42,7 +42,7 @@ describe('loadConfig defaults', () => {
     expect(config.nodeEnv).toBe('development');
     expect(config.metricsPort).toBe(9464);
     expect(config.apiWorkers).toBe(1);
-    expect(config.databasePoolSize).toBe(8);
+    expect(config.databasePoolSize).toBeUndefined();
     expect(config.unauthenticatedRateLimit).toBe(100);
     expect(config.temporalSdkMetricsPort).toBeUndefined();
     expect(config.otlpEndpoint).toBeUndefined();
