@@ -244,6 +244,12 @@ async function productionKeys(): Promise<Record<string, string>> {
   };
 }
 
+/** bench/results/<date>-<name>.json, or with the time added when a run of that name already saved one that day. */
+function resultFile(stamp: string, name: string): string {
+  const dated = path.join(ROOT, `bench/results/${stamp.slice(0, 10)}-${name}.json`);
+  return fs.existsSync(dated) ? path.join(ROOT, `bench/results/${stamp.slice(0, 10)}-${name}-${stamp.slice(11, 16).replace(':', '')}.json`) : dated;
+}
+
 const rssMbOf = (pids: number[]) => pids.reduce((sum, pid) => sum + (fs.existsSync(`/proc/${pid}`) ? rssMb(pid) : 0), 0);
 
 async function main() {
@@ -320,7 +326,7 @@ async function main() {
     }
     await stop(server);
     await backends.close();
-    const file = path.join(ROOT, `bench/results/${stamp.slice(0, 10)}-soak-${args.label}.json`);
+    const file = resultFile(stamp, `soak-${args.label}`);
     const result = { date: stamp, label: args.label, mode: 'soak', machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, connections: 64, duration_s: total, workers: args.workers ?? 'default', rss_mb_after_warmup: rssBefore, minutes };
     fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
     console.log(`written to ${path.relative(ROOT, file)}`);
@@ -337,7 +343,7 @@ async function main() {
   await backends.close();
 
   if (args['no-baselines']) {
-    const file = path.join(ROOT, `bench/results/${stamp.slice(0, 10)}-${args.label}.json`);
+    const file = resultFile(stamp, args.label!);
     const result = { date: stamp, label: args.label, machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, workers: args.workers ?? 'default', duration_s: DURATION_S, authorize: rows, rss_mb: { before: rssBefore, after: rssAfter } };
     fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
     for (const r of rows) console.log(`${args.label}: ${r.connections} connections ${r.rps} req/s p50 ${r.p50} p99 ${r.p99} API ${r.api_cpu_ms_per_request.total} PG ${r.postgres_cpu_ms_per_request.total} ms CPU/req`);
@@ -368,7 +374,7 @@ async function main() {
     bare_express: bare,
     rss_mb: { before: rssBefore, after: rssAfter },
   };
-  const file = path.join(ROOT, `bench/results/${stamp.slice(0, 10)}-${args.label}.json`);
+  const file = resultFile(stamp, args.label!);
   fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
 
   console.log('\n| connections | req/s | p50 ms | p99 ms | errors | non-2xx | API CPU ms/req (user+sys) | PostgreSQL CPU ms/req (user+sys) | × pgbench -N | × bare Express | p99 ÷ bare p99 |');

@@ -1,7 +1,8 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Selectable, AuditRecordsTable, Db, DbOrTrx, DecisionsTable } from '../db/database.js';
 import { newId } from '../ids.js';
 import { insertRows } from '../db/statements.js';
+import { preparedSql } from '../db/prepared.js';
 import { auditHmacKey, chainHash, GENESIS_HASH, recordMac } from './audit-chain.js';
 
 export type AuditRow = Selectable<AuditRecordsTable>;
@@ -89,6 +90,12 @@ const auditValues = (row: NewAuditRow) => ({ ...row, metadata: JSON.stringify(ro
 
 export const SEAL_BATCH = 1_000;
 
+const SEAL_UPDATE = preparedSql(
+  `UPDATE audit_records AS r SET sequence = v.sequence, prev_hash = v.prev_hash, hash = v.hash
+   FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[]) AS v(id, sequence, prev_hash, hash)
+   WHERE r.id = v.id`,
+);
+
 /**
  * Seals the committed, unsealed records of one chain, oldest first, continuing from its head.
  * The head row is locked, so concurrent sealers of one chain take turns; only committed records
@@ -139,10 +146,10 @@ export async function sealChain(db: Db, accountId: string, livemode: boolean): P
         prev = hash;
         return out;
       });
-      await sql`
-        UPDATE audit_records AS r SET sequence = v.sequence::bigint, prev_hash = v.prev_hash, hash = v.hash
-        FROM (VALUES ${sql.join(sealedRows.map((x) => sql`(${x.id}, ${x.sequence}, ${x.prev_hash}, ${x.hash})`))}) AS v(id, sequence, prev_hash, hash)
-        WHERE r.id = v.id`.execute(trx);
+      // One statement text for any batch size (four arrays), so it is prepared once per connection.
+      await trx.executeQuery(
+        CompiledQuery.raw(SEAL_UPDATE, [sealedRows.map((x) => x.id), sealedRows.map((x) => x.sequence), sealedRows.map((x) => x.prev_hash), sealedRows.map((x) => x.hash)]),
+      );
       await trx
         .updateTable('audit_chains')
         .set({ sequence, head_hash: prev })
