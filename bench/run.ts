@@ -8,6 +8,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -244,11 +245,18 @@ async function productionKeys(): Promise<Record<string, string>> {
   };
 }
 
-/** bench/results/<date>-<name>.json, or with the time added when a run of that name already saved one that day. */
-function resultFile(stamp: string, name: string): string {
+/**
+ * Writes a run's result to bench/results/<date>-<name>.json, or with the time added when a run of
+ * that name already saved one that day; returns the path.
+ */
+function saveResult(stamp: string, name: string, result: object): string {
   const dated = path.join(ROOT, `bench/results/${stamp.slice(0, 10)}-${name}.json`);
-  return fs.existsSync(dated) ? path.join(ROOT, `bench/results/${stamp.slice(0, 10)}-${name}-${stamp.slice(11, 16).replace(':', '')}.json`) : dated;
+  const file = fs.existsSync(dated) ? path.join(ROOT, `bench/results/${stamp.slice(0, 10)}-${name}-${stamp.slice(11, 16).replace(':', '')}.json`) : dated;
+  fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  return file;
 }
+
+const MACHINE = { cpus: os.cpus().length, node: process.version };
 
 const rssMbOf = (pids: number[]) => pids.reduce((sum, pid) => sum + (fs.existsSync(`/proc/${pid}`) ? rssMb(pid) : 0), 0);
 
@@ -326,9 +334,8 @@ async function main() {
     }
     await stop(server);
     await backends.close();
-    const file = resultFile(stamp, `soak-${args.label}`);
-    const result = { date: stamp, label: args.label, mode: 'soak', machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, connections: 64, duration_s: total, workers: args.workers ?? 'default', rss_mb_after_warmup: rssBefore, minutes };
-    fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    const result = { date: stamp, label: args.label, mode: 'soak', machine: MACHINE, connections: 64, duration_s: total, workers: args.workers ?? 'default', rss_mb_after_warmup: rssBefore, minutes };
+    const file = saveResult(stamp, `soak-${args.label}`, result);
     console.log(`written to ${path.relative(ROOT, file)}`);
     return;
   }
@@ -343,9 +350,8 @@ async function main() {
   await backends.close();
 
   if (args['no-baselines']) {
-    const file = resultFile(stamp, args.label!);
-    const result = { date: stamp, label: args.label, machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, workers: args.workers ?? 'default', duration_s: DURATION_S, authorize: rows, rss_mb: { before: rssBefore, after: rssAfter } };
-    fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    const result = { date: stamp, label: args.label, machine: MACHINE, workers: args.workers ?? 'default', duration_s: DURATION_S, authorize: rows, rss_mb: { before: rssBefore, after: rssAfter } };
+    const file = saveResult(stamp, args.label!, result);
     for (const r of rows) console.log(`${args.label}: ${r.connections} connections ${r.rps} req/s p50 ${r.p50} p99 ${r.p99} API ${r.api_cpu_ms_per_request.total} PG ${r.postgres_cpu_ms_per_request.total} ms CPU/req`);
     return;
   }
@@ -363,7 +369,7 @@ async function main() {
   const result = {
     date: stamp,
     label: args.label,
-    machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
+    machine: MACHINE,
     build: 'dist/ (npm run build), NODE_ENV=production',
     workers: args.workers ?? 'default',
     fixed_rate: args.rate ? Number(args.rate) : null,
@@ -374,8 +380,7 @@ async function main() {
     bare_express: bare,
     rss_mb: { before: rssBefore, after: rssAfter },
   };
-  const file = resultFile(stamp, args.label!);
-  fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  const file = saveResult(stamp, args.label!, result);
 
   console.log('\n| connections | req/s | p50 ms | p99 ms | errors | non-2xx | API CPU ms/req (user+sys) | PostgreSQL CPU ms/req (user+sys) | × pgbench -N | × bare Express | p99 ÷ bare p99 |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
