@@ -209,6 +209,9 @@ async function withDatabase<T>(config: Config, fn: (d: Database) => Promise<T>):
 
 type ProcessMode = 'serve' | 'worker' | 'dev';
 
+/** `dev` is a developer's machine: not reachable from the network unless HOST says so. */
+const bindHost = (config: Config, mode: ProcessMode) => config.host ?? (mode === 'dev' ? '127.0.0.1' : '0.0.0.0');
+
 /** The host name to print in an address a person opens: a wildcard or loopback bind is reached as localhost. */
 const browsableHost = (host: string) =>
   ['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost'].includes(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host;
@@ -223,10 +226,11 @@ export const SHUTDOWN_HARD_LIMIT_MS = 25_000;
 async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerKeys): Promise<void> {
   const format = resolveLogFormat(config.logFormat, { tty: Boolean(process.stdout.isTTY), nodeEnv: config.nodeEnv });
   const log = createLogger(config.logLevel, 'spend-auth', format === 'pretty' ? prettyDestination(process.stdout) : undefined);
-  // `dev` is a developer's machine: not reachable from the network unless HOST says so.
-  const host = config.host ?? (mode === 'dev' ? '127.0.0.1' : '0.0.0.0');
+  const host = bindHost(config, mode);
   // Bound first: a port that is taken stops the process before it migrates or creates a dev account.
-  const listener = mode === 'worker' ? undefined : await listenHttp(config.port, host);
+  // Not in a cluster worker: the port is shared, and a worker bound while it starts would be handed
+  // connections it can only answer 503 while the others serve (the primary checked the port).
+  const listener = mode === 'worker' || cluster.isWorker ? undefined : await listenHttp(config.port, host);
   const poolSize = config.databasePoolSize ?? (mode === 'serve' ? API_DATABASE_POOL_SIZE : undefined);
   const database = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize });
   // What `dev` says about its account, printed with the addresses once the API listens.
@@ -567,6 +571,9 @@ export async function main(argv: string[]): Promise<void> {
         const workers = command === 'serve' ? apiWorkers(values, config) : 1;
         if (workers > 1 && cluster.isPrimary) {
           if (!config.databaseUrl) throw new UsageError('--workers above 1 needs DATABASE_URL (PostgreSQL): the embedded database is opened by one process only.', COMMANDS.serve.usage);
+          // Workers bind only once ready, so a port that is taken is found here, before any starts.
+          const probe = await listenHttp(config.port, bindHost(config, 'serve'));
+          await new Promise((resolve) => probe.close(resolve));
           await runCluster(workers, createLogger(config.logLevel, 'spend-auth'));
           return;
         }

@@ -18,10 +18,11 @@ export function reportReady(): void {
  * state they share lives in PostgreSQL (budgets, rate-limit counters, idempotency keys, the audit
  * chain), so a decision is the same whichever worker takes it.
  *
- * The primary only supervises: a worker that fails before it is ready (bad configuration, port in
- * use, pending migrations) stops the whole service with that worker's exit code; one that crashes
- * later is started again. SIGTERM and SIGINT are passed on, and the primary exits once every worker
- * has drained.
+ * The primary only supervises: a worker that fails before it is ready (bad configuration, pending
+ * migrations, a port taken since the primary checked it) stops the whole service with that worker's
+ * exit code; one that crashes later is started again. SIGTERM and SIGINT are passed on, and the
+ * primary exits once every worker has drained. A worker binds the port only once it is ready, so
+ * connections go to the workers that can answer them.
  */
 export function runCluster(workers: number, log: Logger): Promise<void> {
   return new Promise((_resolve) => {
