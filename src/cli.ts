@@ -573,7 +573,11 @@ export async function main(argv: string[]): Promise<void> {
           if (!config.databaseUrl) throw new UsageError('--workers above 1 needs DATABASE_URL (PostgreSQL): the embedded database is opened by one process only.', COMMANDS.serve.usage);
           // Workers bind only once ready, so a port that is taken is found here, before any starts.
           const probe = await listenHttp(config.port, bindHost(config, 'serve'));
-          await new Promise((resolve) => probe.close(resolve));
+          await new Promise((resolve) => {
+            probe.close(resolve);
+            // A client that connected meanwhile was answered 503; it must not hold the port open.
+            probe.closeAllConnections();
+          });
           await runCluster(workers, createLogger(config.logLevel, 'spend-auth'));
           return;
         }
