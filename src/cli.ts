@@ -9,7 +9,7 @@ import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { AppError } from './errors.js';
 import { createLogger, prettyDestination, resolveLogFormat } from './logger.js';
 import { SHUTDOWN_GRACE_MS, startHttpServer } from './server.js';
-import { listenHttp, ListenError } from './http/listen.js';
+import { closeServerNow, listenHttp, ListenError } from './http/listen.js';
 import { createMetrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import { startHousekeeping } from './housekeeping.js';
@@ -572,12 +572,8 @@ export async function main(argv: string[]): Promise<void> {
         if (workers > 1 && cluster.isPrimary) {
           if (!config.databaseUrl) throw new UsageError('--workers above 1 needs DATABASE_URL (PostgreSQL): the embedded database is opened by one process only.', COMMANDS.serve.usage);
           // Workers bind only once ready, so a port that is taken is found here, before any starts.
-          const probe = await listenHttp(config.port, bindHost(config, 'serve'));
-          await new Promise((resolve) => {
-            probe.close(resolve);
-            // A client that connected meanwhile was answered 503; it must not hold the port open.
-            probe.closeAllConnections();
-          });
+          // A client that connected meanwhile was answered 503; it must not hold the port open.
+          await closeServerNow(await listenHttp(config.port, bindHost(config, 'serve')));
           await runCluster(workers, createLogger(config.logLevel, 'spend-auth'));
           return;
         }

@@ -32,3 +32,11 @@ export async function listenHttp(port: number, host: string): Promise<Server> {
   });
   return server;
 }
+
+/** Stops listening at once: connections still open (a kept-alive client's) are closed, not waited for. */
+export function closeServerNow(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

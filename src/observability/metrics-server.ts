@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { Logger } from '../logger.js';
-import { ListenError, listenErrorMessage } from '../http/listen.js';
+import { closeServerNow, ListenError, listenErrorMessage } from '../http/listen.js';
 import type { Metrics } from './metrics.js';
 
 export interface MetricsServer {
@@ -40,10 +40,6 @@ export async function startMetricsServer(metrics: Metrics, port: number, log: Lo
   log.info({ port: actual }, 'worker metrics listening');
   return {
     port: actual,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServerNow(server),
   };
 }
