@@ -2,7 +2,7 @@ import { actorOf, ADMIN, requireRole, type Caller } from '../caller.js';
 import type { Db, Role } from '../db/database.js';
 import { decodeCursor, toPage } from '../db/pagination.js';
 import { appendAudit } from '../audit/audit.repository.js';
-import { AppError, forbidden, invalid, notFound } from '../errors.js';
+import { AppError, conflict, forbidden, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { findAgentInScope } from '../agents/agents.repository.js';
 import { generateApiKey, hashApiKey, parseApiKeyMode } from './api-key.js';
@@ -53,8 +53,11 @@ export async function createApiKey(db: Db, caller: Caller, input: CreateKeyInput
   }
   return db.transaction().execute(async (trx) => {
     if (input.agent_id) {
-      const agent = await findAgentInScope(trx, caller.accountId, livemode, input.agent_id);
+      // Locked, so a deactivation committing meanwhile is seen: no key is minted after it.
+      const agent = await findAgentInScope(trx, caller.accountId, livemode, input.agent_id, true);
       if (!agent) throw notFound('agent', 'agent_id');
+      // Deactivation is terminal: like every other write on the agent, a new key for it is refused.
+      if (agent.status === 'deactivated') throw conflict('The agent is deactivated; no API key can be created for it.', 'agent_id');
     }
     const key = generateApiKey(livemode);
     const row = await insertApiKey(trx, {
