@@ -4,7 +4,7 @@ import type { Db } from '../src/db/database.js';
 import { findEvent } from '../src/events/events.repository.js';
 import { postPinned } from '../src/webhooks/http-post.js';
 import { buildSignedDelivery, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../src/webhooks/signature.js';
-import { resolveSafeTarget, UnsafeUrlError } from '../src/webhooks/ssrf.js';
+import { resolveSafeTarget, UnsafeUrlError, withoutPinnedAddress } from '../src/webhooks/ssrf.js';
 import { findDelivery, markDeliveryFailed, recordAttempt } from '../src/webhooks/webhooks.repository.js';
 
 export const WEBHOOK_ATTEMPT_TIMEOUT_MS = 10_000;
@@ -83,7 +83,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
           cancellationSignal(),
         );
       } catch (err) {
-        const message = (err as Error).message || 'connection failed';
+        const message = withoutPinnedAddress((err as Error).message || 'connection failed', target);
         await recordAttempt(deps.db, deliveryId, { attemptedAt, durationMs: elapsed(), statusCode: null, error: message, outcome: 'retry' });
         deps.onAttempt?.('retry');
         throw ApplicationFailure.retryable(message, 'WebhookNetworkError');
