@@ -5,6 +5,7 @@ import type { AgentHooks } from './agents/agents.service.js';
 import type { Db } from './db/database.js';
 import { authMiddleware, type Authenticator } from './http/auth.js';
 import { jsonBody } from './http/body.js';
+import { cacheFor, PUBLIC_MAX_AGE_SECONDS, publicDocument, sendPublicDocument } from './http/public-document.js';
 import { errorHandler, notFoundRoute } from './http/errors.js';
 import { requestId } from './http/request-id.js';
 import { agentsRouter } from './http/routes/agents.js';
@@ -76,11 +77,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(observeRequests({ metrics, log: deps.log }));
   app.get('/metrics', metricsHandler(metrics));
   const limits = rateLimiter({ db: deps.db, ...deps.rateLimit, logError: deps.logError });
-  app.use(docsRouter(limits.perAddress));
+  // Public documents and probes sit outside every rate-limit bucket (src/http/public-document.ts).
+  app.use(docsRouter());
   app.use(dashboardRouter());
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' } satisfies HealthView);
+  const healthy = publicDocument(JSON.stringify({ status: 'ok' } satisfies HealthView), 'application/json');
+  app.get('/healthz', (req, res) => {
+    sendPublicDocument(req, res, healthy, PUBLIC_MAX_AGE_SECONDS.health);
   });
   const engineState =
     deps.engine ??
@@ -101,13 +104,15 @@ export function createApp(deps: AppDeps): Express {
     }
     // The engine's state is reported, never required (authorize works without it), and never waited for.
     const engine = await engineState.current();
+    // A shared cache may keep "ready" for a few seconds; "unavailable" is never kept.
+    if (database === 'up') cacheFor(res, PUBLIC_MAX_AGE_SECONDS.health);
+    else res.setHeader('Cache-Control', 'no-store');
     res.status(database === 'up' ? 200 : 503).json({ status: database === 'up' ? 'ready' : 'unavailable', database, workflow_engine: engine, outbox } satisfies ReadinessView);
   });
 
   const waiter = deps.waiter ?? new DecisionWaiter();
   const authz = { db: deps.db, signer: deps.signer, waiter, onDecision: metrics.recordDecision, ...(deps.now ? { now: deps.now } : {}) };
   const v1 = express.Router();
-  v1.get('/.well-known/jwks.json', limits.perAddress);
   v1.use(jwksRouter(deps.signer));
   v1.use(authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount);
   v1.use(jsonBody);

@@ -118,7 +118,7 @@ export interface Config {
   apiWorkers: number;
   /** PostgreSQL connections pooled per process; undefined: each command's default. */
   databasePoolSize: number | undefined;
-  /** Keyless requests per minute per client address (failed authentication, public endpoints). */
+  /** Keyless requests per minute per client address (failed authentications; public documents are in no bucket). */
   unauthenticatedRateLimit: number;
   /** `worker` and `dev` export the Temporal SDK's Prometheus metrics on HOST:this port; undefined: not exported. */
   temporalSdkMetricsPort: number | undefined;

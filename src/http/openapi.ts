@@ -78,6 +78,8 @@ const HEADERS = {
   RetryAfter: { description: 'Whole seconds to wait before retrying (the same number as X-RateLimit-Reset)', required: true, schema: { type: 'integer', minimum: 0 } },
   IdempotentReplayed: { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
   NextCursor: { description: 'CSV answers only: the cursor of the next page, absent on the last page', schema: { type: 'string' } },
+  CacheControl: { description: 'How long a cache may keep the answer (`public, max-age=N`); a readiness answer of 503 is `no-store`', required: true, schema: { type: 'string' } },
+  ETag: { description: 'Strong validator of the document: send it back in If-None-Match to get `304 Not Modified` while it has not changed', required: true, schema: { type: 'string' } },
 } as const;
 
 const RATE_LIMIT_HEADERS = {
@@ -99,8 +101,11 @@ const ERROR_RESPONSES: Record<string, { status: string; description: string; hea
 };
 
 const isPost = (route: RouteDoc) => route.method === 'post';
-/** Rate limiting covers /v1 and every authenticated route (src/app.ts), not the operational pages. */
-const isRateLimited = (route: RouteDoc) => route.roles !== 'public' || route.path.startsWith('/v1/');
+/**
+ * Rate limiting covers every authenticated route (src/app.ts); public documents and probes are
+ * outside every bucket, so a flood of bad keys never starves a rail's key fetch.
+ */
+const isRateLimited = (route: RouteDoc) => route.roles !== 'public';
 
 /** The error answers of an operation: those every operation of its kind can give, plus its own. */
 function errorResponses(route: RouteDoc): string[] {
@@ -138,6 +143,7 @@ function operation(route: RouteDoc, nameOf: (schema: z.ZodType) => string, route
     });
   }
   const baseHeaders = { 'X-Request-Id': ref('headers', 'RequestId'), ...(limited ? RATE_LIMIT_HEADERS : {}) };
+  const cacheHeaders = route.cacheable ? { 'Cache-Control': ref('headers', 'CacheControl'), ...(route.cacheable.etag ? { ETag: ref('headers', 'ETag') } : {}) } : {};
   const contentType = route.response.contentType ?? 'application/json';
   const content: Record<string, object> = {
     [contentType]: { schema: route.response.schema ? ref('schemas', nameOf(route.response.schema)) : { type: 'string' } },
@@ -154,6 +160,7 @@ function operation(route: RouteDoc, nameOf: (schema: z.ZodType) => string, route
       description: route.response.description,
       headers: {
         ...baseHeaders,
+        ...cacheHeaders,
         ...(!isPublic && isPost(route) ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : {}),
         ...(route.response.csv ? { 'X-Next-Cursor': ref('headers', 'NextCursor') } : {}),
       },
@@ -161,10 +168,13 @@ function operation(route: RouteDoc, nameOf: (schema: z.ZodType) => string, route
       ...(links.length ? { links: Object.fromEntries(links) } : {}),
     },
   };
+  if (route.cacheable?.etag) {
+    responses['304'] = { description: 'Not modified: the If-None-Match sent names the current ETag (no body)', headers: { ...baseHeaders, ...cacheHeaders } };
+  }
   for (const name of errorResponses(route)) responses[ERROR_RESPONSES[name]!.status] = ref('responses', name);
   // Readiness answers its own object, not the error envelope, when the database is down.
   if (route.path === '/readyz') {
-    responses['503'] = { description: 'Not ready: the database does not answer', headers: baseHeaders, content: { 'application/json': { schema: ref('schemas', 'Readiness') } } };
+    responses['503'] = { description: 'Not ready: the database does not answer', headers: { ...baseHeaders, ...cacheHeaders }, content: { 'application/json': { schema: ref('schemas', 'Readiness') } } };
   }
   responses.default = { description: 'Any other error (`internal_error` for a bug, with a generic message)', headers: baseHeaders, content: { 'application/json': { schema: ref('schemas', 'Error') } } };
 

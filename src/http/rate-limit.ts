@@ -29,10 +29,11 @@ export interface RateLimitDeps {
 export interface RateLimiter {
   /** After authentication: counts the request against its account and mode. */
   perAccount: RequestHandler;
-  /** Error middleware right after authentication: a failed authentication counts against the client address. */
+  /**
+   * Error middleware right after authentication: a failed authentication counts against the client
+   * address. Public documents and probes are in no bucket (src/http/public-document.ts).
+   */
   onAuthFailure: ErrorRequestHandler;
-  /** For public /v1 endpoints (no key): counts against the client address. */
-  perAddress: RequestHandler;
 }
 
 function setHeaders(res: Response, v: RateLimitVerdict): void {
@@ -127,11 +128,6 @@ export function rateLimiter(deps: RateLimitDeps): RateLimiter {
       if (!(err instanceof AppError) || err.code !== 'unauthorized') return next(err);
       // Over the address's limit, the answer is 429 instead of 401: a key-guesser learns nothing more.
       next((await byAddress(req, res)) ?? err);
-    },
-    perAddress: async (req, res, next) => {
-      const limited = await byAddress(req, res);
-      if (limited) throw limited;
-      next();
     },
   };
 }

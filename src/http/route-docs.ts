@@ -61,6 +61,11 @@ export interface RouteDoc {
   errors?: readonly (403 | 404 | 409 | 503)[];
   /** Operations a client can call next with a value of this answer (OpenAPI links): name → target and parameters. */
   links?: Record<string, { to: `${HttpMethod} ${string}`; parameters: Record<string, string> }>;
+  /**
+   * A public document or probe served outside every rate-limit bucket with Cache-Control
+   * (src/http/public-document.ts); `etag`: also an ETag, and 304 for a matching If-None-Match.
+   */
+  cacheable?: { etag: boolean };
 }
 
 const ADMIN = ['admin'] as const;
@@ -75,13 +80,14 @@ const link = (to: `${HttpMethod} ${string}`, param: string, field: string) => ({
 
 
 const operational: RouteDoc[] = [
-  { method: 'get', path: '/healthz', tag: 'Operations', roles: 'public', summary: 'Liveness: the process is up', response: { status: 200, description: 'The process is up', schema: healthSchema } },
+  { method: 'get', path: '/healthz', tag: 'Operations', roles: 'public', summary: 'Liveness: the process is up', cacheable: { etag: true }, response: { status: 200, description: 'The process is up', schema: healthSchema } },
   {
     method: 'get',
     path: '/readyz',
     tag: 'Operations',
     roles: 'public',
     summary: 'Readiness: the database answers; reports the workflow engine and the outbox lag',
+    cacheable: { etag: false },
     response: { status: 200, description: 'Ready (503 with the same object when the database is down)', schema: readinessSchema },
   },
   {
@@ -92,7 +98,7 @@ const operational: RouteDoc[] = [
     summary: 'Prometheus metrics (text exposition format); no per-account data',
     response: { status: 200, description: 'Prometheus text format 0.0.4', contentType: 'text/plain' },
   },
-  { method: 'get', path: '/docs', tag: 'Operations', roles: 'public', summary: 'This API reference as an HTML page', response: { status: 200, description: 'HTML', contentType: 'text/html' } },
+  { method: 'get', path: '/docs', tag: 'Operations', roles: 'public', summary: 'This API reference as an HTML page', cacheable: { etag: true }, response: { status: 200, description: 'HTML', contentType: 'text/html' } },
   {
     method: 'get',
     path: '/dashboard',
@@ -102,7 +108,7 @@ const operational: RouteDoc[] = [
     description: 'Its scripts and styles are served under /dashboard/. The page itself holds no data and needs no key.',
     response: { status: 200, description: 'HTML', contentType: 'text/html' },
   },
-  { method: 'get', path: '/v1/openapi.json', tag: 'Operations', roles: 'public', summary: 'This OpenAPI 3.1 document', response: { status: 200, description: 'The document', schema: openApiDocumentSchema } },
+  { method: 'get', path: '/v1/openapi.json', tag: 'Operations', roles: 'public', summary: 'This OpenAPI 3.1 document', cacheable: { etag: true }, response: { status: 200, description: 'The document', schema: openApiDocumentSchema } },
 ];
 
 const authorization: RouteDoc[] = [
@@ -179,6 +185,7 @@ const authorization: RouteDoc[] = [
     tag: 'Authorization',
     roles: 'public',
     summary: 'Public keys (JWKS) that verify gca_ tokens offline',
+    cacheable: { etag: true },
     response: { status: 200, description: 'A JSON Web Key Set', schema: jwksSchema },
   },
 ];

@@ -13,7 +13,7 @@ export const LIVE_LIMIT_PER_MINUTE: Record<Plan, number> = {
   // Used when an enterprise account has no number of its own (`accounts create --rate-limit`).
   enterprise: 2_000,
 };
-/** Requests per minute per client address for requests without a valid key (failed authentication, public endpoints). */
+/** Requests per minute per client address for requests without a valid key (failed authentications; public documents are in no bucket). */
 export const UNAUTHENTICATED_LIMIT_PER_MINUTE = 100;
 
 export interface LimitSubject {

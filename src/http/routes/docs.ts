@@ -1,22 +1,24 @@
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
 import { openApiDocument, renderDocsPage } from '../openapi.js';
+import { publicDocument, sendPublicDocument, type PublicDocument } from '../public-document.js';
 
 /**
- * Public: the OpenAPI document and a reference page rendered from it (no script, no CDN). The
- * document is a /v1 response, so it is counted against the client's address and carries the
- * X-RateLimit headers like every other.
+ * Public: the OpenAPI document and a reference page rendered from it (no script, no CDN). Both are
+ * built once and served from memory, outside every rate-limit bucket, with Cache-Control and an
+ * ETag (src/http/public-document.ts).
  */
-export function docsRouter(limitPerAddress: RequestHandler): Router {
+export function docsRouter(): Router {
   const r = Router();
-  let page: string | undefined;
-  r.get('/v1/openapi.json', limitPerAddress, (_req, res) => {
-    res.setHeader('Cache-Control', 'public, max-age=300');
-    res.json(openApiDocument());
+  let document: PublicDocument | undefined;
+  let page: PublicDocument | undefined;
+  r.get('/v1/openapi.json', (req, res) => {
+    document ??= publicDocument(JSON.stringify(openApiDocument()), 'application/json');
+    sendPublicDocument(req, res, document);
   });
-  r.get('/docs', (_req, res) => {
-    page ??= renderDocsPage();
+  r.get('/docs', (req, res) => {
+    page ??= publicDocument(renderDocsPage(), 'html');
     res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'");
-    res.type('html').send(page);
+    sendPublicDocument(req, res, page);
   });
   return r;
 }

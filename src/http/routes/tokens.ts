@@ -4,14 +4,19 @@ import { verifyToken, type AuthorizationDeps } from '../../authorization/authori
 import type { TokenSigner } from '../../tokens/authorization-token.js';
 import { toJwksView, type TokenVerificationView } from '../../tokens/token.view.js';
 import { callerOf } from '../context.js';
+import { publicDocument, sendPublicDocument } from '../public-document.js';
 import { bodyObject, parse } from '../validate.js';
 
-/** Public: rails fetch the keys to verify `gca_` tokens offline. */
+/**
+ * Public: rails fetch the keys to verify `gca_` tokens offline. The keys are fixed for the
+ * process's life, so the document is serialized once and served from memory, outside every
+ * rate-limit bucket, with Cache-Control and an ETag.
+ */
 export function jwksRouter(signer: TokenSigner): Router {
   const r = Router();
-  r.get('/.well-known/jwks.json', (_req, res) => {
-    res.setHeader('Cache-Control', 'public, max-age=300');
-    res.json(toJwksView(signer.keys.jwks));
+  const jwks = publicDocument(JSON.stringify(toJwksView(signer.keys.jwks)), 'application/json');
+  r.get('/.well-known/jwks.json', (req, res) => {
+    sendPublicDocument(req, res, jwks);
   });
   return r;
 }
