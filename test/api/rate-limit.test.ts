@@ -425,7 +425,7 @@ describe('when the counters cannot be reached', () => {
       if (req.get('authorization')) req.caller = { accountId: 'acct_x', livemode: false, keyId: 'key_x', role: 'admin', agentId: null, plan: 'growth', rateLimit: null };
       next();
     });
-    app.get('/keyless', (_req, _res, next) => next(new AppError('unauthorized', 'Invalid API key provided.')), limits.onAuthFailure);
+    app.get('/keyless', (_req: express.Request, _res: express.Response, next: express.NextFunction) => next(new AppError('unauthorized', 'Invalid API key provided.')), limits.onAuthFailure);
     app.get('/private', limits.perAccount, (_req, res) => void res.json({ ok: true }));
     app.use(errorHandler(() => {}));
     const server = await new Promise<http.Server>((resolve) => {
