@@ -3,7 +3,7 @@ import type { Db, DecisionStatus } from '../db/database.js';
 import { decodeCursor, toPage } from '../db/pagination.js';
 import { findDecisionInScope } from '../authorization/authorization.repository.js';
 import { toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
-import { AppError, conflict, notFound } from '../errors.js';
+import { AppError, conflict, forbidden, notFound } from '../errors.js';
 import { EngineUnavailableError, ResolutionRejectedError, type WorkflowGateway } from '../temporal/gateway.js';
 import { listHeld } from './approvals.repository.js';
 import { isExpired } from './resolution.service.js';
@@ -37,6 +37,11 @@ export async function resolveApproval(
   requireRole(caller, STAFF);
   const decision = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
   if (!decision || decision.expires_at === null) throw notFound('approval', 'decision_id');
+  // Four eyes in live mode: the key that asked for the spend cannot approve it; it may deny it,
+  // which withdraws the request. Test mode allows both, so one key can try the whole flow.
+  if (outcome === 'approved' && caller.livemode && decision.requested_by === caller.keyId) {
+    throw forbidden('In live mode the API key that requested a spend cannot approve it (four eyes): another reviewer must approve it. This key may deny it, which withdraws the request.');
+  }
   // A retry of this reviewer's own outcome (say after a 503 while the Update still applied) is
   // answered from the row: success is decided by the database, never by the transport.
   if (resolvedAsAsked(decision, caller.keyId, outcome)) return toDecisionView(decision);

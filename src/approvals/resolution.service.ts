@@ -30,6 +30,9 @@ export interface Resolution {
   decision: DecisionView;
 }
 
+/** A denial by the key that asked for the spend: it withdrew its request. */
+const WITHDRAWN_TEXT = 'Withdrawn by the API key that requested it.';
+
 const REASON_TEXT: Record<ResolutionReason, string> = {
   approval_expired: 'No reviewer decided before the approval timeout.',
   agent_frozen: 'The agent was frozen while the request awaited review.',
@@ -63,7 +66,7 @@ export async function applyResolution(trx: DbOrTrx, signer: TokenSigner | undefi
     decision: approved ? 'approved' : 'denied',
     status: input.outcome,
     reason_code: reasonCode,
-    reason: approved ? row.reason : [REASON_TEXT[reasonCode!], note].filter(Boolean).join(' '),
+    reason: approved ? row.reason : [withdrawn(row, input) ? WITHDRAWN_TEXT : REASON_TEXT[reasonCode!], note].filter(Boolean).join(' '),
     authorization_token: token?.token ?? null,
     token_expires_at: token?.expiresAt ?? null,
     resolved_at: now,
@@ -100,6 +103,13 @@ export async function applyResolution(trx: DbOrTrx, signer: TokenSigner | undefi
   });
   return updated;
 }
+
+/**
+ * A live-mode denial by the very key that requested the spend (four eyes: it may not approve, only
+ * withdraw). In test mode one key plays every part, and its denial reads as a reviewer's.
+ */
+const withdrawn = (row: DecisionRow, input: ResolveInput): boolean =>
+  row.livemode && input.outcome === 'denied' && input.reasonCode === undefined && input.actor.type === 'reviewer' && input.actor.id !== null && input.actor.id === row.requested_by;
 
 /** The approver behind an actor: a reviewer's key, or an operator's signal (null key). */
 function approverOf(actor: AuditInput['actor']): { api_key_id: string | null; reviewer: string | null } | undefined {

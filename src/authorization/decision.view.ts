@@ -60,6 +60,10 @@ export const decisionSchema = z
     expires_at: instant('Only for held decisions: when the hold expires').optional(),
     approvals_required: z.number().int().min(1).optional().describe('Only for held decisions: the distinct approvals the hold needs (its quorum)'),
     approvals: z.array(approvalEntrySchema).optional().describe('Only for held decisions: the approvals given so far'),
+    requested_by: idOf('key', 'The API key that requested it')
+      .nullable()
+      .optional()
+      .describe('Only for held decisions: the API key that requested the spend (in live mode it cannot approve it); null for holds from before this was kept'),
     resolved_at: instant('When a hold was resolved').nullable(),
     capture: captureSchema.nullable().describe('What the rail did with an approval; null for denied and pending decisions'),
     livemode: livemodeField,
@@ -80,8 +84,8 @@ export type DecisionEventData = z.infer<typeof decisionEventDataSchema>;
 
 /**
  * The decision object of SPEC 2.2 plus DECISIONS §3. `authorization_token` is present only when
- * approved, `reason` only when denied or held, `expires_at`, `approvals_required` and `approvals`
- * only for held requests.
+ * approved, `reason` only when denied or held, `expires_at`, `approvals_required`, `approvals` and
+ * `requested_by` only for held requests.
  */
 export function toDecisionView(row: DecisionRow): DecisionView {
   const approved = row.decision === 'approved';
@@ -104,7 +108,11 @@ export function toDecisionView(row: DecisionRow): DecisionView {
     // Held requests only: the quorum fixed when held, and the approvals given so far (DECISIONS §16).
     // Items rebuilt field by field: jsonb keeps its own key order, the API shows the documented one.
     ...(row.expires_at
-      ? { approvals_required: row.approvals_required ?? 1, approvals: (row.approvals ?? []).map((a) => ({ api_key_id: a.api_key_id, name: a.name, note: a.note, at: a.at })) }
+      ? {
+          approvals_required: row.approvals_required ?? 1,
+          approvals: (row.approvals ?? []).map((a) => ({ api_key_id: a.api_key_id, name: a.name, note: a.note, at: a.at })),
+          requested_by: row.requested_by ?? null,
+        }
       : {}),
     resolved_at: row.resolved_at?.toISOString() ?? null,
     capture: captureView(row),

@@ -1072,6 +1072,8 @@ export interface components {
                  */
                 at: string;
             }[];
+            /** @description Only for held decisions: the API key that requested the spend (in live mode it cannot approve it); null for holds from before this was kept */
+            requested_by?: string | null;
             resolved_at: string | null;
             /** @description What the rail did with an approval; null for denied and pending decisions */
             capture: {
@@ -1149,6 +1151,8 @@ export interface components {
                  */
                 at: string;
             }[];
+            /** @description Only for held decisions: the API key that requested the spend (in live mode it cannot approve it); null for holds from before this was kept */
+            requested_by?: string | null;
             resolved_at: string | null;
             /** @description What the rail did with an approval; null for denied and pending decisions */
             capture: {

@@ -184,6 +184,8 @@ export interface DecisionsTable {
   /** When the capture status left `uncaptured`. */
   capture_resolved_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   token_consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The API key that asked for it (four eyes in live mode); null for decisions from before migration 020. */
+  requested_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AgentSpendTable {
@@ -242,6 +244,9 @@ export interface WebhookEndpointsTable {
   events: Json<string[]>;
   enabled: boolean;
   secret: string;
+  /** After a rotation with a grace period: the secret before it, still signing until `previous_secret_expires_at`. */
+  previous_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  previous_secret_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;

@@ -16,6 +16,7 @@ import * as m014 from './migrations/014_outbox_dead_letter.js';
 import * as m015 from './migrations/015_capture.js';
 import * as m016 from './migrations/016_approval_chains.js';
 import * as m017 from './migrations/017_trigger_conditions.js';
+import * as m020 from './migrations/020_requester_and_previous_secret.js';
 import * as m004 from './migrations/004_quickstart.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '015_capture': m015,
   '016_approval_chains': m016,
   '017_trigger_conditions': m017,
+  '020_requester_and_previous_secret': m020,
   '004_quickstart': m004,
 };
 

@@ -69,6 +69,8 @@ export async function createEndpoint(deps: WebhookDeps, caller: Caller, input: C
       events: input.events,
       enabled: true,
       secret: newSecret(),
+      previous_secret: null,
+      previous_secret_expires_at: null,
       created_at: now,
       updated_at: now,
       deleted_at: null,
