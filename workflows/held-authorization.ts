@@ -16,6 +16,11 @@ const { resolveHeldDecision, recordApproval, escalateHold } = proxyActivities<He
 
 /** Marks runs that know approval chains (quorum, escalation); runs recorded before it replay the single-approval path. */
 export const APPROVAL_CHAINS_PATCH = 'approval-chains';
+/**
+ * Marks runs that answer approvals arriving together once all of them are recorded, so an approval
+ * counted towards a quorum that another one completed at the same time is answered approved.
+ */
+export const SETTLED_APPROVAL_ANSWERS_PATCH = 'settled-approval-answers';
 
 /**
  * One held spend request: waits for its reviewers' outcome or the approval timeout, then records
@@ -107,6 +112,9 @@ export async function singleApproval(input: HeldAuthorizationInput): Promise<Res
  */
 export async function approvalChain(input: HeldAuthorizationInput): Promise<ResolutionSummary> {
   const required = input.approvalsRequired ?? 1;
+  const settledAnswers = patched(SETTLED_APPROVAL_ANSWERS_PATCH);
+  /** Approvals whose activity is running: the answers wait for all of them (settledAnswers). */
+  let approvalsInFlight = 0;
   /** An outcome that resolves the hold at once: a denial, an approval where one suffices, or a notice. */
   let requested: ReviewerOutcome | undefined;
   let result: ResolutionSummary | undefined;
@@ -117,9 +125,19 @@ export async function approvalChain(input: HeldAuthorizationInput): Promise<Reso
 
   async function approve(outcome: ReviewerOutcome, via: 'api' | 'operator'): Promise<ResolutionSummary> {
     approvers.add(via === 'api' ? outcome.reviewer! : 'operator');
-    const summary = await recordApproval({ decisionId: input.decisionId, note: outcome.note ?? null, reviewer: outcome.reviewer ?? null, via });
+    approvalsInFlight++;
+    let summary: ResolutionSummary;
+    try {
+      summary = await recordApproval({ decisionId: input.decisionId, note: outcome.note ?? null, reviewer: outcome.reviewer ?? null, via });
+    } finally {
+      approvalsInFlight--;
+    }
     if (summary.status !== 'pending') result ??= summary;
-    return summary;
+    if (!settledAnswers) return summary;
+    // Every reviewer whose approval counted is answered with the hold as the approvals that arrived
+    // together left it: approved when one of them completed the quorum (DECISIONS §16).
+    await condition(() => approvalsInFlight === 0);
+    return result ?? summary;
   }
 
   setHandler(approvalDecisionSignal, async (outcome) => {

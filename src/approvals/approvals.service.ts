@@ -60,7 +60,7 @@ export async function resolveApproval(
     }
     if (err instanceof EngineUnavailableError) {
       const current = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
-      if (current && (resolvedAsAsked(current, caller.keyId, outcome) || countedTowardsQuorum(current, caller.keyId, outcome))) return toDecisionView(current);
+      if (current && (resolvedAsAsked(current, caller.keyId, outcome) || countedApproval(current, caller.keyId, outcome))) return toDecisionView(current);
       throw new AppError('service_unavailable', 'The workflow engine is unavailable; the request stays pending. Retry later.');
     }
     throw err;
@@ -69,8 +69,9 @@ export async function resolveApproval(
   const after = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
   // Resolved by someone else first (expiry, a freeze, an operator's signal): not this reviewer's outcome.
   if (after?.status === 'expired') throw expiredConflict(after);
-  // One approval of a quorum not yet complete: the hold, still pending, with this approval on it.
-  if (after && countedTowardsQuorum(after, caller.keyId, outcome)) return toDecisionView(after);
+  // This key's approval is counted: the hold, still pending with it (a quorum not yet complete),
+  // or approved, also when another approval completed the quorum at the same time (DECISIONS §16).
+  if (after && countedApproval(after, caller.keyId, outcome)) return toDecisionView(after);
   if (!summary.changed || !after || after.resolved_by !== caller.keyId) {
     throw conflict(`The request was already resolved (${after?.status ?? summary.status}).`, 'decision_id');
   }
@@ -91,9 +92,12 @@ function approvedBy(row: DecisionRow, keyId: string): boolean {
   return row.approvals.some((a) => a.api_key_id === keyId);
 }
 
-/** This key's approval is on a hold still pending (its quorum not complete yet). */
-function countedTowardsQuorum(row: DecisionRow, keyId: string, outcome: 'approved' | 'denied'): boolean {
-  return outcome === 'approved' && row.status === 'pending' && approvedBy(row, keyId);
+/**
+ * This key's approval is among the hold's approvals: still pending (its quorum not complete yet),
+ * or approved (the quorum completed, by this approval or by another one at the same time).
+ */
+function countedApproval(row: DecisionRow, keyId: string, outcome: 'approved' | 'denied'): boolean {
+  return outcome === 'approved' && (row.status === 'pending' || row.status === 'approved') && approvedBy(row, keyId);
 }
 
 function alreadyApproved(): AppError {

@@ -20,6 +20,7 @@ export class FakeInlineGateway implements WorkflowGateway {
   readonly notified: string[] = [];
   private readonly resolved = new Set<string>();
   private readonly approvers = new Map<string, Set<string>>();
+  private readonly approvalsInFlight = new Map<string, Array<Promise<ResolutionSummary>>>();
   private readonly activities;
 
   constructor(deps: { db: Db; signer: TokenSigner }) {
@@ -56,9 +57,16 @@ export class FakeInlineGateway implements WorkflowGateway {
       const approvers = this.approvers.get(decision.id) ?? new Set<string>();
       if (approvers.has(outcome.reviewer ?? '')) throw new ResolutionRejectedError('already approved');
       this.approvers.set(decision.id, approvers.add(outcome.reviewer ?? ''));
-      const summary = await this.activities.recordApproval({ decisionId: decision.id, note: outcome.note ?? null, reviewer: outcome.reviewer ?? null, via: 'api' });
+      // As the workflow does: approvals arriving together are answered once all are recorded.
+      const inFlight = this.approvalsInFlight.get(decision.id) ?? [];
+      const recorded = this.activities.recordApproval({ decisionId: decision.id, note: outcome.note ?? null, reviewer: outcome.reviewer ?? null, via: 'api' });
+      this.approvalsInFlight.set(decision.id, [...inFlight, recorded]);
+      const summary = await recorded;
       if (summary.status !== 'pending') this.resolved.add(decision.id);
-      return summary;
+      for (let all = this.approvalsInFlight.get(decision.id)!; ; all = this.approvalsInFlight.get(decision.id)!) {
+        const settled = await Promise.all(all);
+        if (this.approvalsInFlight.get(decision.id)!.length === all.length) return settled.find((s) => s.status !== 'pending') ?? summary;
+      }
     }
     this.resolved.add(decision.id);
     return this.activities.resolveHeldDecision({
