@@ -115,6 +115,12 @@ export async function approvalChain(input: HeldAuthorizationInput): Promise<Reso
   const settledAnswers = patched(SETTLED_APPROVAL_ANSWERS_PATCH);
   /** Approvals whose activity is running: the answers wait for all of them (settledAnswers). */
   let approvalsInFlight = 0;
+  /**
+   * Answers waiting for the approvals in flight, released by the last one to be recorded. Plain
+   * promises, not `condition`: released in the same drain of the event loop as that activity's
+   * result, so every answer is sent before the main loop wakes, with or without interceptors.
+   */
+  let waitingAnswers: Array<() => void> = [];
   /** An outcome that resolves the hold at once: a denial, an approval where one suffices, or a notice. */
   let requested: ReviewerOutcome | undefined;
   let result: ResolutionSummary | undefined;
@@ -131,12 +137,17 @@ export async function approvalChain(input: HeldAuthorizationInput): Promise<Reso
       summary = await recordApproval({ decisionId: input.decisionId, note: outcome.note ?? null, reviewer: outcome.reviewer ?? null, via });
     } finally {
       approvalsInFlight--;
+      if (approvalsInFlight === 0) {
+        const released = waitingAnswers;
+        waitingAnswers = [];
+        for (const release of released) release();
+      }
     }
     if (summary.status !== 'pending') result ??= summary;
     if (!settledAnswers) return summary;
     // Every reviewer whose approval counted is answered with the hold as the approvals that arrived
     // together left it: approved when one of them completed the quorum (DECISIONS §16).
-    await condition(() => approvalsInFlight === 0);
+    if (approvalsInFlight > 0) await new Promise<void>((release) => waitingAnswers.push(release));
     return result ?? summary;
   }
 
