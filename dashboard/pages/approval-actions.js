@@ -21,6 +21,14 @@ export function approvalsSummary(d) {
 }
 
 /**
+ * Four eyes in live mode: the key that requested a held spend cannot approve it (the API answers
+ * 403); it may deny it, which withdraws the request.
+ */
+export function isOwnLiveRequest(d, session) {
+  return Boolean(session && session.mode === 'live' && d.requested_by && d.requested_by === session.keyId);
+}
+
+/**
  * `onResolved(decision)` runs after a 200: the decision is resolved, or (an approval of a quorum not
  * yet complete) still pending with this approval on it. Errors (409, 503 with no workflow engine, …)
  * go to the alert.
@@ -60,13 +68,26 @@ export function approvalActions(d, view, onResolved) {
       if (btn.isConnected && (!document.activeElement || document.activeElement === document.body)) btn.focus();
     }
   };
+  const own = isOwnLiveRequest(d, view.session);
+  const whyId = `why-${d.decision_id}`;
   group.append(
     h('div', { class: 'field' }, h('label', { for: noteId }, `Note for ${what} (optional)`), note),
+    own
+      ? h(
+          'p',
+          { class: 'hint own-request', id: whyId },
+          'You requested this spend with the key you are signed in with. In live mode another person must approve it (four eyes), so Approve is not offered; denying it withdraws your request.',
+        )
+      : null,
     h(
       'div',
       { class: 'buttons' },
-      h('button', { type: 'button', class: 'approve', onclick: resolve('approve'), 'aria-label': `Approve ${what}` }, 'Approve'),
-      h('button', { type: 'button', class: 'deny', onclick: resolve('deny'), 'aria-label': `Deny ${what}` }, 'Deny'),
+      own ? null : h('button', { type: 'button', class: 'approve', onclick: resolve('approve'), 'aria-label': `Approve ${what}` }, 'Approve'),
+      h(
+        'button',
+        { type: 'button', class: 'deny', onclick: resolve('deny'), 'aria-label': own ? `Deny ${what} (withdraw your request)` : `Deny ${what}`, ...(own ? { 'aria-describedby': whyId } : {}) },
+        own ? 'Deny (withdraw)' : 'Deny',
+      ),
     ),
   );
   return group;
