@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../src/db/database.js';
 import { findEvent } from '../src/events/events.repository.js';
 import { postPinned } from '../src/webhooks/http-post.js';
-import { buildSignedDelivery, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../src/webhooks/signature.js';
+import { buildSignedDelivery, DELIVERY_HEADER, EVENT_HEADER, PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER } from '../src/webhooks/signature.js';
 import { resolveSafeTarget, UnsafeUrlError, withoutPinnedAddress } from '../src/webhooks/ssrf.js';
 import { findDelivery, markDeliveryFailed, recordAttempt } from '../src/webhooks/webhooks.repository.js';
 
@@ -72,13 +72,16 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         throw ApplicationFailure.nonRetryable(message, 'WebhookUrlRefused');
       }
 
-      const { body, header } = buildSignedDelivery(event, endpoint.secret);
+      // During a rotation's grace period the previous secret signs too, so a receiver that still
+      // holds it accepts the delivery (docs/api.md, "Rotating the secret").
+      const previous = endpoint.previous_secret && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > attemptedAt ? endpoint.previous_secret : undefined;
+      const { body, header, previousHeader } = buildSignedDelivery(event, endpoint.secret, previous);
       let result;
       try {
         result = await postPinned(
           target,
           body,
-          { [SIGNATURE_HEADER]: header, [EVENT_HEADER]: event.type, [DELIVERY_HEADER]: event.id },
+          { [SIGNATURE_HEADER]: header, ...(previousHeader ? { [PREVIOUS_SIGNATURE_HEADER]: previousHeader } : {}), [EVENT_HEADER]: event.type, [DELIVERY_HEADER]: event.id },
           deps.attemptTimeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS,
           cancellationSignal(),
         );

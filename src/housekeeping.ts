@@ -4,6 +4,7 @@ import { purgeExpiredKeys } from './idempotency/idempotency.repository.js';
 import type { Logger } from './logger.js';
 import { RATE_LIMIT_WINDOW_MS, windowAt } from './ratelimit/limits.js';
 import { purgeCounters } from './ratelimit/ratelimit.repository.js';
+import { forgetExpiredPreviousSecrets } from './webhooks/webhooks.repository.js';
 
 /**
  * Stored idempotent responses may carry secrets (raw keys, webhook secrets, tokens): they are
@@ -29,6 +30,8 @@ export function startHousekeeping(db: Db, log: Logger, opts: HousekeepingOptions
     try {
       const purged = await purgeExpiredKeys(db, new Date());
       if (purged > 0) log.info({ purged }, 'expired idempotency keys purged');
+      // A rotated-out webhook secret is kept no longer than its grace period (within a minute).
+      await forgetExpiredPreviousSecrets(db, new Date());
     } catch (err) {
       log.warn({ err }, 'housekeeping failed; will retry');
     }

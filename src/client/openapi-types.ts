@@ -645,8 +645,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotate the signing secret (returned once)
-         * @description Roles: admin.
+         * Rotate the signing secret (returned once); the previous one may keep signing for a grace period
+         * @description Takes the endpoint's row lock: concurrent rotations take turns and each answers the secret it stored. With `previous_secret_expires_in` (seconds, 0–86,400) the secret it replaces also signs every delivery, in `X-Service-Signature-Previous`, until then.
+         *
+         *     Roles: admin.
          */
         post: operations["postV1WebhookEndpointsIdRotateSecret"];
         delete?: never;
@@ -1596,6 +1598,8 @@ export interface components {
             events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
             /** @description Disabled endpoints get no new deliveries */
             enabled: boolean;
+            /** @description Until when the secret before the last rotation also signs deliveries (X-Service-Signature-Previous); null when it does not */
+            previous_secret_expires_at: string | null;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
             /**
@@ -1623,6 +1627,8 @@ export interface components {
             events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
             /** @description Disabled endpoints get no new deliveries */
             enabled: boolean;
+            /** @description Until when the secret before the last rotation also signs deliveries (X-Service-Signature-Previous); null when it does not */
+            previous_secret_expires_at: string | null;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
             /**
@@ -4355,7 +4361,17 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Seconds the previous secret keeps signing deliveries (in X-Service-Signature-Previous) after this rotation; 0 (default) ends it at once
+                     * @default 0
+                     */
+                    previous_secret_expires_in?: number;
+                };
+            };
+        };
         responses: {
             /** @description The endpoint object with the new `secret` */
             200: {
@@ -4812,6 +4828,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "authorize.approved";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */
@@ -4855,6 +4873,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "authorize.denied";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */
@@ -4898,6 +4918,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "authorize.held";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */
@@ -4941,6 +4963,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "agent.frozen";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */
@@ -4984,6 +5008,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "approval.completed";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */
@@ -5027,6 +5053,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "authorization.captured";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */
@@ -5070,6 +5098,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "authorization.voided";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */
@@ -5113,6 +5143,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "authorization.expired";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */
@@ -5156,6 +5188,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "approval.escalated";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */

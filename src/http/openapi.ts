@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { eventSummary } from '../events/event.view.js';
 import { EVENT_TYPES, type EventType } from '../events/events.repository.js';
-import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../webhooks/signature.js';
+import { DELIVERY_HEADER, EVENT_HEADER, PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER } from '../webhooks/signature.js';
 import { IDEMPOTENCY_HEADER } from './idempotency.js';
 import { STORABLE_TEXT_PATTERN } from './validate.js';
 import { componentSchemas, webhookComponentName } from './openapi-components.js';
@@ -205,6 +205,13 @@ function webhook(type: EventType): object {
       security: [],
       parameters: [
         header(SIGNATURE_HEADER, '`sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time.', { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' }),
+        {
+          name: PREVIOUS_SIGNATURE_HEADER,
+          in: 'header',
+          required: false,
+          description: `Only during the grace period of a secret rotation (\`previous_secret_expires_in\`): the same as \`${SIGNATURE_HEADER}\`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery.`,
+          schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
+        },
         header(EVENT_HEADER, 'The event type', { type: 'string', const: type }),
         header(DELIVERY_HEADER, 'The event id (`evt_…`), the same on every attempt and redelivery', { type: 'string', pattern: '^evt_[0-9A-Za-z]+$' }),
       ],

@@ -25,7 +25,7 @@ import { authorizeSchema, getDecisionQuery, verifyTokenSchema } from '../authori
 import { captureSchema, voidSchema } from '../capture/capture.schemas.js';
 import type { Role } from '../db/database.js';
 import { createPolicySchema, listPoliciesQuery, updatePolicySchema } from '../policies/policies.schemas.js';
-import { createEndpointSchema, listEventsQuery, listQuery, redeliverSchema, updateEndpointSchema } from '../webhooks/webhooks.schemas.js';
+import { createEndpointSchema, listEventsQuery, listQuery, redeliverSchema, rotateSecretSchema, updateEndpointSchema } from '../webhooks/webhooks.schemas.js';
 import { createApiKeySchema, listApiKeysQuery } from './routes/api-keys.js';
 import { simulateSchema } from '../policies/simulate.schemas.js';
 import { usageQuery } from '../usage/usage.schemas.js';
@@ -284,7 +284,18 @@ const webhooks: RouteDoc[] = [
   { method: 'get', path: '/v1/webhook-endpoints/:id', tag: 'Webhooks', roles: STAFF, summary: 'Retrieve a webhook endpoint', params: { id: 'Endpoint id' }, response: { status: 200, description: 'The endpoint object', schema: webhookEndpointSchema } },
   { method: 'patch', path: '/v1/webhook-endpoints/:id', tag: 'Webhooks', roles: ADMIN, summary: 'Update a webhook endpoint', params: { id: 'Endpoint id' }, body: updateEndpointSchema, response: { status: 200, description: 'The endpoint object', schema: webhookEndpointSchema } },
   { method: 'delete', path: '/v1/webhook-endpoints/:id', tag: 'Webhooks', roles: ADMIN, summary: 'Delete a webhook endpoint', params: { id: 'Endpoint id' }, response: { status: 200, description: 'The deletion', schema: deletedWebhookEndpointSchema } },
-  { method: 'post', path: '/v1/webhook-endpoints/:id/rotate-secret', tag: 'Webhooks', roles: ADMIN, summary: 'Rotate the signing secret (returned once)', params: { id: 'Endpoint id' }, response: { status: 200, description: 'The endpoint object with the new `secret`', schema: webhookEndpointWithSecretSchema } },
+  {
+    method: 'post',
+    path: '/v1/webhook-endpoints/:id/rotate-secret',
+    tag: 'Webhooks',
+    roles: ADMIN,
+    summary: 'Rotate the signing secret (returned once); the previous one may keep signing for a grace period',
+    description:
+      'Takes the endpoint\'s row lock: concurrent rotations take turns and each answers the secret it stored. With `previous_secret_expires_in` (seconds, 0–86,400) the secret it replaces also signs every delivery, in `X-Service-Signature-Previous`, until then.',
+    params: { id: 'Endpoint id' },
+    body: rotateSecretSchema,
+    response: { status: 200, description: 'The endpoint object with the new `secret`', schema: webhookEndpointWithSecretSchema },
+  },
   { method: 'get', path: '/v1/webhook-endpoints/:id/deliveries', tag: 'Webhooks', roles: STAFF, summary: "List an endpoint's deliveries and their attempts", params: { id: 'Endpoint id' }, query: listQuery, response: list(webhookDeliveryListSchema) },
   { method: 'get', path: '/v1/events', tag: 'Webhooks', roles: STAFF, summary: 'List events', query: listEventsQuery, response: list(eventListSchema) },
   { method: 'get', path: '/v1/events/:id', tag: 'Webhooks', roles: STAFF, summary: 'Retrieve an event', params: { id: 'Event id (`evt_…`)' }, response: { status: 200, description: 'The event object', schema: eventSchema } },

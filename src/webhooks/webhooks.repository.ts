@@ -133,3 +133,13 @@ export async function markDeliveryFailed(db: DbOrTrx, deliveryId: string, error:
     .where('status', '=', 'pending')
     .execute();
 }
+
+/** Previous secrets whose grace period has ended are forgotten: they sign nothing any more. */
+export async function forgetExpiredPreviousSecrets(db: DbOrTrx, now: Date): Promise<number> {
+  const res = await db
+    .updateTable('webhook_endpoints')
+    .set({ previous_secret: null, previous_secret_expires_at: null })
+    .where('previous_secret_expires_at', '<=', now)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}

@@ -21,7 +21,7 @@ import {
   type DeliveryRow,
   type EndpointRow,
 } from './webhooks.repository.js';
-import type { CreateEndpointInput, UpdateEndpointInput } from './webhooks.schemas.js';
+import type { CreateEndpointInput, RotateSecretInput, UpdateEndpointInput } from './webhooks.schemas.js';
 import { toDeliveryView, toEndpointView, type DeletedWebhookEndpointView, type WebhookDeliveryView, type WebhookEndpointWithSecretView } from './webhook.view.js';
 import { toEventView } from '../events/event.view.js';
 
@@ -118,14 +118,26 @@ export async function deleteEndpoint(deps: WebhookDeps, caller: Caller, id: stri
   });
 }
 
-/** A new secret, shown once; deliveries signed from now on use it. */
-export async function rotateSecret(deps: WebhookDeps, caller: Caller, id: string) {
+/**
+ * A new secret, shown once; deliveries signed from now on use it. Under the endpoint's row lock,
+ * so concurrent rotations take turns and each answers the secret it stored. With a grace period
+ * the secret it replaces keeps signing too (X-Service-Signature-Previous) until it ends; without
+ * one, the previous secret is forgotten at once.
+ */
+export async function rotateSecret(deps: WebhookDeps, caller: Caller, id: string, input: RotateSecretInput = { previous_secret_expires_in: 0 }) {
   requireRole(caller, ADMIN);
   return deps.db.transaction().execute(async (trx) => {
     const before = await findEndpoint(trx, caller, id, true);
     if (!before) throw notFound('webhook endpoint', 'id');
-    const row = await updateEndpointRow(trx, id, { secret: newSecret(), updated_at: new Date() });
-    await audit(trx, caller, 'webhook_endpoint.secret_rotated', row);
+    const now = new Date();
+    const grace = input.previous_secret_expires_in;
+    const row = await updateEndpointRow(trx, id, {
+      secret: newSecret(),
+      previous_secret: grace > 0 ? before.secret : null,
+      previous_secret_expires_at: grace > 0 ? new Date(now.getTime() + grace * 1000) : null,
+      updated_at: now,
+    });
+    await audit(trx, caller, 'webhook_endpoint.secret_rotated', row, { previous_secret_expires_in: grace });
     return { ...toEndpointView(row), secret: row.secret } satisfies WebhookEndpointWithSecretView;
   });
 }

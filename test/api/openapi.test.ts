@@ -9,7 +9,7 @@ import { AppError } from '../../src/errors.js';
 import { buildOpenApiDocument, createRouteMatcher, toOpenApiPath } from '../../src/http/openapi.js';
 import { ROUTE_DOCS } from '../../src/http/route-docs.js';
 import { EVENT_TYPES } from '../../src/events/events.repository.js';
-import { buildSignedDelivery, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../../src/webhooks/signature.js';
+import { buildSignedDelivery, DELIVERY_HEADER, EVENT_HEADER, PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER } from '../../src/webhooks/signature.js';
 import { createTestContext, type TestAccount, type TestContext } from '../support/context.js';
 import { checkResponse, checkWebhook, componentValidator, takeProblems } from '../support/openapi-conformance.js';
 import { TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
@@ -237,7 +237,7 @@ describe('response objects, headers, links and webhooks', () => {
     expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
     for (const type of EVENT_TYPES) {
       const post = doc.webhooks[type].post;
-      expect(post.parameters.map((p: { name: string }) => p.name)).toEqual([SIGNATURE_HEADER, EVENT_HEADER, DELIVERY_HEADER]);
+      expect(post.parameters.map((p: { name: string }) => p.name)).toEqual([SIGNATURE_HEADER, PREVIOUS_SIGNATURE_HEADER, EVENT_HEADER, DELIVERY_HEADER]);
       const name = post.requestBody.content['application/json'].schema.$ref.replace('#/components/schemas/', '');
       const payload = schemas[name];
       expect(payload.properties.event.const).toBe(type);

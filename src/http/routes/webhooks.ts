@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { createEndpointSchema, listEventsQuery, listQuery, redeliverSchema, updateEndpointSchema } from '../../webhooks/webhooks.schemas.js';
+import { createEndpointSchema, listEventsQuery, listQuery, redeliverSchema, rotateSecretSchema, updateEndpointSchema } from '../../webhooks/webhooks.schemas.js';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -34,7 +34,7 @@ export function webhookEndpointsRouter(deps: WebhookDeps): Router {
     res.json(await deleteEndpoint(deps, callerOf(req), req.params.id!));
   });
   r.post('/:id/rotate-secret', async (req, res) => {
-    res.json(await rotateSecret(deps, callerOf(req), req.params.id!));
+    res.json(await rotateSecret(deps, callerOf(req), req.params.id!, parse(rotateSecretSchema, bodyObject(req.body))));
   });
   r.get('/:id/deliveries', async (req, res) => {
     res.json(await listDeliveries(deps, callerOf(req), req.params.id!, parse(listQuery, req.query)));
