@@ -9,12 +9,10 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createWebhookActivities } from '../../activities/webhook-delivery.js';
-import { createLogger } from '../../src/logger.js';
-import { OutboxRelay } from '../../src/temporal/outbox-relay.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import { forgetExpiredPreviousSecrets } from '../../src/webhooks/webhooks.repository.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
-import { FakeInlineGateway } from '../support/fake-gateway.js';
+import { pendingDeliveriesAfterOneEvent } from '../support/deliveries.js';
 import { startReceiver, type Received } from '../support/receiver.js';
 
 let ctx: TestContext;
@@ -43,12 +41,7 @@ async function endpoint(): Promise<{ id: string; secret: string }> {
 /** One approved decision, its event relayed and delivered to `endpointId` by the real activity; what the receiver got. */
 async function deliverOne(endpointId: string): Promise<Received> {
   const before = receiver.received.length;
-  await acct.test.post('/v1/authorize', { agent_id: agentId, amount: 100, currency: 'USD', vendor: 'ok.example' });
-  const relay = new OutboxRelay({ accountId: acct.id, db: ctx.database.db, gateway: new FakeInlineGateway({ db: ctx.database.db, signer: ctx.signer }), log: createLogger('silent') });
-  const later = new Date(Date.now() + 600_000);
-  await relay.tick(later);
-  await relay.tick(later);
-  const deliveries = await ctx.database.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).where('status', '=', 'pending').execute();
+  const deliveries = await pendingDeliveriesAfterOneEvent(ctx, acct, endpointId, agentId);
   const activities = createWebhookActivities({ db: ctx.database.db, allowPrivateUrls: true });
   for (const d of deliveries) await new MockActivityEnvironment().run(activities.deliverWebhook, { deliveryId: d.id });
   expect(receiver.received.length).toBeGreaterThan(before);

@@ -9,11 +9,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createWebhookActivities } from '../../activities/webhook-delivery.js';
-import { createLogger } from '../../src/logger.js';
-import { OutboxRelay } from '../../src/temporal/outbox-relay.js';
 import { resolveSafeTarget, UnsafeUrlError, type HostResolver } from '../../src/webhooks/ssrf.js';
-import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
-import { FakeInlineGateway } from '../support/fake-gateway.js';
+import { createTestContext, type TestAccount, type TestContext } from '../support/context.js';
+import { pendingDeliveriesAfterOneEvent } from '../support/deliveries.js';
 
 let ctx: TestContext;
 let acct: TestAccount;
@@ -76,20 +74,13 @@ describe('delivery failures, records and logs carry no resolved address', () => 
   test('an endpoint whose host became an internal name: refused at delivery, the record and the failure name the rule only', async () => {
     const endpoint = (await acct.test.post('/v1/webhook-endpoints', { url: 'https://93.184.216.34/hook', events: ['authorize.approved'] })).body;
     await ctx.database.db.updateTable('webhook_endpoints').set({ url: 'http://localhost:9/hook' }).where('id', '=', endpoint.id).execute();
-    const policy = (await acct.test.post('/v1/policies', policyBody())).body;
-    const agent = (await acct.test.post('/v1/agents', { name: 'x', policy_id: policy.id })).body;
-    await acct.test.post('/v1/authorize', { agent_id: agent.id, amount: 100, currency: 'USD', vendor: 'ok.example' });
-    const relay = new OutboxRelay({ accountId: acct.id, db: ctx.database.db, gateway: new FakeInlineGateway({ db: ctx.database.db, signer: ctx.signer }), log: createLogger('silent') });
-    const later = new Date(Date.now() + 600_000);
-    await relay.tick(later);
-    await relay.tick(later);
-    const delivery = await ctx.database.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpoint.id).executeTakeFirstOrThrow();
+    const [delivery] = await pendingDeliveriesAfterOneEvent(ctx, acct, endpoint.id);
 
     const logged: string[] = [];
     const env = new MockActivityEnvironment();
     env.on('log', (entry: unknown) => logged.push(JSON.stringify(entry)));
     const activities = createWebhookActivities({ db: ctx.database.db, allowPrivateUrls: false });
-    const failure = await env.run(activities.deliverWebhook, { deliveryId: delivery.id }).catch((e: unknown) => e);
+    const failure = await env.run(activities.deliverWebhook, { deliveryId: delivery!.id }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect((failure as ApplicationFailure).type).toBe('WebhookUrlRefused');
     expect((failure as Error).message).not.toMatch(/127\.0\.0\.1|::1\b/);
@@ -104,20 +95,13 @@ describe('delivery failures, records and logs carry no resolved address', () => 
     // Private URLs allowed (as in local development): the connection is made and refused by the OS.
     const endpoint = (await acct.test.post('/v1/webhook-endpoints', { url: 'https://93.184.216.34/hook', events: ['authorize.approved'] })).body;
     await ctx.database.db.updateTable('webhook_endpoints').set({ url: 'http://localhost:9/hook' }).where('id', '=', endpoint.id).execute();
-    const policy = (await acct.test.post('/v1/policies', policyBody())).body;
-    const agent = (await acct.test.post('/v1/agents', { name: 'y', policy_id: policy.id })).body;
-    await acct.test.post('/v1/authorize', { agent_id: agent.id, amount: 100, currency: 'USD', vendor: 'ok.example' });
-    const relay = new OutboxRelay({ accountId: acct.id, db: ctx.database.db, gateway: new FakeInlineGateway({ db: ctx.database.db, signer: ctx.signer }), log: createLogger('silent') });
-    const later = new Date(Date.now() + 600_000);
-    await relay.tick(later);
-    await relay.tick(later);
-    const delivery = await ctx.database.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpoint.id).executeTakeFirstOrThrow();
+    const [delivery] = await pendingDeliveriesAfterOneEvent(ctx, acct, endpoint.id);
     const activities = createWebhookActivities({ db: ctx.database.db, allowPrivateUrls: true });
-    const failure = await new MockActivityEnvironment().run(activities.deliverWebhook, { deliveryId: delivery.id }).catch((e: unknown) => e);
+    const failure = await new MockActivityEnvironment().run(activities.deliverWebhook, { deliveryId: delivery!.id }).catch((e: unknown) => e);
     expect((failure as ApplicationFailure).type).toBe('WebhookNetworkError');
     expect((failure as Error).message).toMatch(/localhost/);
     expect((failure as Error).message).not.toMatch(/127\.0\.0\.1|::1\b/);
-    const row = await ctx.database.db.selectFrom('webhook_deliveries').select('last_error').where('id', '=', delivery.id).executeTakeFirstOrThrow();
+    const row = await ctx.database.db.selectFrom('webhook_deliveries').select('last_error').where('id', '=', delivery!.id).executeTakeFirstOrThrow();
     expect(row.last_error).not.toMatch(/127\.0\.0\.1|::1\b/);
   });
 });
