@@ -279,12 +279,12 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
   let temporalUi: string | undefined;
   if (mode === 'dev' && !config.temporal.addressGiven) {
     const local = await tryLocalDevServer(
-      { namespace: config.temporal.namespace, cliPath: config.temporal.cliPath, searchPath: config.temporal.searchPath, dataDir: config.dataDir },
+      { namespace: config.temporal.namespace, cliPath: config.temporal.cliPath, searchPath: config.temporal.searchPath, dataDir: config.dataDir, cacheDir: config.temporal.cliCacheDir },
       log,
     );
     if (local) {
       address = local.address;
-      temporalUi = local.uiUrl;
+      temporalUi = local.uiLine;
       teardownLocal = () => local.teardown();
     }
   }
@@ -343,10 +343,10 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
         ...(devAccount.length ? [''] : []),
         `Reviewer dashboard: http://${browsableHost(host)}:${running.port}/dashboard`,
         temporalUi
-          ? `Temporal UI:        ${temporalUi} (held requests: ApprovalStatus="pending")`
+          ? `Temporal UI:        ${temporalUi}`
           : config.temporal.addressGiven
             ? `Workflow engine:    ${address} (TEMPORAL_ADDRESS)`
-            : 'Temporal UI:        none (no local Temporal CLI; see README, "Workflow engine")',
+            : 'Temporal UI:        none (no Temporal CLI: see the paragraph above and README, "Workflow engine")',
       ];
       process.stdout.write(`\n${rule}\n${lines.join('\n')}\n${rule}\n\n`);
     }
