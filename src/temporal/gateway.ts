@@ -11,8 +11,10 @@ import { clientTracingInterceptors } from './tracing.js';
 import { AgentIdKey, AmountMinorKey, ApprovalStatusKey, LivemodeKey, PolicyIdKey, VendorKey } from './search-attributes.js';
 
 export const ENGINE_CONNECT_TIMEOUT_MS = 3_000;
-/** A reviewer's HTTP call waits at most this long for the workflow to record the outcome. */
+/** A reviewer's HTTP call is answered within this (docs/api.md, "Approvals"): the outcome, or 503 with Retry-After. */
 export const APPROVAL_DEADLINE_MS = 10_000;
+/** Kept back from the engine's share of that for the database reads before and after the call. */
+export const APPROVAL_RESPONSE_MARGIN_MS = 1_000;
 
 /** The engine could not be reached or did not answer in time. */
 export class EngineUnavailableError extends Error {
@@ -179,7 +181,7 @@ export class TemporalGateway implements WorkflowGateway {
     }
   }
 
-  async resolve(decision: DecisionRow, outcome: ReviewerOutcome, deadlineMs = APPROVAL_DEADLINE_MS): Promise<ResolutionSummary> {
+  async resolve(decision: DecisionRow, outcome: ReviewerOutcome, deadlineMs = APPROVAL_DEADLINE_MS - APPROVAL_RESPONSE_MARGIN_MS): Promise<ResolutionSummary> {
     const deadline = Date.now() + deadlineMs;
     const client = await Promise.race([
       this.getClient(),

@@ -56,7 +56,7 @@ function sandbox() {
   fs.mkdirSync(home);
   const cacheDir = path.join(home, '.cache', 'spend-auth', 'temporal-cli');
   // pip's own cache and configuration stay inside the sandbox too.
-  const env = { ...process.env, HOME: home, XDG_CACHE_HOME: path.join(home, '.cache'), PATH: bin };
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CACHE_HOME: path.join(home, '.cache'), PATH: bin };
   delete env.TEMPORAL_CLI_PATH;
   return { dir, bin, home, cacheDir, env };
 }
