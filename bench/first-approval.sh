@@ -11,7 +11,11 @@ WORK=$(mktemp -d)
 PORT=${PORT:-3917}
 child=
 cleanup() {
-  [ -z "$child" ] || kill -TERM "$child" 2>/dev/null && wait "$child" 2>/dev/null || true
+  # npm does not pass SIGTERM on to the service: stop the whole group, as Ctrl-C at a terminal does.
+  if [ -n "$child" ]; then
+    kill -INT -- "-$child" 2>/dev/null || true
+    for _ in $(seq 1 60); do kill -0 -- "-$child" 2>/dev/null || break; sleep 0.5; done
+  fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -28,7 +32,7 @@ cd "$WORK/repo"
 t0=$(now)
 npm ci --no-audit --no-fund --loglevel=error > "$WORK/npm-ci.log" 2>&1
 t1=$(now)
-PORT=$PORT LOG_FORMAT=json npm start > "$WORK/start.log" 2>&1 &
+PORT=$PORT LOG_FORMAT=json setsid npm start > "$WORK/start.log" 2>&1 &
 child=$!
 key=
 for _ in $(seq 1 600); do
