@@ -30,7 +30,8 @@ export default async function setup(): Promise<() => void> {
 
 /**
  * The server tests' CLI, found the way `npm start` finds it (TEMPORAL_CLI_PATH, PATH, the cache),
- * but never fetched here: a test run downloads nothing. Inherited by every test process.
+ * but never fetched here: without one the server tests skip (CI provides one). Inherited by every
+ * test process.
  */
 async function findTemporalCli(): Promise<void> {
   if (process.env.TEMPORAL_ADDRESS?.trim() || process.env.TEMPORAL_TEST_SERVER_PATH?.trim()) return;
