@@ -29,6 +29,7 @@ import { EngineMonitor } from './temporal/engine-status.js';
 import { rateLimiter, type RateLimitDeps } from './http/rate-limit.js';
 import { usageRouter } from './http/routes/usage.js';
 import type { Logger } from './logger.js';
+import { readiness } from './http/readiness.js';
 import { observeRequests } from './http/observe.js';
 import { traceRequests } from './http/trace-requests.js';
 import { docsRouter } from './http/routes/docs.js';
@@ -107,7 +108,7 @@ export function createApp(deps: AppDeps): Express {
     // A shared cache may keep "ready" for a few seconds; "unavailable" is never kept.
     if (database === 'up') cacheFor(res, PUBLIC_MAX_AGE_SECONDS.health);
     else res.setHeader('Cache-Control', 'no-store');
-    res.status(database === 'up' ? 200 : 503).json({ status: database === 'up' ? 'ready' : 'unavailable', database, workflow_engine: engine, outbox } satisfies ReadinessView);
+    res.status(database === 'up' ? 200 : 503).json({ status: readiness(database, engine), database, workflow_engine: engine, outbox } satisfies ReadinessView);
   });
 
   const waiter = deps.waiter ?? new DecisionWaiter();

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { UNAUTHENTICATED_LIMIT_PER_MINUTE } from './ratelimit/limits.js';
@@ -93,8 +94,10 @@ export interface Config {
     addressGiven: boolean;
     /** `dev` without TEMPORAL_ADDRESS starts this Temporal CLI's dev server (else one found on PATH). */
     cliPath: string | undefined;
-    /** The process's PATH, where `dev` looks for a `temporal` binary. */
+    /** The process's PATH, where `dev` looks for a `temporal` binary (and pip, go). */
     searchPath: string | undefined;
+    /** Where `dev` keeps the Temporal CLI it fetches: `$XDG_CACHE_HOME` (else `~/.cache`)`/spend-auth/temporal-cli`. */
+    cliCacheDir: string;
     /** Whether operators may approve or deny holds by signal from the Temporal UI or CLI. */
     allowSignalApprovals: boolean;
     /** TLS to the engine (Temporal Cloud): client certificate and key for mTLS, a server CA and name; PEM text or file paths. Undefined: plain connection. */
@@ -162,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       addressGiven: raw.TEMPORAL_ADDRESS !== undefined,
       cliPath: e.TEMPORAL_CLI_PATH ? path.resolve(e.TEMPORAL_CLI_PATH) : undefined,
       searchPath: env.PATH,
+      cliCacheDir: path.join(env.XDG_CACHE_HOME || path.join(env.HOME || os.userInfo().homedir, '.cache'), 'spend-auth', 'temporal-cli'),
       allowSignalApprovals: e.TEMPORAL_ALLOW_SIGNAL_APPROVALS,
       tls:
         e.TEMPORAL_TLS_CERT || e.TEMPORAL_TLS_CA || e.TEMPORAL_TLS_SERVER_NAME

@@ -9,6 +9,21 @@ export async function lockDecision(db: DbOrTrx, id: string): Promise<DecisionRow
   return db.selectFrom('decisions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
+/**
+ * The agent's and the policy's names of a hold, for the engine's view of it (null when not found).
+ * Read when its workflow is started, not kept in the outbox row: the start stays keyed by the
+ * workflow id alone, and a repeated start (USE_EXISTING) changes nothing whatever the names are.
+ */
+export async function findHoldNames(db: DbOrTrx, decision: Pick<DecisionRow, 'agent_id' | 'policy_id'>): Promise<{ agentName: string | null; policyName: string | null }> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('agents').select('name').where('id', '=', decision.agent_id).as('agent_name'),
+      eb.selectFrom('policies').select('name').where('id', '=', decision.policy_id ?? '').as('policy_name'),
+    ])
+    .executeTakeFirst();
+  return { agentName: row?.agent_name ?? null, policyName: row?.policy_name ?? null };
+}
+
 export async function findDecisionById(db: DbOrTrx, id: string): Promise<DecisionRow | undefined> {
   return db.selectFrom('decisions').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -5,7 +5,7 @@ import { findDecisionInScope } from '../authorization/authorization.repository.j
 import { toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
 import { AppError, conflict, forbidden, notFound } from '../errors.js';
 import { EngineUnavailableError, ResolutionRejectedError, type WorkflowGateway } from '../temporal/gateway.js';
-import { listHeld } from './approvals.repository.js';
+import { findHoldNames, listHeld } from './approvals.repository.js';
 import { isExpired } from './resolution.service.js';
 
 export async function listApprovals(
@@ -51,7 +51,7 @@ export async function resolveApproval(
   if (outcome === 'approved' && approvedBy(decision, caller.keyId)) throw alreadyApproved();
   let summary;
   try {
-    summary = await deps.gateway.resolve(decision, { outcome, note: note ?? null, reviewer: caller.keyId, via: 'api' });
+    summary = await deps.gateway.resolve(decision, { outcome, note: note ?? null, reviewer: caller.keyId, via: 'api' }, await findHoldNames(deps.db, decision));
   } catch (err) {
     if (err instanceof ResolutionRejectedError) {
       if (err.message === 'expired') throw expiredConflict(decision);

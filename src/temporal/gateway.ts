@@ -6,13 +6,15 @@ import { approvalDecisionSignal, resolveUpdate } from '../../workflows/held-auth
 import { clientConnectionOptions, type EngineConnectionSettings } from './connection.js';
 import { heldWorkflowId } from './ids.js';
 import { taskQueues } from './task-queues.js';
-import { formatMoney } from '../money.js';
+import { heldDetails, heldMemo, heldSummary, type HoldNames } from './hold-metadata.js';
 import { clientTracingInterceptors } from './tracing.js';
 import { AgentIdKey, AmountMinorKey, ApprovalStatusKey, LivemodeKey, PolicyIdKey, VendorKey } from './search-attributes.js';
 
 export const ENGINE_CONNECT_TIMEOUT_MS = 3_000;
-/** A reviewer's HTTP call waits at most this long for the workflow to record the outcome. */
+/** A reviewer's HTTP call is answered within this (docs/api.md, "Approvals"): the outcome, or 503 with Retry-After. */
 export const APPROVAL_DEADLINE_MS = 10_000;
+/** Kept back from the engine's share of that for the database reads before and after the call. */
+export const APPROVAL_RESPONSE_MARGIN_MS = 1_000;
 
 /** The engine could not be reached or did not answer in time. */
 export class EngineUnavailableError extends Error {
@@ -33,16 +35,17 @@ export interface TemporalSettings extends EngineConnectionSettings {
 
 /** What the service asks of the workflow engine; the one place that talks to Temporal as a client. */
 export interface WorkflowGateway {
-  startHeld(decision: DecisionRow): Promise<'started' | 'already_started'>;
+  /** `names`: the agent's and policy's names for the operators' view (hold-metadata.ts); ids only without them. */
+  startHeld(decision: DecisionRow, names?: HoldNames): Promise<'started' | 'already_started'>;
   /** Starts the delivery workflow of one webhook delivery (idempotent by its workflow id). */
   startWebhookDelivery(delivery: { id: string; workflow_id: string }): Promise<'started' | 'already_started'>;
   /** Tells a held workflow its decision was resolved elsewhere (agent frozen); a missing workflow is fine. */
   notifyResolved(decisionId: string): Promise<void>;
-  resolve(decision: DecisionRow, outcome: ReviewerOutcome, deadlineMs?: number): Promise<ResolutionSummary>;
+  resolve(decision: DecisionRow, outcome: ReviewerOutcome, names?: HoldNames, deadlineMs?: number): Promise<ResolutionSummary>;
   /** Whether the hold's workflow is running, closed (completed, failed, terminated…) or was never started. */
   heldWorkflowState(decisionId: string): Promise<'running' | 'closed' | 'missing'>;
   /** Starts a hold's workflow again after its run closed without resolving it (the reconciler). */
-  restartHeld(decision: DecisionRow): Promise<'started' | 'already_started'>;
+  restartHeld(decision: DecisionRow, names?: HoldNames): Promise<'started' | 'already_started'>;
   /** Whether the engine answers right now (for /readyz; never throws). */
   health(): Promise<'up' | 'down'>;
   close(): Promise<void>;
@@ -52,7 +55,7 @@ export const ENGINE_HEALTH_TIMEOUT_MS = 2_000;
 /** Every other call to the engine gives up after this long (well inside the outbox lease). */
 export const ENGINE_CALL_DEADLINE_MS = 5_000;
 
-function heldStartOptions(decision: DecisionRow, settings: TemporalSettings) {
+function heldStartOptions(decision: DecisionRow, settings: TemporalSettings, names: HoldNames = {}) {
   const { taskQueue } = settings;
   const input: HeldAuthorizationInput = {
     decisionId: decision.id,
@@ -78,11 +81,10 @@ function heldStartOptions(decision: DecisionRow, settings: TemporalSettings) {
     workflowIdConflictPolicy: 'USE_EXISTING' as const,
     workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
     typedSearchAttributes: searchAttributes,
-    memo: {
-      summary: `${formatMoney(decision.amount, decision.currency)} at ${decision.vendor} for agent ${decision.agent_id}`,
-      reason: decision.reason ?? '',
-      expiresAt: input.expiresAt,
-    },
+    // What an operator sees in the UI's list and on the workflow's page, without opening anything.
+    staticSummary: heldSummary(decision, names),
+    staticDetails: heldDetails(decision, names),
+    memo: heldMemo(decision, names),
   };
 }
 
@@ -120,8 +122,8 @@ export class TemporalGateway implements WorkflowGateway {
     return this.client;
   }
 
-  async startHeld(decision: DecisionRow): Promise<'started' | 'already_started'> {
-    return this.start('heldAuthorization', heldStartOptions(decision, this.settings));
+  async startHeld(decision: DecisionRow, names?: HoldNames): Promise<'started' | 'already_started'> {
+    return this.start('heldAuthorization', heldStartOptions(decision, this.settings, names));
   }
 
   /** Starts a workflow within the call deadline; an existing one with its id is not an error. */
@@ -160,9 +162,9 @@ export class TemporalGateway implements WorkflowGateway {
     }
   }
 
-  async restartHeld(decision: DecisionRow): Promise<'started' | 'already_started'> {
+  async restartHeld(decision: DecisionRow, names?: HoldNames): Promise<'started' | 'already_started'> {
     // A closed run may be followed by a new one here (and only here): the hold is still pending.
-    return this.start('heldAuthorization', { ...heldStartOptions(decision, this.settings), workflowIdReusePolicy: 'ALLOW_DUPLICATE' });
+    return this.start('heldAuthorization', { ...heldStartOptions(decision, this.settings, names), workflowIdReusePolicy: 'ALLOW_DUPLICATE' });
   }
 
   async notifyResolved(decisionId: string): Promise<void> {
@@ -179,7 +181,7 @@ export class TemporalGateway implements WorkflowGateway {
     }
   }
 
-  async resolve(decision: DecisionRow, outcome: ReviewerOutcome, deadlineMs = APPROVAL_DEADLINE_MS): Promise<ResolutionSummary> {
+  async resolve(decision: DecisionRow, outcome: ReviewerOutcome, names?: HoldNames, deadlineMs = APPROVAL_DEADLINE_MS - APPROVAL_RESPONSE_MARGIN_MS): Promise<ResolutionSummary> {
     const deadline = Date.now() + deadlineMs;
     const client = await Promise.race([
       this.getClient(),
@@ -193,7 +195,7 @@ export class TemporalGateway implements WorkflowGateway {
           // The same reviewer asking the same thing again (a retry after a timeout) attaches to
           // the Update already sent instead of sending a second one.
           updateId: `${outcome.outcome === 'approved' ? 'approve' : 'deny'}-${decision.id}-${outcome.reviewer ?? 'anonymous'}`,
-          startWorkflowOperation: new WithStartWorkflowOperation('heldAuthorization', heldStartOptions(decision, this.settings)),
+          startWorkflowOperation: new WithStartWorkflowOperation('heldAuthorization', heldStartOptions(decision, this.settings, names)),
         }),
       );
     } catch (err) {
