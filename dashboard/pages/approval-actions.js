@@ -1,6 +1,6 @@
 // Approve / deny with an optional note, for one held decision (the queue and the detail page).
 import { api } from '../api.js';
-import { h, money, when } from '../dom.js';
+import { add, h, money, when } from '../dom.js';
 
 /** "1 of 2 approvals" and who gave them (name, time, note), for a held decision. */
 export function approvalsSummary(d) {
@@ -70,7 +70,8 @@ export function approvalActions(d, view, onResolved) {
   };
   const own = isOwnLiveRequest(d, view.session);
   const whyId = `why-${d.decision_id}`;
-  group.append(
+  add(
+    group,
     h('div', { class: 'field' }, h('label', { for: noteId }, `Note for ${what} (optional)`), note),
     own
       ? h(

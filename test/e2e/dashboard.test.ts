@@ -272,6 +272,8 @@ suite('reviewer dashboard (headless Chromium)', () => {
   });
 
   test('four eyes in live mode: on its own held request a key is offered no Approve, told why, and may withdraw it; another key may approve', async () => {
+    // An account of its own: its live usage and queue stay apart from the other tests'.
+    const live = (await ctx.account('growth')).live!;
     const policy = await live.post('/v1/policies', policyBody({ name: 'Live reviewed spend', require_approval_above: 1_000 }));
     const agentId = (await live.post('/v1/agents', { name: 'Live buyer', policy_id: policy.body.id })).body.id;
     const ask = async (vendor: string) => {
