@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { CAPTURE_EXPIRY_BATCH, expireUncapturedApprovals } from '../src/capture/capture.service.js';
 import type { Db } from '../src/db/database.js';
-import type { Logger } from '../src/logger.js';
+import type { Logger } from '../src/kernel/logger.js';
 import type { CaptureExpiryResult } from '../workflows/capture-expiry.types.js';
 
 /** One run expires at most this many batches; the next run (a minute later) takes the rest. */

@@ -4,7 +4,7 @@ import { escalateHold, recordApproval, resolveHeldDecision as recordResolution, 
 import type { AuditInput } from '../src/audit/audit.repository.js';
 import { toDecisionView } from '../src/authorization/decision.view.js';
 import type { Db } from '../src/db/database.js';
-import { AppError } from '../src/errors.js';
+import { AppError } from '../src/kernel/errors.js';
 import type { TokenSigner } from '../src/tokens/authorization-token.js';
 import type { ApprovalActivityInput, EscalationSummary, ResolutionSummary, ResolveActivityInput } from '../workflows/held-authorization.types.js';
 

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { pendingHoldsToReconcile } from '../src/approvals/approvals.repository.js';
 import { isExpired, resolveHeldDecision } from '../src/approvals/resolution.service.js';
 import type { Db } from '../src/db/database.js';
-import type { Logger } from '../src/logger.js';
+import type { Logger } from '../src/kernel/logger.js';
 import type { WorkflowGateway } from '../src/temporal/gateway.js';
 import type { TokenSigner } from '../src/tokens/authorization-token.js';
 import type { ReconcileResult } from '../workflows/reconcile-holds.types.js';

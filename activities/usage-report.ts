@@ -4,7 +4,7 @@ import type { Db, UsageReportStatus } from '../src/db/database.js';
 import { isMonth, monthEnd } from '../src/usage/month.js';
 import { listAccountsToReport as listAccounts, readReport, recordAttempt, startReport, unsettledMonthsBefore } from '../src/usage/usage-reports.repository.js';
 import { readChecks } from '../src/usage/usage.repository.js';
-import { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../src/retry-after.js';
+import { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../src/kernel/retry-after.js';
 import {
   METER_REJECTED,
   METER_UNAVAILABLE,

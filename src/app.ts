@@ -27,7 +27,7 @@ import type { WorkflowGateway } from './temporal/gateway.js';
 import { EngineMonitor } from './temporal/engine-status.js';
 import { rateLimiter, type RateLimitDeps } from './http/rate-limit.js';
 import { usageRouter } from './http/routes/usage.js';
-import type { Logger } from './logger.js';
+import type { Logger } from './kernel/logger.js';
 import { observeRequests } from './http/observe.js';
 import { traceRequests } from './http/trace-requests.js';
 import { docsRouter } from './http/routes/docs.js';

@@ -1,7 +1,7 @@
 import { expireOverdueHolds, HELD_EXPIRY_GRACE_MS } from './approvals/resolution.service.js';
 import type { Db } from './db/database.js';
 import { purgeExpiredKeys } from './idempotency/idempotency.repository.js';
-import type { Logger } from './logger.js';
+import type { Logger } from './kernel/logger.js';
 import { RATE_LIMIT_WINDOW_MS, windowAt } from './ratelimit/limits.js';
 import { purgeCounters } from './ratelimit/ratelimit.repository.js';
 

@@ -1,7 +1,7 @@
 import type { Db, Plan } from '../db/database.js';
 import { appendAudit } from '../audit/audit.repository.js';
-import { invalid } from '../errors.js';
-import { newId } from '../ids.js';
+import { invalid } from '../kernel/errors.js';
+import { newId } from '../kernel/ids.js';
 import { generateApiKey } from '../keys/api-key.js';
 import { insertApiKey } from '../keys/keys.repository.js';
 import { toApiKeyView } from '../keys/keys.service.js';

@@ -1,9 +1,9 @@
-import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../caller.js';
+import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { AgentStatus, Db, DbOrTrx } from '../db/database.js';
 import { decodeCursor, toPage } from '../db/pagination.js';
 import { appendAudit } from '../audit/audit.repository.js';
-import { conflict, invalid, notFound } from '../errors.js';
-import { newId } from '../ids.js';
+import { conflict, invalid, notFound } from '../kernel/errors.js';
+import { newId } from '../kernel/ids.js';
 import { emitEvent } from '../events/events.repository.js';
 import { findPolicyInScope } from '../policies/policies.repository.js';
 import { findAgentInScope, insertAgent, listAgents as listAgentRows, updateAgent as updateAgentRow, type AgentRow } from './agents.repository.js';

@@ -1,9 +1,9 @@
-import { requireRole, STAFF, type Caller } from '../caller.js';
+import { requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { Db, DecisionStatus } from '../db/database.js';
 import { decodeCursor, toPage } from '../db/pagination.js';
 import { findDecisionInScope } from '../authorization/authorization.repository.js';
 import { toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
-import { AppError, conflict, notFound } from '../errors.js';
+import { AppError, conflict, notFound } from '../kernel/errors.js';
 import { EngineUnavailableError, ResolutionRejectedError, type WorkflowGateway } from '../temporal/gateway.js';
 import { listHeld } from './approvals.repository.js';
 import { isExpired } from './resolution.service.js';

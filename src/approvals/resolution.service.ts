@@ -5,7 +5,7 @@ import { appendAudit, decisionAuditFields, type AuditInput } from '../audit/audi
 import { changeSpend } from '../authorization/authorization.repository.js';
 import { toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
 import { emitEvent } from '../events/events.repository.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../kernel/errors.js';
 import { enqueueOutbox } from '../outbox/outbox.repository.js';
 import { signAuthorizationToken, type TokenSigner } from '../tokens/authorization-token.js';
 import { findDecisionById, lockDecision, notifyDecisionResolved, overdueHoldIds, pendingDecisionIdsOfAgent, updateDecision } from './approvals.repository.js';

@@ -1,6 +1,6 @@
 import { CompiledQuery, sql } from 'kysely';
 import type { Selectable, AuditRecordsTable, Db, DbOrTrx, DecisionsTable } from '../db/database.js';
-import { newId } from '../ids.js';
+import { newId } from '../kernel/ids.js';
 import { insertRows } from '../db/statements.js';
 import { preparedSql } from '../db/prepared.js';
 import { auditHmacKey, chainHash, GENESIS_HASH, recordMac } from './audit-chain.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { metadataSchema, queryInteger, trimmedText } from '../http/validate.js';
+import { metadataSchema, queryInteger, trimmedText } from '../kernel/schemas.js';
 import { currencySchema } from '../policies/policies.schemas.js';
 import { vendorSchema } from './vendor.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { DecisionsTable, Selectable } from '../db/database.js';
 import { listOf } from '../db/pagination.js';
-import { currencyField, idOf, instant, livemodeField, metadataField, minorUnits } from '../view-fields.js';
+import { currencyField, idOf, instant, livemodeField, metadataField, minorUnits } from '../kernel/view-fields.js';
 
 export type DecisionRow = Selectable<DecisionsTable>;
 

@@ -1,5 +1,5 @@
 import type { AutoFreeze, KycStatus, VelocityLimit } from '../db/database.js';
-import { formatMoney } from '../money.js';
+import { formatMoney } from '../kernel/money.js';
 import { vendorListed } from './vendor.js';
 
 export type ReasonCode = 'policy_denied' | 'budget_exceeded' | 'velocity_exceeded' | 'approval_required' | 'duplicate_suspected';

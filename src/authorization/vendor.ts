@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TRIMMED_CHARS } from '../http/validate.js';
+import { TRIMMED_CHARS } from '../kernel/schemas.js';
 
 /**
  * The normal form every vendor comparison uses (DECISIONS §3): deny- and allowlists, the

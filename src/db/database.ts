@@ -1,10 +1,11 @@
 import type { ColumnType, Generated, Kysely, Selectable, Transaction } from 'kysely';
+import type { Plan, Role } from '../kernel/caller.js';
+
+export type { Plan, Role };
 
 /** JSON stored in jsonb: selected as parsed values, inserted as JSON text. */
 export type Json<T> = ColumnType<T, string, string>;
 
-export type Plan = 'sandbox' | 'starter' | 'growth' | 'enterprise';
-export type Role = 'admin' | 'reviewer' | 'agent';
 export type AgentStatus = 'active' | 'frozen' | 'deactivated';
 export type KycStatus = 'pending' | 'verified' | 'rejected';
 

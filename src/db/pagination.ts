@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { z } from 'zod';
-import { invalid } from '../errors.js';
-import { isStorableText } from '../storable-text.js';
+import { invalid } from '../kernel/errors.js';
+import { isStorableText } from '../kernel/storable-text.js';
 
 export const DEFAULT_LIST_LIMIT = 20;
 export const MAX_LIST_LIMIT = 100;

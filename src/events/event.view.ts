@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { agentSchema } from '../agents/agent.view.js';
 import { approvalEntrySchema, decisionEventDataSchema, DECISION_REASON_CODES } from '../authorization/decision.view.js';
 import { listOf } from '../db/pagination.js';
-import { currencyField, idOf, instant, livemodeField } from '../view-fields.js';
+import { currencyField, idOf, instant, livemodeField } from '../kernel/view-fields.js';
 import type { EventType } from './events.repository.js';
 
 export const approvalCompletedDataSchema = z

@@ -1,5 +1,5 @@
 import type { DbOrTrx } from '../db/database.js';
-import { newId } from '../ids.js';
+import { newId } from '../kernel/ids.js';
 import { enqueueOutbox } from '../outbox/outbox.repository.js';
 import { afterRow } from '../db/pagination.js';
 import { insertRows } from '../db/statements.js';

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, type ErrorCode } from '../errors.js';
+import { AppError, type ErrorCode } from '../kernel/errors.js';
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,

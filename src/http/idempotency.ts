@@ -1,12 +1,12 @@
 import type { RequestHandler } from 'express';
-import type { Compilable } from 'kysely';
 import { canonicalJson } from '../audit/audit-chain.js';
 import type { Db, DbOrTrx } from '../db/database.js';
-import { AppError, conflict } from '../errors.js';
-import { sha256Hex } from '../ids.js';
+import type { IdempotencyHandle } from '../kernel/idempotency.js';
+import { AppError, conflict } from '../kernel/errors.js';
+import { sha256Hex } from '../kernel/ids.js';
 import { claimKey, completeKey, completeKeyStatement, releaseKey, type IdempotencyScope } from '../idempotency/idempotency.repository.js';
 import type { ResponseCipher } from '../idempotency/response-cipher.js';
-import { requireRole } from '../caller.js';
+import { requireRole } from '../kernel/caller.js';
 import { callerOf } from './context.js';
 import { createRouteFinder } from './route-docs.js';
 import { bodyObject, parse } from './validate.js';
@@ -15,19 +15,11 @@ export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 const MAX_KEY_LENGTH = 255;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Lets a service store the response inside its own transaction, so the two commit together. */
-export interface IdempotencyHandle {
-  key: string;
-  complete(trx: DbOrTrx, status: number, body: string): Promise<void>;
-  /** The same store as a statement, so a service can write it together with its own rows. */
-  completion?(trx: DbOrTrx, status: number, body: string): Compilable;
-}
-
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
-      idempotency?: IdempotencyHandle;
+      idempotency?: IdempotencyHandle<DbOrTrx>;
     }
   }
 }

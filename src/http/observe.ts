@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../kernel/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createRouteMatcher } from './openapi.js';
 

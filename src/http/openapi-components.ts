@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { agentListSchema, agentSchema } from '../agents/agent.view.js';
 import { auditRecordListSchema, auditRecordSchema, auditVerificationSchema } from '../audit/audit.view.js';
 import { approvalListSchema, approvalSchema, decisionEventDataSchema, decisionSchema } from '../authorization/decision.view.js';
-import type { ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../kernel/errors.js';
 import { approvalCompletedDataSchema, approvalEscalatedDataSchema, eventListSchema, eventSchema, webhookPayloadSchema } from '../events/event.view.js';
 import { EVENT_TYPES, type EventType } from '../events/events.repository.js';
 import { apiKeyListSchema, apiKeySchema, createdApiKeySchema } from '../keys/api-key.view.js';

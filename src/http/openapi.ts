@@ -3,7 +3,7 @@ import { eventSummary } from '../events/event.view.js';
 import { EVENT_TYPES, type EventType } from '../events/events.repository.js';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../webhooks/signature.js';
 import { IDEMPOTENCY_HEADER } from './idempotency.js';
-import { STORABLE_TEXT_PATTERN } from './validate.js';
+import { STORABLE_TEXT_PATTERN } from '../kernel/schemas.js';
 import { componentSchemas, webhookComponentName } from './openapi-components.js';
 import { createRouteFinder, ROUTE_DOCS, type RouteDoc } from './route-docs.js';
 

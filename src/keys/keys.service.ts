@@ -1,9 +1,9 @@
-import { actorOf, ADMIN, requireRole, type Caller } from '../caller.js';
+import { actorOf, ADMIN, requireRole, type Caller } from '../kernel/caller.js';
 import type { Db, Role } from '../db/database.js';
 import { decodeCursor, toPage } from '../db/pagination.js';
 import { appendAudit } from '../audit/audit.repository.js';
-import { AppError, forbidden, invalid, notFound } from '../errors.js';
-import { newId } from '../ids.js';
+import { AppError, forbidden, invalid, notFound } from '../kernel/errors.js';
+import { newId } from '../kernel/ids.js';
 import { findAgentInScope } from '../agents/agents.repository.js';
 import { generateApiKey, hashApiKey, parseApiKeyMode } from './api-key.js';
 import { toApiKeyView, type ApiKeyView, type CreatedApiKeyView } from './api-key.view.js';

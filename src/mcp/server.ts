@@ -2,9 +2,9 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { McpConfig } from '../config.js';
+import type { McpConfig } from '../kernel/config.js';
 import { type ApiClient, createApiClient, type Documented, type ResponseBody } from '../client/api-client.js';
-import { formatMoney } from '../money.js';
+import { formatMoney } from '../kernel/money.js';
 
 /**
  * The MCP tool server of DECISIONS §12: a model asks for a spend decision through the tool

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cursorSchema } from '../db/pagination.js';
 import { vendorListSchema } from '../authorization/vendor.js';
-import { limitSchema, moneySchema, trimmedText } from '../http/validate.js';
+import { limitSchema, moneySchema, trimmedText } from '../kernel/schemas.js';
 import { MAX_APPROVAL_RULES, MAX_APPROVALS_REQUIRED, MIN_ESCALATE_AFTER_SECONDS } from '../approvals/approval-chains.js';
 
 export const MAX_LIST_ENTRIES = 500;

@@ -1,9 +1,9 @@
-import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../caller.js';
+import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { Db } from '../db/database.js';
 import { decodeCursor, toPage } from '../db/pagination.js';
 import { appendAudit } from '../audit/audit.repository.js';
-import { conflict, invalid, notFound } from '../errors.js';
-import { newId } from '../ids.js';
+import { conflict, invalid, notFound } from '../kernel/errors.js';
+import { newId } from '../kernel/ids.js';
 import {
   countBoundAgents,
   findPolicyInScope,

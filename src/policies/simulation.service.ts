@@ -1,6 +1,6 @@
-import { requireRole, STAFF, type Caller } from '../caller.js';
+import { requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
-import { invalid, notFound } from '../errors.js';
+import { invalid, notFound } from '../kernel/errors.js';
 import { periodsOf } from '../authorization/authorization.repository.js';
 import { findPolicyInScope } from './policies.repository.js';
 import { MAX_REPLAYED_REQUESTS } from './policies.schemas.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DECISION_REASON_CODES } from '../authorization/decision.view.js';
-import { currencyField, idOf, instant, metadataField } from '../view-fields.js';
+import { currencyField, idOf, instant, metadataField } from '../kernel/view-fields.js';
 import type { SimResult } from './simulate.js';
 
 const outcome = z.enum(['approved', 'denied', 'held']);

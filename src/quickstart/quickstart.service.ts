@@ -1,4 +1,4 @@
-import { actorOf, ADMIN, requireRole, type Caller } from '../caller.js';
+import { actorOf, ADMIN, requireRole, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
 import { appendAudit } from '../audit/audit.repository.js';
 import { findAgentInScope, updateAgent as updateAgentRow } from '../agents/agents.repository.js';
@@ -7,9 +7,9 @@ import { authorize, type AuthorizationDeps } from '../authorization/authorizatio
 import { periodsOf, readSpend } from '../authorization/authorization.repository.js';
 import type { AuthorizeInput } from '../authorization/authorize.schemas.js';
 import type { DecisionView } from '../authorization/decision.view.js';
-import { AppError, conflict, notFound } from '../errors.js';
-import type { IdempotencyHandle } from '../http/idempotency.js';
-import { newId } from '../ids.js';
+import { AppError, conflict, notFound } from '../kernel/errors.js';
+import type { IdempotencyHandle } from '../kernel/idempotency.js';
+import { newId } from '../kernel/ids.js';
 import { insertPolicy, type PolicyRow } from '../policies/policies.repository.js';
 import { toPolicyView } from '../policies/policies.service.js';
 import { formatMinorUnits, minorToMajorNumber } from './decimal.js';
@@ -197,7 +197,7 @@ export async function authorizeWithVault(
   deps: AuthorizationDeps,
   caller: Caller,
   input: QuickstartAuthorizeInput,
-  idem?: IdempotencyHandle,
+  idem?: IdempotencyHandle<DbOrTrx>,
 ): Promise<QuickstartAuthorization> {
   requireRole(caller, ADMIN);
   const vault = isVaultTokenShaped(input.token)
@@ -214,7 +214,7 @@ export async function authorizeWithVault(
     metadata: { vault_id: vault.id },
   };
   let shaped: QuickstartAuthorization | undefined;
-  const handle: IdempotencyHandle | undefined = idem && {
+  const handle: IdempotencyHandle<DbOrTrx> | undefined = idem && {
     key: idem.key,
     complete: async (trx, status, body) => {
       shaped = await toQuickstartAuthorization(trx, JSON.parse(body) as DecisionView);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ActivityDeps } from '../../activities/index.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../kernel/logger.js';
 import { startWorker, TemporalSetupError, type RunningWorker, type WorkerSettings } from './worker.js';
 import { findTemporalCli, preferredPort, startDevServer } from './dev-server.js';
 import { engineFailureReason, isConnectivityFailure, type EngineMonitor } from './engine-status.js';

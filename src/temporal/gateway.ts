@@ -6,7 +6,7 @@ import { approvalDecisionSignal, resolveUpdate } from '../../workflows/held-auth
 import { clientConnectionOptions, type EngineConnectionSettings } from './connection.js';
 import { heldWorkflowId } from './ids.js';
 import { taskQueues } from './task-queues.js';
-import { formatMoney } from '../money.js';
+import { formatMoney } from '../kernel/money.js';
 import { clientTracingInterceptors } from './tracing.js';
 import { AgentIdKey, AmountMinorKey, ApprovalStatusKey, LivemodeKey, PolicyIdKey, VendorKey } from './search-attributes.js';
 

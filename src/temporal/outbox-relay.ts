@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
 import { findDecisionById } from '../approvals/approvals.repository.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../kernel/logger.js';
 import { fanOutEvent } from '../webhooks/webhooks.service.js';
 import { findDelivery } from '../webhooks/webhooks.repository.js';
 import {

@@ -6,7 +6,7 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type Workf
 import { createActivities, type ActivityDeps } from '../../activities/index.js';
 import { createUsageReportActivities } from '../../activities/usage-report.js';
 import { createWebhookActivities } from '../../activities/webhook-delivery.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../kernel/logger.js';
 import { ALL_SEARCH_ATTRIBUTE_KEYS } from './search-attributes.js';
 import { Client, Connection } from '@temporalio/client';
 import { clientConnectionOptions, nativeConnectionOptions, type EngineConnectionSettings } from './connection.js';

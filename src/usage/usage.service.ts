@@ -1,6 +1,6 @@
-import { requireRole, STAFF, type Caller } from '../caller.js';
+import { requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { Db, Plan } from '../db/database.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../kernel/errors.js';
 import { monthEnd, monthOf, monthStart, type Month } from './month.js';
 import { overageOf, termsFor, TEST_MODE_TERMS } from './pricing.js';
 import { readChecks, readDailyChecks } from './usage.repository.js';

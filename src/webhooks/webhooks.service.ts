@@ -1,10 +1,10 @@
-import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../caller.js';
+import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
 import { decodeCursor, toPage, type Page } from '../db/pagination.js';
 import { appendAudit } from '../audit/audit.repository.js';
-import { invalid, notFound } from '../errors.js';
+import { invalid, notFound } from '../kernel/errors.js';
 import { findEvent, listEvents as listEventRows } from '../events/events.repository.js';
-import { newId, randomBase62 } from '../ids.js';
+import { newId, randomBase62 } from '../kernel/ids.js';
 import { enqueueOutbox } from '../outbox/outbox.repository.js';
 import { webhookWorkflowId } from '../temporal/ids.js';
 import { checkUrlShape, resolveSafeTarget, UnsafeUrlError } from './ssrf.js';

@@ -5,7 +5,7 @@
 import type { Express } from 'express';
 import { afterAll, beforeAll, describe, expect, it, test } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { AppError } from '../../src/errors.js';
+import { AppError } from '../../src/kernel/errors.js';
 import { buildOpenApiDocument, createRouteMatcher, toOpenApiPath } from '../../src/http/openapi.js';
 import { ROUTE_DOCS } from '../../src/http/route-docs.js';
 import { EVENT_TYPES } from '../../src/events/events.repository.js';

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { canonicalJson } from '../../src/audit/audit-chain.js';
 import { verifyAuditChain } from '../../src/audit/audit.service.js';
-import { newId } from '../../src/ids.js';
+import { newId } from '../../src/kernel/ids.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { migrateTo, migrateToLatest } from '../../src/db/migrate.js';
 import { createScratchDatabase, createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';

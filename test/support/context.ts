@@ -3,7 +3,7 @@ import { createAccount } from '../../src/accounts/accounts.service.js';
 import type { Plan } from '../../src/db/database.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { createLogger, type Logger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/kernel/logger.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
 import type { TokenSigner } from '../../src/tokens/authorization-token.js';

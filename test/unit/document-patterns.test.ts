@@ -7,7 +7,7 @@ import { CURSOR_PATTERN, decodeCursor, encodeCursor, SEQUENCE_CURSOR_PATTERN } f
 import { buildOpenApiDocument } from '../../src/http/openapi.js';
 import { createPolicySchema } from '../../src/policies/policies.schemas.js';
 import { simulateSchema } from '../../src/policies/simulate.schemas.js';
-import { trimmedText } from '../../src/http/validate.js';
+import { trimmedText } from '../../src/kernel/schemas.js';
 import { parseMajorUnits } from '../../src/quickstart/decimal.js';
 
 // The document's patterns against the code that decides: a client checking a value with the

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { ConfigError, loadMcpConfig, normalizeServiceBaseUrl } from '../../src/config.js';
+import { loadMcpConfig, normalizeServiceBaseUrl } from '../../src/config.js';
+import { ConfigError } from '../../src/kernel/config.js';
 
 const KEY = `gc_live_${'A1b2'.repeat(10)}`;
 

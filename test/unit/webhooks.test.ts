@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { classifyStatus } from '../../activities/webhook-delivery.js';
 import { verifyWebhookSignature } from '../../src/index.js';
-import { parseRetryAfter } from '../../src/retry-after.js';
+import { parseRetryAfter } from '../../src/kernel/retry-after.js';
 import { buildSignedDelivery } from '../../src/webhooks/signature.js';
 import { checkUrlShape, refusedAddressReason, UnsafeUrlError } from '../../src/webhooks/ssrf.js';
 

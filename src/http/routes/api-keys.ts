@@ -4,7 +4,8 @@ import type { Db } from '../../db/database.js';
 import { cursorSchema } from '../../db/pagination.js';
 import { createApiKey, getOwnApiKey, listApiKeys, revokeApiKey } from '../../keys/keys.service.js';
 import { callerOf } from '../context.js';
-import { bodyObject, limitSchema, parse, trimmedText } from '../validate.js';
+import { bodyObject, parse } from '../validate.js';
+import { limitSchema, trimmedText } from '../../kernel/schemas.js';
 
 const createSchema = z.strictObject({
   name: trimmedText(200),

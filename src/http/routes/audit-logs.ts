@@ -1,11 +1,11 @@
 import { Router } from 'express';
-import { requireRole, STAFF } from '../../caller.js';
+import { requireRole, STAFF } from '../../kernel/caller.js';
 import type { Db } from '../../db/database.js';
 import { decodeCursor, encodeCursor, type Page } from '../../db/pagination.js';
 import { listAuditQuery } from '../../audit/audit.schemas.js';
 import { listAuditRecords, verifyAuditChain } from '../../audit/audit.service.js';
 import { auditCsv, toAuditVerificationView, toAuditView, type AuditRecordView } from '../../audit/audit.view.js';
-import { invalid } from '../../errors.js';
+import { invalid } from '../../kernel/errors.js';
 import { callerOf } from '../context.js';
 import { parse } from '../validate.js';
 

@@ -1,5 +1,9 @@
-import type { Plan, Role } from './db/database.js';
 import { AppError } from './errors.js';
+
+/** An account's plan: what it pays and how much it may do. */
+export type Plan = 'sandbox' | 'starter' | 'growth' | 'enterprise';
+/** What an API key may do: everything, review holds, or ask for one agent's spending. */
+export type Role = 'admin' | 'reviewer' | 'agent';
 
 /** Who is calling: resolved from the bearer key once per request. */
 export interface Caller {
