@@ -18,7 +18,7 @@ import { startHousekeeping } from './housekeeping.js';
 import { startAuditSealer } from './audit/audit-sealer.js';
 import { loadSigningKeys } from './tokens/signing-keys.js';
 import { loadServerKeys, type ServerKeys } from './server-keys.js';
-import { useAuditHmacKey } from './audit/audit-chain.js';
+import { useAuditHmacKey } from './kernel/audit-key.js';
 import { DEFAULT_ISSUER } from './tokens/authorization-token.js';
 import { DecisionWaiter } from './authorization/decision-waiter.js';
 import { engineFailureReason } from './temporal/engine-status.js';

@@ -3,7 +3,8 @@ import type { Selectable, AuditRecordsTable, Db, DbOrTrx, DecisionsTable } from 
 import { newId } from '../kernel/ids.js';
 import { insertRows } from '../db/statements.js';
 import { preparedSql } from '../db/prepared.js';
-import { auditHmacKey, chainHash, GENESIS_HASH, recordMac } from './audit-chain.js';
+import { chainHash, GENESIS_HASH, recordMac } from './audit-chain.js';
+import { auditHmacKey } from '../kernel/audit-key.js';
 
 export type AuditRow = Selectable<AuditRecordsTable>;
 /** A record as written, before the database numbers it; its MAC is computed as it is inserted. */
