@@ -3,7 +3,7 @@ import { pendingHoldsToReconcile } from '../src/approvals/approvals.repository.j
 import { isExpired, resolveHeldDecision } from '../src/approvals/resolution.service.js';
 import type { Db } from '../src/db/database.js';
 import type { Logger } from '../src/kernel/logger.js';
-import type { WorkflowGateway } from '../src/temporal/gateway.js';
+import type { HoldEngine } from '../src/approvals/hold-engine.js';
 import type { TokenSigner } from '../src/tokens/authorization-token.js';
 import type { ReconcileResult } from '../workflows/reconcile-holds.types.js';
 
@@ -16,7 +16,7 @@ export interface ReconcileActivityDeps {
   db: Db;
   signer: TokenSigner;
   /** The engine as a client sees it; the worker passes its gateway. */
-  gateway?: WorkflowGateway;
+  gateway?: HoldEngine;
   log?: Pick<Logger, 'info' | 'warn'>;
   now?: () => Date;
   /** Overrides RECONCILE_MIN_AGE_MS (tests). */

@@ -4,7 +4,7 @@ import { decodeCursor, toPage } from '../db/pagination.js';
 import { findDecisionInScope } from '../authorization/authorization.repository.js';
 import { toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
 import { AppError, conflict, notFound } from '../kernel/errors.js';
-import { EngineUnavailableError, ResolutionRejectedError, type WorkflowGateway } from '../temporal/gateway.js';
+import { EngineUnavailable, ResolutionRejected, type HoldEngine } from './hold-engine.js';
 import { listHeld } from './approvals.repository.js';
 import { isExpired } from './resolution.service.js';
 
@@ -28,7 +28,7 @@ export async function listApprovals(
  * recorded it. PostgreSQL stays the source of truth for the answer.
  */
 export async function resolveApproval(
-  deps: { db: Db; gateway: WorkflowGateway; onResolved?: (decisionId: string) => void; now?: () => Date },
+  deps: { db: Db; gateway: HoldEngine; onResolved?: (decisionId: string) => void; now?: () => Date },
   caller: Caller,
   decisionId: string,
   outcome: 'approved' | 'denied',
@@ -48,12 +48,12 @@ export async function resolveApproval(
   try {
     summary = await deps.gateway.resolve(decision, { outcome, note: note ?? null, reviewer: caller.keyId, via: 'api' });
   } catch (err) {
-    if (err instanceof ResolutionRejectedError) {
+    if (err instanceof ResolutionRejected) {
       if (err.message === 'expired') throw expiredConflict(decision);
       if (err.message === 'already approved') throw alreadyApproved();
       throw conflict('The request was already resolved.', 'decision_id');
     }
-    if (err instanceof EngineUnavailableError) {
+    if (err instanceof EngineUnavailable) {
       const current = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
       if (current && (resolvedAsAsked(current, caller.keyId, outcome) || countedTowardsQuorum(current, caller.keyId, outcome))) return toDecisionView(current);
       throw new AppError('service_unavailable', 'The workflow engine is unavailable; the request stays pending. Retry later.');

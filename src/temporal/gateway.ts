@@ -1,5 +1,6 @@
 import { Client, Connection, WithStartWorkflowOperation, WorkflowUpdateFailedError, type WorkflowStartOptions } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type SearchAttributePair } from '@temporalio/common';
+import { EngineUnavailable, ResolutionRejected, type HoldEngine } from '../approvals/hold-engine.js';
 import type { DecisionRow } from '../authorization/decision.view.js';
 import type { HeldAuthorizationInput, ResolutionSummary, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
 import { approvalDecisionSignal, resolveUpdate } from '../../workflows/held-authorization.js';
@@ -14,15 +15,6 @@ export const ENGINE_CONNECT_TIMEOUT_MS = 3_000;
 /** A reviewer's HTTP call waits at most this long for the workflow to record the outcome. */
 export const APPROVAL_DEADLINE_MS = 10_000;
 
-/** The engine could not be reached or did not answer in time. */
-export class EngineUnavailableError extends Error {
-  override name = 'EngineUnavailableError';
-}
-/** The workflow refused the outcome (already resolved, or closed). */
-export class ResolutionRejectedError extends Error {
-  override name = 'ResolutionRejectedError';
-}
-
 export interface TemporalSettings extends EngineConnectionSettings {
   taskQueue: string;
   /** TEMPORAL_ALLOW_SIGNAL_APPROVALS: whether holds started now may be resolved by an operator's signal (default true). */
@@ -31,18 +23,13 @@ export interface TemporalSettings extends EngineConnectionSettings {
   tracing?: unknown;
 }
 
-/** What the service asks of the workflow engine; the one place that talks to Temporal as a client. */
-export interface WorkflowGateway {
-  startHeld(decision: DecisionRow): Promise<'started' | 'already_started'>;
+/**
+ * What the service asks of the workflow engine; the one place that talks to Temporal as a client.
+ * The holds' part is the approvals feature's port (HoldEngine).
+ */
+export interface WorkflowGateway extends HoldEngine {
   /** Starts the delivery workflow of one webhook delivery (idempotent by its workflow id). */
   startWebhookDelivery(delivery: { id: string; workflow_id: string }): Promise<'started' | 'already_started'>;
-  /** Tells a held workflow its decision was resolved elsewhere (agent frozen); a missing workflow is fine. */
-  notifyResolved(decisionId: string): Promise<void>;
-  resolve(decision: DecisionRow, outcome: ReviewerOutcome, deadlineMs?: number): Promise<ResolutionSummary>;
-  /** Whether the hold's workflow is running, closed (completed, failed, terminated…) or was never started. */
-  heldWorkflowState(decisionId: string): Promise<'running' | 'closed' | 'missing'>;
-  /** Starts a hold's workflow again after its run closed without resolving it (the reconciler). */
-  restartHeld(decision: DecisionRow): Promise<'started' | 'already_started'>;
   /** Whether the engine answers right now (for /readyz; never throws). */
   health(): Promise<'up' | 'down'>;
   close(): Promise<void>;
@@ -115,7 +102,7 @@ export class TemporalGateway implements WorkflowGateway {
       })
       .catch((err: unknown) => {
         this.client = undefined;
-        throw new EngineUnavailableError(`workflow engine at ${this.settings.address} is unreachable: ${(err as Error).message}`);
+        throw new EngineUnavailable(`workflow engine at ${this.settings.address} is unreachable: ${(err as Error).message}`);
       });
     return this.client;
   }
@@ -132,7 +119,7 @@ export class TemporalGateway implements WorkflowGateway {
       return 'started';
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
-      if (isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
+      if (isConnectivityError(err)) throw new EngineUnavailable((err as Error).message);
       throw err;
     }
   }
@@ -155,7 +142,7 @@ export class TemporalGateway implements WorkflowGateway {
       return description.status.name === 'RUNNING' ? 'running' : 'closed';
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return 'missing';
-      if (isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
+      if (isConnectivityError(err)) throw new EngineUnavailable((err as Error).message);
       throw err;
     }
   }
@@ -174,7 +161,7 @@ export class TemporalGateway implements WorkflowGateway {
     } catch (err) {
       // Never started, or already finished: nothing to tell.
       if (err instanceof WorkflowNotFoundError) return;
-      if (isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
+      if (isConnectivityError(err)) throw new EngineUnavailable((err as Error).message);
       throw err;
     }
   }
@@ -183,7 +170,7 @@ export class TemporalGateway implements WorkflowGateway {
     const deadline = Date.now() + deadlineMs;
     const client = await Promise.race([
       this.getClient(),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new EngineUnavailableError('workflow engine did not answer in time')), deadlineMs).unref()),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new EngineUnavailable('workflow engine did not answer in time')), deadlineMs).unref()),
     ]);
     try {
       // Update-with-start: works whether or not the relay has started the workflow yet.
@@ -199,9 +186,9 @@ export class TemporalGateway implements WorkflowGateway {
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowExecutionAlreadyStartedError) {
         // The validator's reason ('already resolved', 'expired') travels as the failure's cause.
-        throw new ResolutionRejectedError((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
+        throw new ResolutionRejected((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
       }
-      if (Date.now() >= deadline || isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
+      if (Date.now() >= deadline || isConnectivityError(err)) throw new EngineUnavailable((err as Error).message);
       throw err;
     }
   }

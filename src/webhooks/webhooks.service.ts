@@ -6,7 +6,6 @@ import { invalid, notFound } from '../kernel/errors.js';
 import { findEvent, listEvents as listEventRows } from '../events/events.repository.js';
 import { newId, randomBase62 } from '../kernel/ids.js';
 import { enqueueOutbox } from '../outbox/outbox.repository.js';
-import { webhookWorkflowId } from '../temporal/ids.js';
 import { checkUrlShape, resolveSafeTarget, UnsafeUrlError } from './ssrf.js';
 import {
   findEndpoint,
@@ -31,6 +30,9 @@ export interface WebhookDeps {
 }
 
 const newSecret = () => `whsec_${randomBase62(32)}`;
+
+/** A delivery's workflow id, from the event and the endpoint: creating the delivery twice makes one (its unique key). */
+const webhookWorkflowId = (eventId: string, endpointId: string) => `webhook-${eventId}-${endpointId}`;
 
 export { toDeliveryView, toEndpointView } from './webhook.view.js';
 export { toEventView } from '../events/event.view.js';
