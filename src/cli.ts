@@ -483,14 +483,13 @@ function reportMonth(values: OptionValues): string {
 }
 
 async function usageCommand(config: Config, month: string, json: boolean): Promise<void> {
-  // Loaded here: the other commands should not pay for the Temporal SDK.
-  const { createUsageReportActivities } = await import('../activities/usage-report.js');
+  const { createUsageReporter } = await import('./usage/usage-report.service.js');
   const { runUsageReport } = await import('./usage/usage-report.runner.js');
   const log = createLogger(config.logLevel, 'spend-auth', pino.destination({ fd: 2, sync: true }));
   const summary = await withDatabase(config, async ({ db }) => {
     const pending = await pendingMigrations(db);
     if (pending.length) throw new UsageError(`The database has pending migrations (${pending.join(', ')}); run \`spend-auth migrate\` first.`);
-    return runUsageReport({ month, activities: createUsageReportActivities({ db, billingMeter: config.billingMeter, log }) });
+    return runUsageReport({ month, reporter: createUsageReporter({ db, billingMeter: config.billingMeter, log }) });
   });
   if (json) {
     process.stdout.write(`${JSON.stringify(summary)}\n`);
