@@ -1,32 +1,6 @@
-import { sql } from 'kysely';
 import type { DbOrTrx, DecisionStatus } from '../db/database.js';
 import { afterRow } from '../db/pagination.js';
-import type { DecisionRow } from '../authorization/decision.view.js';
-import { DECISION_RESOLVED_CHANNEL } from '../authorization/decision-waiter.js';
-
-/** The decision row locked for the transaction, whatever its state. */
-export async function lockDecision(db: DbOrTrx, id: string): Promise<DecisionRow | undefined> {
-  return db.selectFrom('decisions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
-}
-
-export async function findDecisionById(db: DbOrTrx, id: string): Promise<DecisionRow | undefined> {
-  return db.selectFrom('decisions').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-export async function updateDecision(db: DbOrTrx, id: string, set: Partial<Omit<DecisionRow, 'id' | 'metadata'>>): Promise<DecisionRow> {
-  const { approvals, ...rest } = set;
-  return db
-    .updateTable('decisions')
-    .set({ ...rest, ...(approvals ? { approvals: JSON.stringify(approvals) } : {}) })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-/** Wakes the long-polls of the decision in every API process, once (and only if) the transaction commits. */
-export async function notifyDecisionResolved(db: DbOrTrx, id: string): Promise<void> {
-  await sql`SELECT pg_notify(${DECISION_RESOLVED_CHANNEL}, ${id})`.execute(db);
-}
+import type { DecisionRow } from '../decisions/decision.view.js';
 
 export async function pendingDecisionIdsOfAgent(db: DbOrTrx, agentId: string): Promise<string[]> {
   const rows = await db.selectFrom('decisions').select('id').where('agent_id', '=', agentId).where('status', '=', 'pending').execute();

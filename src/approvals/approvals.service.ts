@@ -1,8 +1,8 @@
 import { requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { Db, DecisionStatus } from '../db/database.js';
 import { decodeCursor, toPage } from '../db/pagination.js';
-import { findDecisionInScope } from '../authorization/authorization.repository.js';
-import { toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
+import { findDecisionInScope } from '../decisions/decisions.repository.js';
+import { toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
 import { AppError, conflict, notFound } from '../kernel/errors.js';
 import { EngineUnavailable, ResolutionRejected, type HoldEngine } from './hold-engine.js';
 import { listHeld } from './approvals.repository.js';

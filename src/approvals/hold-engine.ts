@@ -1,4 +1,4 @@
-import type { DecisionRow } from '../authorization/decision.view.js';
+import type { DecisionRow } from '../decisions/decision.view.js';
 
 /**
  * What the approvals feature asks of the workflow engine that waits on each hold: start the wait,

@@ -1,14 +1,15 @@
 import type { ApprovalEntry, Db, DbOrTrx } from '../db/database.js';
-import type { ApprovalCompletedData, ApprovalEscalatedData } from '../events/event.view.js';
+import type { ApprovalCompletedData, ApprovalEscalatedData } from './approval-events.js';
 import { approverIds } from './approval-chains.js';
 import { appendAudit, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
-import { changeSpend } from '../authorization/authorization.repository.js';
-import { toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
+import { changeSpend } from '../decisions/spend.repository.js';
+import { toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
 import { emitEvent } from '../events/events.repository.js';
 import { notFound } from '../kernel/errors.js';
 import { enqueueOutbox } from '../outbox/outbox.repository.js';
 import { signAuthorizationToken, type TokenSigner } from '../tokens/authorization-token.js';
-import { findDecisionById, lockDecision, notifyDecisionResolved, overdueHoldIds, pendingDecisionIdsOfAgent, updateDecision } from './approvals.repository.js';
+import { overdueHoldIds, pendingDecisionIdsOfAgent } from './approvals.repository.js';
+import { findDecisionById, lockDecision, notifyDecisionResolved, updateDecision } from '../decisions/decisions.repository.js';
 
 export type ResolutionOutcome = 'approved' | 'denied' | 'expired';
 export type ResolutionReason = 'approval_expired' | 'agent_frozen' | 'agent_deactivated' | 'policy_denied';

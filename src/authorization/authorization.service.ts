@@ -1,8 +1,8 @@
-import { approvalsRequiredFor, escalatesAt } from '../approvals/approval-chains.js';
+import { approvalsRequiredFor, escalatesAt } from '../policies/approval-rules.js';
 import { actorOf, requireRole, ADMIN, ANY_ROLE, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
 import { appendAudit, auditInsertStatement, auditRecord, decisionAuditFields } from '../audit/audit.repository.js';
-import { consumeToken } from '../capture/capture.repository.js';
+import { consumeToken } from '../decisions/decisions.repository.js';
 import { AppError, forbidden, notFound } from '../kernel/errors.js';
 import { eventInsert, eventRecord } from '../events/events.repository.js';
 import type { IdempotencyHandle } from '../kernel/idempotency.js';
@@ -10,22 +10,13 @@ import { newId } from '../kernel/ids.js';
 import { outboxInsert } from '../outbox/outbox.repository.js';
 import { executeTogether, PreconditionFailed } from '../db/statements.js';
 import { signAuthorizationToken, verifyAuthorizationToken, type TokenSigner, type VerifyResult } from '../tokens/authorization-token.js';
-import {
-  agentUnchanged,
-  countDecision,
-  decisionInsert,
-  deniedCount,
-  findDecisionInScope,
-  lockAgentWithPolicy,
-  periodsOf,
-  readAgentState,
-  readSpend,
-  spendIncrease,
-} from './authorization.repository.js';
+import { agentUnchanged, countDecision, decisionInsert, deniedCount, lockAgentWithPolicy, readAgentState } from './authorization.repository.js';
+import { findDecisionInScope } from '../decisions/decisions.repository.js';
+import { periodsOf, readSpend, spendIncrease } from '../decisions/spend.repository.js';
 import type { AuthorizeInput } from './authorize.schemas.js';
-import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from './decision.view.js';
+import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
 import type { DecisionWaiter } from './decision-waiter.js';
-import { autoFreezeTips, evaluate } from './evaluate.js';
+import { autoFreezeTips, evaluate } from '../policies/evaluate.js';
 import { loadSafetyInputs } from './safety.js';
 import { transitionAgent } from '../agents/agents.service.js';
 import { findAgentInScope } from '../agents/agents.repository.js';

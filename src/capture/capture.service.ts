@@ -1,9 +1,10 @@
 import { actorOf, ADMIN, requireRole, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
 import { appendAudit, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
-import { changeSpend, findDecisionInScope } from '../authorization/authorization.repository.js';
-import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
-import { lockDecision } from '../approvals/approvals.repository.js';
+import { findDecisionInScope } from '../decisions/decisions.repository.js';
+import { changeSpend } from '../decisions/spend.repository.js';
+import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
+import { lockDecision } from '../decisions/decisions.repository.js';
 import { AppError, conflict, invalid, notFound } from '../kernel/errors.js';
 import { emitEvent } from '../events/events.repository.js';
 import type { IdempotencyHandle } from '../kernel/idempotency.js';

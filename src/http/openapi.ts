@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { eventSummary } from '../events/event.view.js';
+import { eventSummary } from '../webhooks/event.view.js';
 import { EVENT_TYPES, type EventType } from '../events/events.repository.js';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../webhooks/signature.js';
 import { IDEMPOTENCY_HEADER } from './idempotency.js';

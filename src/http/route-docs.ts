@@ -1,11 +1,11 @@
 import type { z } from 'zod';
 import { agentListSchema, agentSchema } from '../agents/agent.view.js';
 import { auditRecordListSchema, auditVerificationSchema } from '../audit/audit.view.js';
-import { approvalListSchema, decisionSchema } from '../authorization/decision.view.js';
-import { eventListSchema, eventSchema } from '../events/event.view.js';
+import { approvalListSchema, decisionSchema } from '../decisions/decision.view.js';
+import { eventListSchema, eventSchema } from '../webhooks/event.view.js';
 import { apiKeyListSchema, apiKeySchema, createdApiKeySchema } from '../keys/api-key.view.js';
 import { deletedPolicySchema, policyListSchema, policySchema } from '../policies/policy.view.js';
-import { policySimulationSchema } from '../policies/simulation.view.js';
+import { policySimulationSchema } from '../simulation/simulation.view.js';
 import { quickstartAgentSchema as quickstartAgentView, quickstartAuthorizationSchema, vaultWithTokenSchema } from '../quickstart/quickstart.view.js';
 import { jwksSchema, tokenVerificationSchema } from '../tokens/token.view.js';
 import { usageSchema } from '../usage/usage.view.js';
@@ -27,7 +27,7 @@ import type { Role } from '../db/database.js';
 import { createPolicySchema, listPoliciesQuery, updatePolicySchema } from '../policies/policies.schemas.js';
 import { createEndpointSchema, listEventsQuery, listQuery, redeliverSchema, updateEndpointSchema } from '../webhooks/webhooks.schemas.js';
 import { createApiKeySchema, listApiKeysQuery } from './routes/api-keys.js';
-import { simulateSchema } from '../policies/simulate.schemas.js';
+import { simulateSchema } from '../simulation/simulate.schemas.js';
 import { usageQuery } from '../usage/usage.schemas.js';
 import { quickstartAgentSchema, quickstartAuthorizeSchema, vaultSchema } from '../quickstart/quickstart.schemas.js';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { cursorSchema } from '../db/pagination.js';
-import { vendorListSchema } from '../authorization/vendor.js';
+import { vendorListSchema } from './vendor.js';
 import { limitSchema, moneySchema, trimmedText } from '../kernel/schemas.js';
-import { MAX_APPROVAL_RULES, MAX_APPROVALS_REQUIRED, MIN_ESCALATE_AFTER_SECONDS } from '../approvals/approval-chains.js';
+import { MAX_APPROVAL_RULES, MAX_APPROVALS_REQUIRED, MIN_ESCALATE_AFTER_SECONDS } from './approval-rules.js';
 
 export const MAX_LIST_ENTRIES = 500;
 export const MAX_APPROVAL_TIMEOUT_SECONDS = 30 * 24 * 3600;

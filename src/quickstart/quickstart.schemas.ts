@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { vendorSchema } from '../authorization/vendor.js';
+import { vendorSchema } from '../policies/vendor.js';
 import { trimmedText } from '../kernel/schemas.js';
 import { MAX_MAJOR_UNITS, parseMajorUnits } from './decimal.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { agentSchema } from '../agents/agent.view.js';
-import { DECISION_REASON_CODES } from '../authorization/decision.view.js';
+import { DECISION_REASON_CODES } from '../decisions/decision.view.js';
 import type { PolicyRow } from '../policies/policies.repository.js';
 import { currencyField, idOf, instant, livemodeField } from '../kernel/view-fields.js';
 import { minorToMajorNumber } from './decimal.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { findDecisionById } from '../approvals/approvals.repository.js';
+import { findDecisionById } from '../decisions/decisions.repository.js';
 import type { Logger } from '../kernel/logger.js';
 import { fanOutEvent } from '../webhooks/webhooks.service.js';
 import { findDelivery } from '../webhooks/webhooks.repository.js';

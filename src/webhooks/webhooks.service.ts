@@ -22,7 +22,7 @@ import {
 } from './webhooks.repository.js';
 import type { CreateEndpointInput, UpdateEndpointInput } from './webhooks.schemas.js';
 import { toDeliveryView, toEndpointView, type DeletedWebhookEndpointView, type WebhookDeliveryView, type WebhookEndpointWithSecretView } from './webhook.view.js';
-import { toEventView } from '../events/event.view.js';
+import { toEventView } from './event.view.js';
 
 export interface WebhookDeps {
   db: Db;
@@ -35,7 +35,7 @@ const newSecret = () => `whsec_${randomBase62(32)}`;
 const webhookWorkflowId = (eventId: string, endpointId: string) => `webhook-${eventId}-${endpointId}`;
 
 export { toDeliveryView, toEndpointView } from './webhook.view.js';
-export { toEventView } from '../events/event.view.js';
+export { toEventView } from './event.view.js';
 
 /** Refused at creation (and on update) exactly as at delivery, as 400 naming `url`. */
 async function checkUrl(deps: WebhookDeps, url: string, livemode: boolean): Promise<void> {

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { escalateHold, expireOverdueHolds, isExpired, recordApproval, resolveHeldDecision } from '../../src/approvals/resolution.service.js';
-import type { DecisionRow } from '../../src/authorization/decision.view.js';
+import type { DecisionRow } from '../../src/decisions/decision.view.js';
 import { EngineUnavailable, ResolutionRejected } from '../../src/approvals/hold-engine.js';
 import type { ResolutionSummary, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';

@@ -1,5 +1,5 @@
 import { createHeldActivities } from '../../activities/held-authorization.js';
-import type { DecisionRow } from '../../src/authorization/decision.view.js';
+import type { DecisionRow } from '../../src/decisions/decision.view.js';
 import type { Db } from '../../src/db/database.js';
 import { ResolutionRejected } from '../../src/approvals/hold-engine.js';
 import type { WorkflowGateway } from '../../src/temporal/gateway.js';

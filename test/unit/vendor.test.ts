@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { vendorForm, vendorListSchema, vendorMatches, vendorSchema, type VendorForm } from '../../src/authorization/vendor.js';
+import { vendorForm, vendorListSchema, vendorMatches, vendorSchema, type VendorForm } from '../../src/policies/vendor.js';
 
 const host = (key: string): VendorForm => ({ kind: 'host', key });
 const ip = (key: string): VendorForm => ({ kind: 'ip', key });

@@ -3,8 +3,8 @@ import type { Db } from '../../db/database.js';
 import { createPolicySchema, listPoliciesQuery, updatePolicySchema } from '../../policies/policies.schemas.js';
 import { createPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from '../../policies/policies.service.js';
 import { callerOf } from '../context.js';
-import { simulateSchema } from '../../policies/simulate.schemas.js';
-import { simulatePolicy } from '../../policies/simulation.service.js';
+import { simulateSchema } from '../../simulation/simulate.schemas.js';
+import { simulatePolicy } from '../../simulation/simulation.service.js';
 import { bodyObject, parse } from '../validate.js';
 
 export function policiesRouter(db: Db): Router {

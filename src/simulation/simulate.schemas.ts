@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { authorizeSchema } from '../authorization/authorize.schemas.js';
-import { createPolicySchema, MAX_SIMULATED_REQUESTS } from './policies.schemas.js';
+import { createPolicySchema, MAX_SIMULATED_REQUESTS } from '../policies/policies.schemas.js';
 
 /** `required` for the document, with the properties named (linters look for them in the same subschema). */
 const has = (...names: string[]) => ({ required: names, properties: Object.fromEntries(names.map((n) => [n, {}])) });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DECISION_REASON_CODES } from '../authorization/decision.view.js';
+import { DECISION_REASON_CODES } from '../decisions/decision.view.js';
 import { currencyField, idOf, instant, metadataField } from '../kernel/view-fields.js';
 import type { SimResult } from './simulate.js';
 

@@ -1,7 +1,7 @@
-import { periodsOf } from '../authorization/authorization.repository.js';
-import { autoFreezeTips, evaluate, type EvaluatedPolicy } from '../authorization/evaluate.js';
-import { normalizeVendor } from '../authorization/vendor.js';
-import { approvalsRequiredFor, escalatesAt } from '../approvals/approval-chains.js';
+import { periodsOf } from '../decisions/spend.repository.js';
+import { autoFreezeTips, evaluate, type EvaluatedPolicy } from '../policies/evaluate.js';
+import { normalizeVendor } from '../policies/vendor.js';
+import { approvalsRequiredFor, escalatesAt } from '../policies/approval-rules.js';
 import type { ApprovalRule, AutoFreeze, KycStatus } from '../db/database.js';
 
 export interface SimPolicy extends EvaluatedPolicy {

@@ -1,9 +1,9 @@
 import { requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
 import { invalid, notFound } from '../kernel/errors.js';
-import { periodsOf } from '../authorization/authorization.repository.js';
-import { findPolicyInScope } from './policies.repository.js';
-import { MAX_REPLAYED_REQUESTS } from './policies.schemas.js';
+import { periodsOf } from '../decisions/spend.repository.js';
+import { findPolicyInScope } from '../policies/policies.repository.js';
+import { MAX_REPLAYED_REQUESTS } from '../policies/policies.schemas.js';
 import type { SimulateInput } from './simulate.schemas.js';
 import { toSimulationView } from './simulation.view.js';
 import { emptyAgentState, simulate, type AgentSimState, type SimPolicy, type SimRequest } from './simulate.js';
