@@ -1,7 +1,8 @@
 import cluster from 'node:cluster';
 import { pino } from 'pino';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { createAccount, firstAccount } from './accounts/accounts.service.js';
+import { createAccount } from './accounts/accounts.service.js';
+import { firstAccount } from './accounts/accounts.repository.js';
 import { loadConfig, loadMcpConfig } from './config.js';
 import { ConfigError, type Config } from './kernel/config.js';
 import { API_DATABASE_POOL_SIZE, connectDatabase, describeDatabaseError, type Database } from './db/connect.js';

@@ -1,6 +1,7 @@
 import type { DbOrTrx, DecisionStatus } from '../db/database.js';
 import { afterRow } from '../db/pagination.js';
 import type { DecisionRow } from '../decisions/decision.view.js';
+import { inScope } from '../db/scope.js';
 
 export async function pendingDecisionIdsOfAgent(db: DbOrTrx, agentId: string): Promise<string[]> {
   const rows = await db.selectFrom('decisions').select('id').where('agent_id', '=', agentId).where('status', '=', 'pending').execute();
@@ -25,8 +26,7 @@ export async function listHeld(
   let q = db
     .selectFrom('decisions')
     .selectAll()
-    .where('account_id', '=', scope.accountId)
-    .where('livemode', '=', scope.livemode)
+    .$call(inScope(scope))
     .where('expires_at', 'is not', null);
   if (scope.status) q = q.where('status', '=', scope.status);
   if (scope.agentId) q = q.where('agent_id', '=', scope.agentId);

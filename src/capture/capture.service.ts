@@ -1,10 +1,9 @@
 import { actorOf, ADMIN, requireRole, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
 import { appendAudit, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
-import { findDecisionInScope } from '../decisions/decisions.repository.js';
+import { findDecisionById, findDecisionInScope, lockAgentThenDecision } from '../decisions/decisions.repository.js';
 import { changeSpend } from '../decisions/spend.repository.js';
 import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
-import { lockDecision } from '../decisions/decisions.repository.js';
 import { AppError, conflict, invalid, notFound } from '../kernel/errors.js';
 import { emitEvent } from '../events/events.repository.js';
 import type { IdempotencyHandle } from '../kernel/idempotency.js';
@@ -47,10 +46,7 @@ async function settle(trx: DbOrTrx, row: DecisionRow, to: Settlement, actor: Aud
 }
 
 /** The agent's row lock, then the decision's: the order every spend change takes. */
-async function lockForSettlement(trx: DbOrTrx, row: DecisionRow): Promise<DecisionRow> {
-  await trx.selectFrom('agents').select('id').where('id', '=', row.agent_id).forUpdate().execute();
-  return (await lockDecision(trx, row.id))!;
-}
+const lockForSettlement = async (trx: DbOrTrx, row: DecisionRow): Promise<DecisionRow> => (await lockAgentThenDecision(trx, row.agent_id, row.id))!;
 
 function refuseUnlessUncaptured(row: DecisionRow, action: 'capture' | 'void'): void {
   if (row.decision !== 'approved' || !row.capture_status) {
@@ -119,7 +115,8 @@ export async function expireUncapturedApprovals(deps: CaptureDeps, opts: { limit
   const expired: string[] = [];
   for (const id of ids) {
     const changed = await deps.db.transaction().execute(async (trx) => {
-      const first = await trx.selectFrom('decisions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      const first = await findDecisionById(trx, id);
+      if (!first) throw new Error(`decision ${id} is gone`);
       const row = await lockForSettlement(trx, first);
       if (row.capture_status !== 'uncaptured' || !pastDeadline(row, now)) return false;
       return (await settle(trx, row, 'expired', { type: 'system', id: null }, now)) !== undefined;

@@ -10,7 +10,7 @@ import type { DecisionView } from '../decisions/decision.view.js';
 import { AppError, conflict, notFound } from '../kernel/errors.js';
 import type { IdempotencyHandle } from '../kernel/idempotency.js';
 import { newId } from '../kernel/ids.js';
-import { insertPolicy, type PolicyRow } from '../policies/policies.repository.js';
+import { findPolicyById, insertPolicy, type PolicyRow } from '../policies/policies.repository.js';
 import { toPolicyView } from '../policies/policies.service.js';
 import { formatMinorUnits, minorToMajorNumber } from './decimal.js';
 import type { QuickstartAgentInput, QuickstartAuthorizeInput, VaultInput } from './quickstart.schemas.js';
@@ -170,9 +170,7 @@ async function remainingToday(db: DbOrTrx, view: DecisionView, policy: PolicyRow
 }
 
 async function toQuickstartAuthorization(db: DbOrTrx, view: DecisionView): Promise<QuickstartAuthorization> {
-  const policy = view.policy_applied
-    ? await db.selectFrom('policies').selectAll().where('id', '=', view.policy_applied).executeTakeFirst()
-    : undefined;
+  const policy = view.policy_applied ? await findPolicyById(db, view.policy_applied) : undefined;
   const remaining = await remainingToday(db, view, policy);
   const approved = view.decision === 'approved';
   return {

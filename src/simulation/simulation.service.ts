@@ -7,6 +7,7 @@ import { MAX_REPLAYED_REQUESTS } from '../policies/policies.schemas.js';
 import type { SimulateInput } from './simulate.schemas.js';
 import { toSimulationView } from './simulation.view.js';
 import { emptyAgentState, simulate, type AgentSimState, type SimPolicy, type SimRequest } from './simulate.js';
+import { agentKycStatuses, decisionsOfAgentsBetween, recordedRequests } from './simulation.repository.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -28,22 +29,8 @@ function lookbackStart(at: Date, policy: SimPolicy): Date {
 async function stateAt(db: DbOrTrx, caller: Caller, agentIds: string[], at: Date, policy: SimPolicy): Promise<Map<string, AgentSimState>> {
   const states = new Map<string, AgentSimState>();
   if (agentIds.length === 0) return states;
-  const agents = await db
-    .selectFrom('agents')
-    .select(['id', 'kyc_status'])
-    .where('account_id', '=', caller.accountId)
-    .where('livemode', '=', caller.livemode)
-    .where('id', 'in', agentIds)
-    .execute();
-  for (const a of agents) states.set(a.id, emptyAgentState(a.kyc_status));
-  const prior = await db
-    .selectFrom('decisions')
-    .select(['agent_id', 'amount', 'currency', 'vendor', 'original_decision', 'status', 'resolved_at', 'created_at'])
-    .where('agent_id', 'in', agentIds)
-    .where('created_at', '>=', lookbackStart(at, policy))
-    .where('created_at', '<', at)
-    .orderBy('created_at')
-    .execute();
+  for (const a of await agentKycStatuses(db, caller, agentIds)) states.set(a.id, emptyAgentState(a.kyc_status));
+  const prior = await decisionsOfAgentsBetween(db, agentIds, lookbackStart(at, policy), at);
   for (const d of prior) {
     const state = states.get(d.agent_id)!;
     const periods = periodsOf(d.created_at);
@@ -118,16 +105,7 @@ export async function simulatePolicy(deps: { db: Db; now?: () => Date }, caller:
       } else {
         start = input.from!;
         const to = input.to ?? deps.now?.() ?? new Date();
-        let q = trx
-          .selectFrom('decisions')
-          .select(['id', 'agent_id', 'amount', 'currency', 'vendor', 'category', 'metadata', 'idempotency_key', 'created_at', 'original_decision', 'original_reason_code'])
-          .where('account_id', '=', caller.accountId)
-          .where('livemode', '=', caller.livemode)
-          .where('created_at', '>=', start)
-          .where('created_at', '<', to);
-        if (input.policy_id) q = q.where('policy_id', '=', input.policy_id);
-        if (input.agent_id) q = q.where('agent_id', '=', input.agent_id);
-        const rows = await q.orderBy('created_at').orderBy('id').limit(MAX_REPLAYED_REQUESTS + 1).execute();
+        const rows = await recordedRequests(trx, caller, { from: start, to, policyId: input.policy_id, agentId: input.agent_id }, MAX_REPLAYED_REQUESTS + 1);
         if (rows.length > MAX_REPLAYED_REQUESTS) {
           throw invalid(`The window holds more than ${MAX_REPLAYED_REQUESTS} recorded requests; narrow from/to.`, 'from');
         }

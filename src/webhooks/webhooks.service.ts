@@ -8,6 +8,7 @@ import { newId, randomBase62 } from '../kernel/ids.js';
 import { enqueueOutbox } from '../outbox/outbox.repository.js';
 import { checkUrlShape, resolveSafeTarget, UnsafeUrlError } from './ssrf.js';
 import {
+  endpointExists,
   findEndpoint,
   insertDeliveryOnce,
   insertEndpoint,
@@ -132,14 +133,7 @@ export async function rotateSecret(deps: WebhookDeps, caller: Caller, id: string
 
 export async function listDeliveries(deps: WebhookDeps, caller: Caller, endpointId: string, q: { limit: number; cursor?: string | undefined }) {
   requireRole(caller, STAFF);
-  const endpoint = await deps.db
-    .selectFrom('webhook_endpoints')
-    .select('id')
-    .where('id', '=', endpointId)
-    .where('account_id', '=', caller.accountId)
-    .where('livemode', '=', caller.livemode)
-    .executeTakeFirst();
-  if (!endpoint) throw notFound('webhook endpoint', 'id');
+  if (!(await endpointExists(deps.db, caller, endpointId))) throw notFound('webhook endpoint', 'id');
   const rows = await listDeliveryRows(deps.db, caller, endpointId, q.limit + 1, q.cursor ? decodeCursor(q.cursor) : undefined);
   const attempts = await recentAttempts(deps.db, rows.slice(0, q.limit).map((r) => r.id));
   return toPage(rows, q.limit, (r) => toDeliveryView(r, attempts.get(r.id)), (r) => r.id);
