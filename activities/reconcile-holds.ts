@@ -1,7 +1,7 @@
-import { Context } from '@temporalio/activity';
 import { pendingHoldsToReconcile } from '../src/approvals/approvals.repository.js';
 import { isExpired, resolveHeldDecision } from '../src/approvals/resolution.service.js';
 import type { Db } from '../src/db/database.js';
+import { heartbeat } from './periodic.js';
 import type { Logger } from '../src/kernel/logger.js';
 import type { HoldEngine } from '../src/approvals/hold-engine.js';
 import type { TokenSigner } from '../src/tokens/authorization-token.js';
@@ -22,14 +22,6 @@ export interface ReconcileActivityDeps {
   /** Overrides RECONCILE_MIN_AGE_MS (tests). */
   minAgeMs?: number;
 }
-
-const heartbeat = (details: unknown) => {
-  try {
-    Context.current().heartbeat(details);
-  } catch {
-    // Called outside an activity (a test, the CLI): nothing to report to.
-  }
-};
 
 /**
  * PostgreSQL is the truth about holds, Temporal about their waits: a hold pending in the database
