@@ -1,6 +1,6 @@
 import { requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { Db, DecisionStatus } from '../db/database.js';
-import { decodeCursor, toPage } from '../db/pagination.js';
+import { listPage } from '../db/pagination.js';
 import { findDecisionInScope } from '../decisions/decisions.repository.js';
 import { toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
 import { AppError, conflict, notFound } from '../kernel/errors.js';
@@ -14,13 +14,8 @@ export async function listApprovals(
   q: { status?: DecisionStatus | undefined; agent_id?: string | undefined; limit: number; cursor?: string | undefined },
 ) {
   requireRole(caller, STAFF);
-  const rows = await listHeld(
-    db,
-    { accountId: caller.accountId, livemode: caller.livemode, status: q.status, agentId: q.agent_id },
-    q.limit + 1,
-    q.cursor ? decodeCursor(q.cursor) : undefined,
-  );
-  return toPage(rows, q.limit, toDecisionView, (r) => r.id);
+  const scope = { accountId: caller.accountId, livemode: caller.livemode, status: q.status, agentId: q.agent_id };
+  return listPage(q, (limit, after) => listHeld(db, scope, limit, after), toDecisionView);
 }
 
 /**
@@ -42,7 +37,7 @@ export async function resolveApproval(
   if (resolvedAsAsked(decision, caller.keyId, outcome)) return toDecisionView(decision);
   if (decision.status !== 'pending') throw conflict(`The request was already resolved (${decision.status}).`, 'decision_id');
   if (isExpired(decision, deps.now?.() ?? new Date())) throw expiredConflict(decision);
-  // Each approval of a quorum comes from a distinct key (DECISIONS §16).
+  // Each approval of a quorum comes from a distinct key (docs/api.md, "Approval chains").
   if (outcome === 'approved' && approvedBy(decision, caller.keyId)) throw alreadyApproved();
   let summary;
   try {

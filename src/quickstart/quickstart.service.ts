@@ -14,9 +14,9 @@ import { findPolicyById, insertPolicy, type PolicyRow } from '../policies/polici
 import { toPolicyView } from '../policies/policies.service.js';
 import { formatMinorUnits, minorToMajorNumber } from './decimal.js';
 import type { QuickstartAgentInput, QuickstartAuthorizeInput, VaultInput } from './quickstart.schemas.js';
-import { toVaultView, type QuickstartAuthorizationView, type VaultView, type VaultWithTokenView } from './quickstart.view.js';
+import { toVaultView, type QuickstartAuthorizationView, type VaultWithTokenView } from './quickstart.view.js';
 import { generateVaultToken, hashVaultToken, isVaultTokenShaped } from './vault-token.js';
-import { findActiveVaultByTokenHash, findActiveVaultOfAgent, insertVault, revokeVault, type VaultRow } from './vaults.repository.js';
+import { findActiveVaultByTokenHash, findActiveVaultOfAgent, insertVault, revokeVault } from './vaults.repository.js';
 
 /** Amounts on the quick-start surface are US dollars. */
 export const QUICKSTART_CURRENCY = 'USD';

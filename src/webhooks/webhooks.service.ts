@@ -1,6 +1,6 @@
 import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
-import { decodeCursor, toPage, type Page } from '../db/pagination.js';
+import { decodeCursor, listPage, toPage, type Page } from '../db/pagination.js';
 import { appendAudit } from '../audit/audit.repository.js';
 import { invalid, notFound } from '../kernel/errors.js';
 import { findEvent, listEvents as listEventRows } from '../events/events.repository.js';
@@ -17,7 +17,6 @@ import {
   recentAttempts,
   subscribedEndpoints,
   updateEndpoint as updateEndpointRow,
-  type AttemptRow,
   type DeliveryRow,
   type EndpointRow,
 } from './webhooks.repository.js';
@@ -90,8 +89,7 @@ export async function getEndpoint(deps: WebhookDeps, caller: Caller, id: string)
 
 export async function listEndpoints(deps: WebhookDeps, caller: Caller, q: { limit: number; cursor?: string | undefined }) {
   requireRole(caller, STAFF);
-  const rows = await listEndpointRows(deps.db, caller, q.limit + 1, q.cursor ? decodeCursor(q.cursor) : undefined);
-  return toPage(rows, q.limit, toEndpointView, (r) => r.id);
+  return listPage(q, (limit, after) => listEndpointRows(deps.db, caller, limit, after), toEndpointView);
 }
 
 export async function updateEndpoint(deps: WebhookDeps, caller: Caller, id: string, input: UpdateEndpointInput) {
@@ -148,8 +146,8 @@ export async function getEvent(deps: WebhookDeps, caller: Caller, id: string) {
 
 export async function listEvents(deps: WebhookDeps, caller: Caller, q: { limit: number; cursor?: string | undefined; type?: string | undefined }) {
   requireRole(caller, STAFF);
-  const rows = await listEventRows(deps.db, { accountId: caller.accountId, livemode: caller.livemode, type: q.type }, q.limit + 1, q.cursor ? decodeCursor(q.cursor) : undefined);
-  return toPage(rows, q.limit, toEventView, (r) => r.id);
+  const scope = { accountId: caller.accountId, livemode: caller.livemode, type: q.type };
+  return listPage(q, (limit, after) => listEventRows(deps.db, scope, limit, after), toEventView);
 }
 
 function newDelivery(event: { id: string; account_id: string; livemode: boolean }, endpointId: string, workflowId: string, now: Date) {
