@@ -129,8 +129,8 @@ export const MCP_ENV_VARS = ['SPEND_AUTH_BASE_URL', 'SPEND_AUTH_API_KEY'] as con
 const API_KEY_SHAPE = /^gc_(test|live)_[0-9A-Za-z]{32,128}$/;
 
 /**
- * The base address as SPEC §1 defines it (with `/v1`); a value without `/v1` gets it appended
- * (DECISIONS §12). `http://localhost:3000` → `http://localhost:3000/v1`.
+ * The service's base address, with `/v1`; a value without `/v1` gets it appended (docs/api.md,
+ * "MCP tool server"). `http://localhost:3000` → `http://localhost:3000/v1`.
  */
 export function normalizeServiceBaseUrl(value: string): string {
   const url = new URL(value);

@@ -132,7 +132,7 @@ export interface ApprovalResult extends Resolution {
 }
 
 /**
- * One approval towards a hold's quorum (DECISIONS §16), under the agent's and the decision's lock:
+ * One approval towards a hold's quorum (docs/api.md, "Approval chains"), under the agent's and the decision's lock:
  * recorded with its own audit record (`approval.recorded`); the approval that completes the quorum
  * also resolves the hold as approved in the same transaction. Idempotent: a repeated approval by the
  * same approver records nothing (`duplicate`), a hold no longer pending is returned unchanged, and

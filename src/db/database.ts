@@ -70,7 +70,7 @@ export interface PoliciesTable {
   auto_freeze: Json<AutoFreeze | null>;
   approval_rules: Json<ApprovalRule[]>;
   escalate_after_seconds: number | null;
-  /** An approval not captured within this many seconds expires (DECISIONS §15). */
+  /** An approval not captured within this many seconds expires (docs/api.md, "Capture and void"). */
   capture_window_seconds: Generated<number>;
   created_at: Date;
   updated_at: Date;
@@ -83,7 +83,7 @@ export interface VelocityLimit {
   max_amount?: number | null;
 }
 
-/** A hold above `above` (minor units) needs `approvals_required` distinct approvals (DECISIONS §16). */
+/** A hold above `above` (minor units) needs `approvals_required` distinct approvals (docs/api.md, "Approval chains"). */
 export interface ApprovalRule {
   above: number;
   approvals_required: number;

@@ -8,7 +8,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** An in-progress claim older than this belonged to a request that died before committing anything. */
 export const IDEMPOTENCY_STALE_CLAIM_MS = 60 * 1000;
 
-/** A stored response belongs to the API key that sent the request, not to its account (DECISIONS §3). */
+/** A stored response belongs to the API key that sent the request, not to its account (docs/api.md, "Idempotency"). */
 export interface IdempotencyScope {
   accountId: string;
   livemode: boolean;

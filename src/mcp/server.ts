@@ -7,7 +7,7 @@ import { type ApiClient, createApiClient, type Documented, type ResponseBody } f
 import { formatMoney } from '../kernel/money.js';
 
 /**
- * The MCP tool server of DECISIONS §12: a model asks for a spend decision through the tool
+ * The MCP tool server (docs/api.md, "MCP tool server"): a model asks for a spend decision through the tool
  * `authorize_spend` and follows a held one with `get_decision`. It is a client of the HTTP API
  * (`{base}/authorize`, `{base}/decisions/:id`) through the client generated from the OpenAPI
  * document (src/client/), so every decision is the service's own. stdout

@@ -1,6 +1,6 @@
 import type { ApprovalRule } from '../db/database.js';
 
-/** Holds need at least this many seconds before they escalate (DECISIONS §16). */
+/** Holds need at least this many seconds before they escalate (docs/api.md, "Approval chains"). */
 export const MIN_ESCALATE_AFTER_SECONDS = 60;
 export const MAX_APPROVAL_RULES = 5;
 export const MAX_APPROVALS_REQUIRED = 5;

@@ -53,7 +53,7 @@ export type Evaluation =
 
 
 /**
- * The rules of DECISIONS §3, in their fixed order; the first failing rule wins. Pure: the caller
+ * The rules of docs/api.md ("Rule order"), in their fixed order; the first failing rule wins. Pure: the caller
  * loads the state under a lock and applies the outcome. Frozen and deactivated agents never reach
  * here (they are errors, not decisions). Anything it cannot evaluate is denied (fail closed).
  */

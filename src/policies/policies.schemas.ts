@@ -7,7 +7,7 @@ import { MAX_APPROVAL_RULES, MAX_APPROVALS_REQUIRED, MIN_ESCALATE_AFTER_SECONDS 
 export const MAX_LIST_ENTRIES = 500;
 export const MAX_APPROVAL_TIMEOUT_SECONDS = 30 * 24 * 3600;
 export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 72 * 3600;
-/** An approval not captured within this window expires (DECISIONS §15). */
+/** An approval not captured within this window expires (docs/api.md, "Capture and void"). */
 export const DEFAULT_CAPTURE_WINDOW_SECONDS = 7 * 24 * 3600;
 export const MIN_CAPTURE_WINDOW_SECONDS = 60;
 export const MAX_CAPTURE_WINDOW_SECONDS = 30 * 24 * 3600;

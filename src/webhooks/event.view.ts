@@ -67,7 +67,7 @@ export function toEventView(row: { id: string; type: string; data: Record<string
 
 /**
  * The body of a webhook delivery of one event type (built by `buildSignedDelivery`): the event
- * envelope of SPEC §6 plus its id.
+ * envelope of docs/api.md ("Delivery") plus its id.
  */
 export const webhookPayloadSchema = (type: EventType) =>
   z

@@ -1,5 +1,5 @@
 /**
- * Approval chains through the API (DECISIONS §16): the policy fields and their validation, the
+ * Approval chains through the API (docs/api.md, "Approval chains"): the policy fields and their validation, the
  * quorum fixed on a hold when it is held, approvals counted by the reviewer endpoint, and the
  * simulation. The engine is the FAKE inline gateway (test/support/fake-gateway.ts), which records
  * approvals through the same activity the workflow uses; the workflow itself is covered by

@@ -1,5 +1,5 @@
 /**
- * The spend lifecycle after approval (DECISIONS §15): capture (all or part), void, expiry of an
+ * The spend lifecycle after approval (docs/api.md, "Capture and void"): capture (all or part), void, expiry of an
  * approval not captured in time, and single-use tokens. What is not captured leaves the agent's
  * budget in the same transaction, in the period the approval counted in.
  */

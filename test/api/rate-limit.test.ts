@@ -1,5 +1,5 @@
 /**
- * Rate limits (SPEC §8.1, DECISIONS §10): per account and mode, fixed one-minute windows counted in
+ * Rate limits (docs/api.md, "Rate limits"): per account and mode, fixed one-minute windows counted in
  * the database, so every API process shares them.
  *
  * Tests that count up to a limit run their own app instances with a pinned clock, so a minute

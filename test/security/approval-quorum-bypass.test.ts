@@ -1,5 +1,5 @@
 /**
- * Attack: one holder of a key tries to complete a hold's quorum of approvals (DECISIONS §16) alone,
+ * Attack: one holder of a key tries to complete a hold's quorum of approvals (docs/api.md, "Approval chains") alone,
  * or with a key that may not approve it at all: the same reviewer key twice (one after the other,
  * all at once, and as a retried activity), a key of another account, a key of the other mode, an
  * agent key, a revoked key. None may add an approval, and the hold must stay pending without a token.

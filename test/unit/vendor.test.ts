@@ -6,7 +6,7 @@ const ip = (key: string): VendorForm => ({ kind: 'ip', key });
 const name = (key: string): VendorForm => ({ kind: 'name', key });
 const noHost = (key: string): VendorForm => ({ kind: 'invalid', key, problem: 'has no host a URL parser accepts' });
 
-describe('vendorForm (DECISIONS §3)', () => {
+describe('vendorForm (docs/api.md, "Vendor matching")', () => {
   test.each<[string, VendorForm]>([
     ['Amazon.com', host('amazon.com')],
     ['HTTP://Shop.Example', host('shop.example')],

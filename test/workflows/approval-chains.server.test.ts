@@ -1,5 +1,5 @@
 /**
- * Approval chains (DECISIONS §16) end to end on a real Temporal server: a quorum of reviewer keys,
+ * Approval chains (docs/api.md, "Approval chains") end to end on a real Temporal server: a quorum of reviewer keys,
  * a denial after one approval, an operator's signals counting as one approver, and escalation.
  * Reviewers act through the HTTP API with keys of their own; operators through the Temporal CLI.
  *

@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * The audit chain becomes keyed (DECISIONS §7): each record carries `mac`, an HMAC of its content
+ * The audit chain becomes keyed (docs/api.md, "Audit log"): each record carries `mac`, an HMAC of its content
  * with the server's AUDIT_HMAC_KEY written with the record, and `hash` becomes an HMAC link. Anyone
  * could recompute the old SHA-256 chain, so a row inserted by hand was sealed and verified.
  *
