@@ -53,29 +53,29 @@ function canonicalJson(value: unknown): string {
 
 const hmacHex = (key: Buffer, text: string) => createHmac('sha256', key).update(text).digest('hex');
 
-/** The content a record's MAC covers: every field the service writes, in a fixed order. */
-const canonicalContent = (r: Omit<ChainedFields, 'sequence'>): string =>
-  canonicalJson({
-    id: r.id,
-    account_id: r.account_id,
-    livemode: r.livemode,
-    type: r.type,
-    actor_type: r.actor_type,
-    actor_id: r.actor_id,
-    agent_id: r.agent_id,
-    decision_id: r.decision_id,
-    decision: r.decision,
-    amount: r.amount === null ? null : Number(r.amount),
-    currency: r.currency,
-    vendor: r.vendor,
-    category: r.category,
-    policy_id: r.policy_id,
-    reason: r.reason,
-    metadata: r.metadata,
-    created_at: r.created_at.toISOString(),
-  });
+/** Every field the service writes (canonicalJson sorts them). */
+const contentOf = (r: Omit<ChainedFields, 'sequence'>) => ({
+  id: r.id,
+  account_id: r.account_id,
+  livemode: r.livemode,
+  type: r.type,
+  actor_type: r.actor_type,
+  actor_id: r.actor_id,
+  agent_id: r.agent_id,
+  decision_id: r.decision_id,
+  decision: r.decision,
+  amount: r.amount === null ? null : Number(r.amount),
+  currency: r.currency,
+  vendor: r.vendor,
+  category: r.category,
+  policy_id: r.policy_id,
+  reason: r.reason,
+  metadata: r.metadata,
+  created_at: r.created_at.toISOString(),
+});
 
-const recordMac = (key: Buffer, record: Omit<ChainedFields, 'sequence'>): string => hmacHex(key, `record\n${canonicalContent(record)}`);
+/** The MAC covers the content; the link covers the place. */
+const recordMac = (key: Buffer, record: Omit<ChainedFields, 'sequence'>): string => hmacHex(key, `record\n${canonicalJson(contentOf(record))}`);
 const chainHash = (key: Buffer, prevHash: string, sequence: number, mac: string | null): string => hmacHex(key, `link\n${prevHash}\n${Number(sequence)}\n${mac ?? ''}`);
 
 const CONTENT = `id, account_id, livemode, type, actor_type, actor_id, agent_id, decision_id, decision, amount, currency, vendor, category, policy_id, reason, metadata, created_at`;
@@ -104,29 +104,7 @@ type Row = Omit<ChainedFields, 'sequence'> & { sequence: number | null; prev_has
 /** The chain as it was before this migration, frozen here: hash = sha256(prev_hash || canonical record). */
 function legacyHash(prev: string, r: Row): string {
   return createHash('sha256')
-    .update(
-      prev +
-        canonicalJson({
-          id: r.id,
-          account_id: r.account_id,
-          livemode: r.livemode,
-          sequence: Number(r.sequence),
-          type: r.type,
-          actor_type: r.actor_type,
-          actor_id: r.actor_id,
-          agent_id: r.agent_id,
-          decision_id: r.decision_id,
-          decision: r.decision,
-          amount: r.amount === null ? null : Number(r.amount),
-          currency: r.currency,
-          vendor: r.vendor,
-          category: r.category,
-          policy_id: r.policy_id,
-          reason: r.reason,
-          metadata: r.metadata,
-          created_at: r.created_at.toISOString(),
-        }),
-    )
+    .update(prev + canonicalJson({ ...contentOf(r), sequence: Number(r.sequence) }))
     .digest('hex');
 }
 
