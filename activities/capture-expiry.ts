@@ -14,9 +14,10 @@ export interface CaptureExpiryActivityDeps {
 }
 
 /**
- * Approvals not captured within their policy's capture window expire (docs/api.md, "Capture and void"). Safe to run
- * twice, concurrently with itself and with captures and voids: each approval is changed under its
- * agent's lock and only while still uncaptured, so exactly one of them records its outcome.
+ * Approvals not captured within their policy's capture window expire (docs/api.md, "Capture and
+ * void"). Safe to run twice, concurrently with itself and with captures and voids: each approval is
+ * changed under its agent's lock and only while still uncaptured, so exactly one of them records
+ * its outcome.
  */
 export function createCaptureExpiryActivities(deps: CaptureExpiryActivityDeps) {
   return {

@@ -132,11 +132,11 @@ export interface ApprovalResult extends Resolution {
 }
 
 /**
- * One approval towards a hold's quorum (docs/api.md, "Approval chains"), under the agent's and the decision's lock:
- * recorded with its own audit record (`approval.recorded`); the approval that completes the quorum
- * also resolves the hold as approved in the same transaction. Idempotent: a repeated approval by the
- * same approver records nothing (`duplicate`), a hold no longer pending is returned unchanged, and
- * one past its time is expired instead.
+ * One approval towards a hold's quorum (docs/api.md, "Approval chains"), under the agent's and the
+ * decision's lock: recorded with its own audit record (`approval.recorded`); the approval that
+ * completes the quorum also resolves the hold as approved in the same transaction. Idempotent: a
+ * repeated approval by the same approver records nothing (`duplicate`), a hold no longer pending is
+ * returned unchanged, and one past its time is expired instead.
  */
 export async function recordApproval(deps: { db: Db; signer?: TokenSigner; now?: () => Date }, input: ApprovalInput): Promise<ApprovalResult> {
   return onPendingHold<ApprovalResult>(deps.db, input.decisionId, (row) => ({ changed: false, duplicate: false, decision: toDecisionView(row) }), async (trx, row) => {

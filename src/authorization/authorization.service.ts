@@ -220,8 +220,8 @@ async function prepareDecision(
     ),
     eventInsert(event),
     outboxInsert(held ? [{ topic: 'event', refId: event.id }, { topic: 'held_decision', refId: id }] : [{ topic: 'event', refId: event.id }], caller.accountId, now),
-    // Billable (docs/api.md, "Usage"): this 200 in live mode, counted once with the decision. Replays never
-    // reach here; errors roll the count back with everything else.
+    // Billable (docs/api.md, "Usage"): this 200 in live mode, counted once with the decision.
+    // Replays never reach here; errors roll the count back with everything else.
     caller.livemode && countCheckStatement(caller.accountId, monthOf(now)),
     idem?.completion?.(db, 200, JSON.stringify(view)),
   ];

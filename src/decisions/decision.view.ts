@@ -79,9 +79,9 @@ export const decisionEventDataSchema = decisionSchema
 export type DecisionEventData = z.infer<typeof decisionEventDataSchema>;
 
 /**
- * The decision object (docs/api.md, "The decision object"). `authorization_token` is present only when
- * approved, `reason` only when denied or held, `expires_at`, `approvals_required` and `approvals`
- * only for held requests.
+ * The decision object (docs/api.md, "The decision object"). `authorization_token` is present only
+ * when approved, `reason` only when denied or held, `expires_at`, `approvals_required` and
+ * `approvals` only for held requests.
  */
 export function toDecisionView(row: DecisionRow): DecisionView {
   const approved = row.decision === 'approved';
@@ -101,8 +101,9 @@ export function toDecisionView(row: DecisionRow): DecisionView {
     category: row.category,
     metadata: row.metadata,
     ...(row.expires_at ? { expires_at: row.expires_at.toISOString() } : {}),
-    // Held requests only: the quorum fixed when held, and the approvals given so far (docs/api.md, "Approval chains").
-    // Items rebuilt field by field: jsonb keeps its own key order, the API shows the documented one.
+    // Held requests only: the quorum fixed when held, and the approvals given so far (docs/api.md,
+    // "Approval chains"). Items rebuilt field by field: jsonb keeps its own key order, the API
+    // shows the documented one.
     ...(row.expires_at
       ? { approvals_required: row.approvals_required ?? 1, approvals: (row.approvals ?? []).map((a) => ({ api_key_id: a.api_key_id, name: a.name, note: a.note, at: a.at })) }
       : {}),
@@ -114,9 +115,9 @@ export function toDecisionView(row: DecisionRow): DecisionView {
 }
 
 /**
- * What the rail did with an approval (docs/api.md, "Capture and void"); null for denied and pending decisions.
- * `captured_amount` is null until captured; `capture_before` is the deadline after which an
- * uncaptured approval expires (null for approvals older than captures, which never expire).
+ * What the rail did with an approval (docs/api.md, "Capture and void"); null for denied and pending
+ * decisions. `captured_amount` is null until captured; `capture_before` is the deadline after which
+ * an uncaptured approval expires (null for approvals older than captures, which never expire).
  */
 export function captureView(row: DecisionRow): CaptureView | null {
   if (row.decision !== 'approved' || !row.capture_status) return null;

@@ -50,8 +50,9 @@ export function idempotency({ db, cipher }: IdempotencyDeps): RequestHandler {
     // An unknown route answers 404 without ever executing: nothing to store.
     if (!route) return next();
     const caller = callerOf(req);
-    // The role and the body are checked before any lookup (docs/api.md, "Idempotency"): a key that may not make
-    // this request never reaches a stored response, and its refusal never binds the key.
+    // The role and the body are checked before any lookup (docs/api.md, "Idempotency"): a key that
+    // may not make this request never reaches a stored response, and its refusal never binds the
+    // key.
     if (route.roles !== 'public') requireRole(caller, route.roles);
     if (route.body) parse(route.body, bodyObject(req.body));
 

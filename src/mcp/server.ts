@@ -7,11 +7,11 @@ import { type ApiClient, createApiClient, type Documented, type ResponseBody } f
 import { formatMoney } from '../kernel/money.js';
 
 /**
- * The MCP tool server (docs/api.md, "MCP tool server"): a model asks for a spend decision through the tool
- * `authorize_spend` and follows a held one with `get_decision`. It is a client of the HTTP API
- * (`{base}/authorize`, `{base}/decisions/:id`) through the client generated from the OpenAPI
- * document (src/client/), so every decision is the service's own. stdout
- * carries the protocol only; anything for humans goes to stderr.
+ * The MCP tool server (docs/api.md, "MCP tool server"): a model asks for a spend decision through
+ * the tool `authorize_spend` and follows a held one with `get_decision`. It is a client of the HTTP
+ * API (`{base}/authorize`, `{base}/decisions/:id`) through the client generated from the OpenAPI
+ * document (src/client/), so every decision is the service's own. stdout carries the protocol only;
+ * anything for humans goes to stderr.
  */
 
 export const MCP_SERVER_NAME = 'spend-auth';

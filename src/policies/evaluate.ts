@@ -53,9 +53,10 @@ export type Evaluation =
 
 
 /**
- * The rules of docs/api.md ("Rule order"), in their fixed order; the first failing rule wins. Pure: the caller
- * loads the state under a lock and applies the outcome. Frozen and deactivated agents never reach
- * here (they are errors, not decisions). Anything it cannot evaluate is denied (fail closed).
+ * The rules of docs/api.md ("Rule order"), in their fixed order; the first failing rule wins. Pure:
+ * the caller loads the state under a lock and applies the outcome. Frozen and deactivated agents
+ * never reach here (they are errors, not decisions). Anything it cannot evaluate is denied (fail
+ * closed).
  */
 export function evaluate({ agent, policy, request, spend, velocity = [], duplicateSuspected = false }: EvaluationInput): Evaluation {
   const deny = (reason_code: DenyCode, reason: string): Evaluation => ({

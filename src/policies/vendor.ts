@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { TRIMMED_CHARS } from '../kernel/schemas.js';
 
 /**
- * The normal form every vendor comparison uses (docs/api.md, "Vendor matching"): deny- and allowlists, the
- * duplicate-spend rule and the policy simulator all go through `vendorForm`.
+ * The normal form every vendor comparison uses (docs/api.md, "Vendor matching"): deny- and
+ * allowlists, the duplicate-spend rule and the policy simulator all go through `vendorForm`.
  *
  * - A vendor that looks like a URL or a domain becomes the host a WHATWG URL parser yields for it
  *   (`https://` prefixed when it names no scheme): userinfo, port, path, query and fragment go,

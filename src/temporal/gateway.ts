@@ -45,7 +45,8 @@ function heldStartOptions(decision: DecisionRow, settings: TemporalSettings) {
     decisionId: decision.id,
     expiresAt: (decision.expires_at ?? decision.created_at).toISOString(),
     ...(settings.allowSignalApprovals === false ? { signalApprovals: false } : {}),
-    // Approval chains (docs/api.md, "Approval chains"), only where they differ from a single approval without escalation.
+    // Approval chains (docs/api.md, "Approval chains"), only where they differ from a single
+    // approval without escalation.
     ...(decision.approvals_required && decision.approvals_required > 1 ? { approvalsRequired: decision.approvals_required } : {}),
     ...(decision.escalates_at ? { escalatesAt: decision.escalates_at.toISOString() } : {}),
   };

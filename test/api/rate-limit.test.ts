@@ -1,6 +1,6 @@
 /**
- * Rate limits (docs/api.md, "Rate limits"): per account and mode, fixed one-minute windows counted in
- * the database, so every API process shares them.
+ * Rate limits (docs/api.md, "Rate limits"): per account and mode, fixed one-minute windows counted
+ * in the database, so every API process shares them.
  *
  * Tests that count up to a limit run their own app instances with a pinned clock, so a minute
  * boundary can never reset a count halfway through. Requests "from another client" leave from a

@@ -2,9 +2,10 @@ import { createHash, createHmac } from 'node:crypto';
 import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * The audit chain becomes keyed (docs/api.md, "Audit log"): each record carries `mac`, an HMAC of its content
- * with the server's AUDIT_HMAC_KEY written with the record, and `hash` becomes an HMAC link. Anyone
- * could recompute the old SHA-256 chain, so a row inserted by hand was sealed and verified.
+ * The audit chain becomes keyed (docs/api.md, "Audit log"): each record carries `mac`, an HMAC of
+ * its content with the server's AUDIT_HMAC_KEY written with the record, and `hash` becomes an HMAC
+ * link. Anyone could recompute the old SHA-256 chain, so a row inserted by hand was sealed and
+ * verified.
  *
  * Existing chains are re-sealed once, here: a chain is re-sealed record by record only as far as
  * its old SHA-256 chain verifies, so the new key never vouches for a record the old chain did not.
