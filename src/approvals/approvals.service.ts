@@ -5,7 +5,7 @@ import { findDecisionInScope } from '../decisions/decisions.repository.js';
 import { toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
 import { AppError, conflict, notFound } from '../kernel/errors.js';
 import { EngineUnavailable, ResolutionRejected, type HoldEngine } from './hold-engine.js';
-import { listHeld } from './approvals.repository.js';
+import { findHoldNames, listHeld } from './approvals.repository.js';
 import { isExpired } from './resolution.service.js';
 
 export async function listApprovals(
@@ -41,7 +41,7 @@ export async function resolveApproval(
   if (outcome === 'approved' && approvedBy(decision, caller.keyId)) throw alreadyApproved();
   let summary;
   try {
-    summary = await deps.gateway.resolve(decision, { outcome, note: note ?? null, reviewer: caller.keyId, via: 'api' });
+    summary = await deps.gateway.resolve(decision, { outcome, note: note ?? null, reviewer: caller.keyId, via: 'api' }, await findHoldNames(deps.db, decision));
   } catch (err) {
     if (err instanceof ResolutionRejected) {
       if (err.message === 'expired') throw expiredConflict(decision);

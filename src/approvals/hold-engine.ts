@@ -6,8 +6,11 @@ import type { DecisionRow } from '../decisions/decision.view.js';
  * see whether it still runs. `temporal/gateway.ts` implements it; the feature never sees Temporal.
  */
 export interface HoldEngine {
-  /** Starts the hold's wait; a second start of the same hold is not an error. */
-  startHeld(decision: DecisionRow): Promise<'started' | 'already_started'>;
+  /**
+   * Starts the hold's wait; a second start of the same hold is not an error. `names`: the agent's
+   * and policy's names for the operators' view of the wait; ids only without them.
+   */
+  startHeld(decision: DecisionRow, names?: HoldNames): Promise<'started' | 'already_started'>;
   /** Tells the hold's wait its decision was resolved elsewhere (agent frozen); a missing wait is fine. */
   notifyResolved(decisionId: string): Promise<void>;
   /**
@@ -15,11 +18,17 @@ export interface HoldEngine {
    * started yet). Throws ResolutionRejected when the wait refuses it, EngineUnavailable when the
    * engine does not answer within `deadlineMs`.
    */
-  resolve(decision: DecisionRow, outcome: ReviewerDecision, deadlineMs?: number): Promise<HoldResolution>;
+  resolve(decision: DecisionRow, outcome: ReviewerDecision, names?: HoldNames, deadlineMs?: number): Promise<HoldResolution>;
   /** Whether the hold's wait is running, closed (completed, failed, terminated…) or was never started. */
   heldWorkflowState(decisionId: string): Promise<'running' | 'closed' | 'missing'>;
   /** Starts the hold's wait again after it closed without resolving the hold. */
-  restartHeld(decision: DecisionRow): Promise<'started' | 'already_started'>;
+  restartHeld(decision: DecisionRow, names?: HoldNames): Promise<'started' | 'already_started'>;
+}
+
+/** The names a hold is shown with; looked up when its wait is started (absent: ids only). */
+export interface HoldNames {
+  agentName?: string | null | undefined;
+  policyName?: string | null | undefined;
 }
 
 /** A reviewer's outcome as the API sends it to the hold's wait. */

@@ -14,6 +14,12 @@ const STATUS: Record<ErrorCode, number> = {
   internal_error: 500,
 };
 
+/**
+ * Retry-After of every 503 `service_unavailable` (docs/api.md, "Errors"): the engine or the
+ * database is probed every few seconds, and a reviewer's retry is safe (answered from the row).
+ */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; param?: string; request_id?: string };
 }
@@ -86,6 +92,7 @@ export function errorHandler(log: (err: unknown, requestId: string) => void): Er
       res.end();
       return;
     }
+    if (status === 503) res.setHeader('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
     res.status(status).json(errorBody(appError.code, appError.message, appError.param, req.requestId));
   };
 }

@@ -76,6 +76,7 @@ const HEADERS = {
   RateLimitRemaining: { description: 'Requests left in the current minute', schema: { type: 'integer', minimum: 0 } },
   RateLimitReset: { description: 'Whole seconds until the window resets', schema: { type: 'integer', minimum: 0 } },
   RetryAfter: { description: 'Whole seconds to wait before retrying (the same number as X-RateLimit-Reset)', required: true, schema: { type: 'integer', minimum: 0 } },
+  RetryAfterUnavailable: { description: 'Whole seconds to wait before retrying (5): the dependency is looked at again within that', required: true, schema: { type: 'integer', minimum: 1 } },
   IdempotentReplayed: { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
   NextCursor: { description: 'CSV answers only: the cursor of the next page, absent on the last page', schema: { type: 'string' } },
 } as const;
@@ -95,7 +96,11 @@ const ERROR_RESPONSES: Record<string, { status: string; description: string; hea
   Conflict: { status: '409', description: '`conflict`: the object is not in a state that allows it, or the Idempotency-Key was used with another request' },
   PayloadTooLarge: { status: '413', description: '`invalid_request`: the body is over 64 KiB (`param` `body`)' },
   TooManyRequests: { status: '429', description: "`rate_limited`: over the per-minute limit", headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
-  ServiceUnavailable: { status: '503', description: '`service_unavailable`: a dependency the call needs (the workflow engine) is down; retry later' },
+  ServiceUnavailable: {
+    status: '503',
+    description: '`service_unavailable`: a dependency the call needs (the workflow engine) is down or did not answer within 10 s; retry after `Retry-After` seconds',
+    headers: { 'Retry-After': ref('headers', 'RetryAfterUnavailable') },
+  },
 };
 
 const isPost = (route: RouteDoc) => route.method === 'post';

@@ -82,7 +82,7 @@ const operational: RouteDoc[] = [
     tag: 'Operations',
     roles: 'public',
     summary: 'Readiness: the database answers; reports the workflow engine and the outbox lag',
-    response: { status: 200, description: 'Ready (503 with the same object when the database is down)', schema: readinessSchema },
+    response: { status: 200, description: 'Ready, or `degraded` while the workflow engine is down (503 with the same object when the database is down)', schema: readinessSchema },
   },
   {
     method: 'get',

@@ -13,8 +13,10 @@ export interface Config {
     addressGiven: boolean;
     /** `dev` without TEMPORAL_ADDRESS starts this Temporal CLI's dev server (else one found on PATH). */
     cliPath: string | undefined;
-    /** The process's PATH, where `dev` looks for a `temporal` binary. */
+    /** The process's PATH, where `dev` looks for a `temporal` binary (and pip, go). */
     searchPath: string | undefined;
+    /** Where `dev` keeps the Temporal CLI it fetches: `$XDG_CACHE_HOME` (else `~/.cache`)`/spend-auth/temporal-cli`. */
+    cliCacheDir: string;
     /** Whether operators may approve or deny holds by signal from the Temporal UI or CLI. */
     allowSignalApprovals: boolean;
     /** TLS to the engine (Temporal Cloud): client certificate and key for mTLS, a server CA and name; PEM text or file paths. Undefined: plain connection. */

@@ -1,19 +1,21 @@
 import { Client, Connection, WithStartWorkflowOperation, WorkflowUpdateFailedError, type WorkflowStartOptions } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type SearchAttributePair } from '@temporalio/common';
-import { EngineUnavailable, ResolutionRejected, type HoldEngine } from '../approvals/hold-engine.js';
+import { EngineUnavailable, ResolutionRejected, type HoldEngine, type HoldNames } from '../approvals/hold-engine.js';
 import type { DecisionRow } from '../decisions/decision.view.js';
 import type { HeldAuthorizationInput, ResolutionSummary, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
 import { approvalDecisionSignal, resolveUpdate } from '../../workflows/held-authorization.js';
 import { clientConnectionOptions, type EngineConnectionSettings } from './connection.js';
 import { heldWorkflowId } from './ids.js';
 import { taskQueues } from './task-queues.js';
-import { formatMoney } from '../kernel/money.js';
+import { heldDetails, heldMemo, heldSummary } from './hold-metadata.js';
 import { clientTracingInterceptors } from './tracing.js';
 import { AgentIdKey, AmountMinorKey, ApprovalStatusKey, LivemodeKey, PolicyIdKey, VendorKey } from './search-attributes.js';
 
 export const ENGINE_CONNECT_TIMEOUT_MS = 3_000;
-/** A reviewer's HTTP call waits at most this long for the workflow to record the outcome. */
+/** A reviewer's HTTP call is answered within this (docs/api.md, "Approvals"): the outcome, or 503 with Retry-After. */
 export const APPROVAL_DEADLINE_MS = 10_000;
+/** Kept back from the engine's share of that for the database reads before and after the call. */
+export const APPROVAL_RESPONSE_MARGIN_MS = 1_000;
 
 export interface TemporalSettings extends EngineConnectionSettings {
   taskQueue: string;
@@ -39,7 +41,7 @@ export const ENGINE_HEALTH_TIMEOUT_MS = 2_000;
 /** Every other call to the engine gives up after this long (well inside the outbox lease). */
 export const ENGINE_CALL_DEADLINE_MS = 5_000;
 
-function heldStartOptions(decision: DecisionRow, settings: TemporalSettings) {
+function heldStartOptions(decision: DecisionRow, settings: TemporalSettings, names: HoldNames = {}) {
   const { taskQueue } = settings;
   const input: HeldAuthorizationInput = {
     decisionId: decision.id,
@@ -66,11 +68,10 @@ function heldStartOptions(decision: DecisionRow, settings: TemporalSettings) {
     workflowIdConflictPolicy: 'USE_EXISTING' as const,
     workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
     typedSearchAttributes: searchAttributes,
-    memo: {
-      summary: `${formatMoney(decision.amount, decision.currency)} at ${decision.vendor} for agent ${decision.agent_id}`,
-      reason: decision.reason ?? '',
-      expiresAt: input.expiresAt,
-    },
+    // What an operator sees in the UI's list and on the workflow's page, without opening anything.
+    staticSummary: heldSummary(decision, names),
+    staticDetails: heldDetails(decision, names),
+    memo: heldMemo(decision, names),
   };
 }
 
@@ -108,8 +109,8 @@ export class TemporalGateway implements WorkflowGateway {
     return this.client;
   }
 
-  async startHeld(decision: DecisionRow): Promise<'started' | 'already_started'> {
-    return this.start('heldAuthorization', heldStartOptions(decision, this.settings));
+  async startHeld(decision: DecisionRow, names?: HoldNames): Promise<'started' | 'already_started'> {
+    return this.start('heldAuthorization', heldStartOptions(decision, this.settings, names));
   }
 
   /** Starts a workflow within the call deadline; an existing one with its id is not an error. */
@@ -148,9 +149,9 @@ export class TemporalGateway implements WorkflowGateway {
     }
   }
 
-  async restartHeld(decision: DecisionRow): Promise<'started' | 'already_started'> {
+  async restartHeld(decision: DecisionRow, names?: HoldNames): Promise<'started' | 'already_started'> {
     // A closed run may be followed by a new one here (and only here): the hold is still pending.
-    return this.start('heldAuthorization', { ...heldStartOptions(decision, this.settings), workflowIdReusePolicy: 'ALLOW_DUPLICATE' });
+    return this.start('heldAuthorization', { ...heldStartOptions(decision, this.settings, names), workflowIdReusePolicy: 'ALLOW_DUPLICATE' });
   }
 
   async notifyResolved(decisionId: string): Promise<void> {
@@ -167,7 +168,7 @@ export class TemporalGateway implements WorkflowGateway {
     }
   }
 
-  async resolve(decision: DecisionRow, outcome: ReviewerOutcome, deadlineMs = APPROVAL_DEADLINE_MS): Promise<ResolutionSummary> {
+  async resolve(decision: DecisionRow, outcome: ReviewerOutcome, names?: HoldNames, deadlineMs = APPROVAL_DEADLINE_MS - APPROVAL_RESPONSE_MARGIN_MS): Promise<ResolutionSummary> {
     const deadline = Date.now() + deadlineMs;
     const client = await Promise.race([
       this.getClient(),
@@ -181,7 +182,7 @@ export class TemporalGateway implements WorkflowGateway {
           // The same reviewer asking the same thing again (a retry after a timeout) attaches to
           // the Update already sent instead of sending a second one.
           updateId: `${outcome.outcome === 'approved' ? 'approve' : 'deny'}-${decision.id}-${outcome.reviewer ?? 'anonymous'}`,
-          startWorkflowOperation: new WithStartWorkflowOperation('heldAuthorization', heldStartOptions(decision, this.settings)),
+          startWorkflowOperation: new WithStartWorkflowOperation('heldAuthorization', heldStartOptions(decision, this.settings, names)),
         }),
       );
     } catch (err) {

@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import { findDecisionById } from '../decisions/decisions.repository.js';
 import type { Logger } from '../kernel/logger.js';
+import { findHoldNames } from '../approvals/approvals.repository.js';
 import { fanOutEvent } from '../webhooks/webhooks.service.js';
 import { findDelivery } from '../webhooks/webhooks.repository.js';
 import {
@@ -116,7 +117,8 @@ export class OutboxRelay {
       const decision = await findDecisionById(this.deps.db, row.ref_id);
       // Resolved before its workflow existed (agent frozen, or expired by the database meanwhile): nothing to start.
       if (!decision || decision.status !== 'pending') return false;
-      await this.deps.gateway.startHeld(decision);
+      // The names are read at each attempt; the start is idempotent by workflow id whatever they are.
+      await this.deps.gateway.startHeld(decision, await findHoldNames(this.deps.db, decision));
       return true;
     }
     if (row.topic === 'held_resolved') {
