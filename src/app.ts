@@ -1,39 +1,26 @@
 import express, { type Express } from 'express';
-import type { HealthView, ReadinessView } from './http/health.view.js';
-import { sql } from 'kysely';
 import type { AgentHooks } from './agents/agents.service.js';
 import type { Db } from './db/database.js';
 import { authMiddleware, type Authenticator } from './http/auth.js';
 import { jsonBody } from './http/body.js';
 import { errorHandler, notFoundRoute } from './http/errors.js';
 import { requestId } from './http/request-id.js';
-import { agentsRouter } from './http/routes/agents.js';
-import { apiKeysRouter } from './http/routes/api-keys.js';
-import { auditLogsRouter } from './http/routes/audit-logs.js';
-import { policiesRouter } from './http/routes/policies.js';
-import { authorizeRouter } from './http/routes/authorize.js';
-import { decisionsRouter } from './http/routes/decisions.js';
-import { jwksRouter, tokensRouter } from './http/routes/tokens.js';
 import { idempotency } from './http/idempotency.js';
 import { responseCipher } from './idempotency/response-cipher.js';
 import { DecisionWaiter } from './authorization/decision-waiter.js';
 import type { TokenSigner } from './tokens/authorization-token.js';
 import { agentStopHooks } from './approvals/agent-hooks.js';
-import { approvalsRouter } from './http/routes/approvals.js';
-import { outboxLag } from './outbox/outbox.repository.js';
-import { eventsRouter, webhookEndpointsRouter } from './http/routes/webhooks.js';
-import { QUICKSTART_PATHS, quickstartRouter } from './http/routes/quickstart.js';
 import type { WorkflowGateway } from './temporal/gateway.js';
 import { EngineMonitor } from './temporal/engine-status.js';
 import { rateLimiter, type RateLimitDeps } from './http/rate-limit.js';
-import { usageRouter } from './http/routes/usage.js';
 import type { Logger } from './logger.js';
-import { readiness } from './http/readiness.js';
 import { observeRequests } from './http/observe.js';
 import { traceRequests } from './http/trace-requests.js';
-import { docsRouter } from './http/routes/docs.js';
-import { dashboardRouter } from './http/routes/dashboard.js';
-import { attachMetrics, createMetrics, metricsHandler, type Metrics } from './observability/metrics.js';
+import { dashboardFiles, findDashboardDir } from './http/dashboard.js';
+import { openApiDocument } from './http/openapi.js';
+import { mountRoutes, type RouteDeps } from './http/route.js';
+import { ROUTES } from './http/routes/index.js';
+import { attachMetrics, createMetrics, type Metrics } from './observability/metrics.js';
 
 export interface AppDeps {
   db: Db;
@@ -64,7 +51,14 @@ export interface AppDeps {
   idempotencyKey: Buffer;
 }
 
-/** Builds the HTTP app from its dependencies; listening is the caller's business. */
+const isV1 = (path: string) => path.startsWith('/v1/');
+
+/**
+ * Builds the HTTP app from its dependencies; listening is the caller's business. It serves the
+ * declared routes (src/http/routes/) and nothing else but the dashboard's files, each behind what
+ * its place asks for: public pages as they are, public /v1 routes behind the per-address limit,
+ * every route with roles behind the key, the per-account limit, the body reader and idempotency.
+ */
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -75,64 +69,48 @@ export function createApp(deps: AppDeps): Express {
   const metrics = deps.metrics ?? createMetrics({ db: deps.db });
   attachMetrics(app.locals, metrics);
   app.use(observeRequests({ metrics, log: deps.log }));
-  app.get('/metrics', metricsHandler(metrics));
   const limits = rateLimiter({ db: deps.db, ...deps.rateLimit, logError: deps.logError });
-  app.use(docsRouter(limits.perAddress));
-  app.use(dashboardRouter());
-
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' } satisfies HealthView);
-  });
-  const engineState =
-    deps.engine ??
-    new EngineMonitor({
-      address: 'workflow engine',
-      probe: async () => {
-        if ((await deps.gateway.health()) !== 'up') throw new Error('no answer in time');
-      },
-    });
-  app.get('/readyz', async (_req, res) => {
-    let database: 'up' | 'down' = 'up';
-    let outbox: Awaited<ReturnType<typeof outboxLag>> | undefined;
-    try {
-      await sql`select 1`.execute(deps.db);
-      outbox = await outboxLag(deps.db, new Date());
-    } catch {
-      database = 'down';
-    }
-    // The engine's state is reported, never required (authorize works without it), and never waited for.
-    const engine = await engineState.current();
-    res.status(database === 'up' ? 200 : 503).json({ status: readiness(database, engine), database, workflow_engine: engine, outbox } satisfies ReadinessView);
-  });
 
   const waiter = deps.waiter ?? new DecisionWaiter();
-  const authz = { db: deps.db, signer: deps.signer, waiter, onDecision: metrics.recordDecision, ...(deps.now ? { now: deps.now } : {}) };
+  const now = deps.now ? { now: deps.now } : {};
+  const dashboardDir = findDashboardDir();
+  const routeDeps: RouteDeps = {
+    db: deps.db,
+    authorization: { db: deps.db, signer: deps.signer, waiter, onDecision: metrics.recordDecision, ...now },
+    approvals: { db: deps.db, gateway: deps.gateway, onResolved: (id) => waiter.notify(id), ...now },
+    webhooks: { db: deps.db, allowPrivateUrls: deps.allowPrivateUrls ?? false },
+    agentHooks: deps.agentHooks ?? agentStopHooks,
+    onKeyRevoked: deps.onKeyRevoked,
+    metrics,
+    engine:
+      deps.engine ??
+      new EngineMonitor({
+        address: 'workflow engine',
+        probe: async () => {
+          if ((await deps.gateway.health()) !== 'up') throw new Error('no answer in time');
+        },
+      }),
+    openApi: openApiDocument,
+    dashboardDir,
+  };
+  const keyed = [authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount, ...jsonBody, idempotency({ db: deps.db, cipher: responseCipher(deps.idempotencyKey), routes: ROUTES })];
+
+  mountRoutes(app, ROUTES.filter((r) => r.roles === 'public' && !isV1(r.path)), routeDeps);
+  app.use(dashboardFiles(dashboardDir));
+
+  // Under /v1 every path, known or not, needs a key, except the public routes mounted first.
   const v1 = express.Router();
-  v1.get('/.well-known/jwks.json', limits.perAddress);
-  v1.use(jwksRouter(deps.signer));
-  v1.use(authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount);
-  v1.use(jsonBody);
-  const idempotent = idempotency({ db: deps.db, cipher: responseCipher(deps.idempotencyKey) });
-  v1.use(idempotent);
-  v1.use('/authorize', authorizeRouter(authz));
-  v1.use('/decisions', decisionsRouter(authz));
-  v1.use('/authorization-tokens', tokensRouter(authz));
-  const webhooks = { db: deps.db, allowPrivateUrls: deps.allowPrivateUrls ?? false };
-  v1.use('/webhook-endpoints', webhookEndpointsRouter(webhooks));
-  v1.use('/events', eventsRouter(webhooks));
-  v1.use('/approvals', approvalsRouter({ db: deps.db, gateway: deps.gateway, onResolved: (id) => waiter.notify(id), ...(deps.now ? { now: deps.now } : {}) }));
-  v1.use('/api-keys', apiKeysRouter(deps.db, deps.onKeyRevoked));
-  v1.use('/agents', agentsRouter(deps.db, deps.agentHooks ?? agentStopHooks));
-  v1.use('/policies', policiesRouter(deps.db));
-  v1.use('/audit-logs', auditLogsRouter(deps.db));
-  v1.use('/usage', usageRouter(deps.db));
+  mountRoutes(v1, ROUTES.filter((r) => r.roles === 'public' && isV1(r.path)), routeDeps, { prefix: '/v1', before: [limits.perAddress] });
+  v1.use(...keyed);
+  mountRoutes(v1, ROUTES.filter((r) => r.roles !== 'public' && isV1(r.path)), routeDeps, { prefix: '/v1' });
   app.use('/v1', v1);
 
-  // Quick-start surface (SPEC §4.6): unprefixed, behind the same key, rate limit, body and idempotency checks.
-  // Only its own paths pass through them, so every other unknown path still answers 404.
+  // The quick-start surface (docs/api.md): unprefixed, behind the same key, rate limit, body and
+  // idempotency checks. Only its own paths pass through them, so every other unknown path still answers 404.
+  const quickstartRoutes = ROUTES.filter((r) => r.roles !== 'public' && !isV1(r.path));
   const quickstart = express.Router();
-  quickstart.use(QUICKSTART_PATHS, authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount, jsonBody, idempotent);
-  quickstart.use(quickstartRouter(authz));
+  quickstart.use([...new Set(quickstartRoutes.map((r) => r.path))], ...keyed);
+  mountRoutes(quickstart, quickstartRoutes, routeDeps);
   app.use(quickstart);
 
   app.use(notFoundRoute);
