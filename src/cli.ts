@@ -8,7 +8,7 @@ import { DataDirInUseError } from './db/data-dir-lock.js';
 import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { AppError } from './errors.js';
 import { createLogger, prettyDestination, resolveLogFormat } from './logger.js';
-import { SHUTDOWN_GRACE_MS, startHttpServer } from './server.js';
+import { SHUTDOWN_GRACE_MS, startHttpServer } from './http/server.js';
 import { closeServerNow, listenHttp, ListenError } from './http/listen.js';
 import { createMetrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';

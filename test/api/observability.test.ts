@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import type { Request } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/http/app.js';
 import { AppError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics, recordRateLimitRejection } from '../../src/observability/metrics.js';

@@ -4,7 +4,7 @@
  */
 import type { Express } from 'express';
 import { afterAll, beforeAll, describe, expect, it, test } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/http/app.js';
 import { AppError } from '../../src/errors.js';
 import { buildOpenApiDocument, toOpenApiPath } from '../../src/http/openapi.js';
 import { createRouteMatcher } from '../../src/http/route.js';
@@ -67,7 +67,7 @@ describe('the route declarations and the Express router', () => {
     const undocumented = served.filter((r) => !documented.includes(r));
     expect(undocumented, 'routes served but not declared in src/http/routes/').toEqual([]);
     const unmounted = documented.filter((r) => !served.includes(r));
-    expect(unmounted, 'routes declared (and documented) but not mounted by src/app.ts').toEqual([]);
+    expect(unmounted, 'routes declared (and documented) but not mounted by src/http/app.ts').toEqual([]);
   });
 
   it('documents each route once', () => {

@@ -19,7 +19,7 @@ import { rateLimiter } from '../../src/http/rate-limit.js';
 import { errorHandler } from '../../src/http/errors.js';
 import { authMiddleware, type Authenticator } from '../../src/http/auth.js';
 import { AppError } from '../../src/errors.js';
-import { startHttpServer, type RunningServer } from '../../src/server.js';
+import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { createTestContext, policyBody, type TestContext } from '../support/context.js';
 import { TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
 
@@ -454,7 +454,7 @@ describe('when the counters cannot be reached', () => {
   });
 });
 
-/** An app of the limiter alone, in the order src/app.ts mounts it, on 127.0.0.1; closed by the caller. */
+/** An app of the limiter alone, in the order src/http/app.ts mounts it, on 127.0.0.1; closed by the caller. */
 async function limitedApp(limits: ReturnType<typeof rateLimiter>, authenticate: Authenticator): Promise<{ base: string; close: () => void }> {
   const app = express();
   app.use((req, _res, next) => {

@@ -4,7 +4,7 @@ import type { Plan } from '../../src/db/database.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import { startHttpServer, type RunningServer } from '../../src/server.js';
+import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
 import type { TokenSigner } from '../../src/tokens/authorization-token.js';
 import { TemporalGateway, type WorkflowGateway } from '../../src/temporal/gateway.js';
