@@ -10,8 +10,6 @@ import { responseCipher } from '../idempotency/response-cipher.js';
 import { DecisionWaiter } from '../authorization/decision-waiter.js';
 import type { TokenSigner } from '../tokens/authorization-token.js';
 import { agentStopHooks } from '../approvals/agent-hooks.js';
-import type { WorkflowGateway } from '../temporal/gateway.js';
-import { EngineMonitor } from '../temporal/engine-status.js';
 import { rateLimiter, type RateLimitDeps } from './rate-limit.js';
 import type { Logger } from '../logger.js';
 import { observeRequests } from './observe.js';
@@ -28,9 +26,9 @@ export interface AppDeps {
   signer: TokenSigner;
   waiter?: DecisionWaiter;
   /** The workflow engine, as a client: reviewer outcomes travel through it. */
-  gateway: WorkflowGateway;
-  /** The engine's last known state for /readyz; absent: one probing through the gateway on demand. */
-  engine?: Pick<EngineMonitor, 'current'>;
+  gateway: RouteDeps['approvals']['gateway'];
+  /** The engine's last known state for /readyz (the process's EngineMonitor, src/temporal/engine-status.ts). */
+  engine: RouteDeps['engine'];
   /** WEBHOOK_ALLOW_PRIVATE_URLS: lifts the webhook address check (tests, local development). */
   allowPrivateUrls?: boolean;
   /** The clock decisions are made by; injectable so tests can move time instead of sleeping. */
@@ -82,14 +80,7 @@ export function createApp(deps: AppDeps): Express {
     agentHooks: deps.agentHooks ?? agentStopHooks,
     onKeyRevoked: deps.onKeyRevoked,
     metrics,
-    engine:
-      deps.engine ??
-      new EngineMonitor({
-        address: 'workflow engine',
-        probe: async () => {
-          if ((await deps.gateway.health()) !== 'up') throw new Error('no answer in time');
-        },
-      }),
+    engine: deps.engine,
     openApi: openApiDocument,
     dashboardDir,
   };

@@ -9,9 +9,6 @@ import { KeyUsageRecorder } from '../keys/key-usage.js';
 import { touchKey } from '../keys/keys.repository.js';
 import type { Logger } from '../logger.js';
 import { DecisionWaiter, listenForResolutions } from '../authorization/decision-waiter.js';
-import type { TokenSigner } from '../tokens/authorization-token.js';
-import type { WorkflowGateway } from '../temporal/gateway.js';
-import type { Metrics } from '../observability/metrics.js';
 
 export interface RunningServer {
   server: Server;

@@ -52,6 +52,7 @@ beforeAll(async () => {
     db: ctx.database.db,
     signer: ctx.signer,
     gateway: ctx.gateway,
+    engine: ctx.engine,
     idempotencyKey: TEST_IDEMPOTENCY_KEY,
     authenticate: async () => {
       throw new AppError('unauthorized', 'not used');

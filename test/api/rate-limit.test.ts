@@ -50,7 +50,7 @@ function pinnedClock(secondsIntoMinute = 20) {
 async function startInstance(now: () => number, unauthenticatedLimit?: number): Promise<string> {
   const url = process.env.DATABASE_URL;
   const database = url ? await connectDatabase({ databaseUrl: url, poolSize: 5 }) : ctx.database;
-  const server = await startHttpServer(database, { port: 0 }, { signer: ctx.signer, gateway: ctx.gateway, idempotencyKey: TEST_IDEMPOTENCY_KEY, rateLimit: { now, ...(unauthenticatedLimit ? { unauthenticatedLimit } : {}) } }, createLogger('silent'), '127.0.0.1');
+  const server = await startHttpServer(database, { port: 0 }, { signer: ctx.signer, gateway: ctx.gateway, engine: ctx.engine, idempotencyKey: TEST_IDEMPOTENCY_KEY, rateLimit: { now, ...(unauthenticatedLimit ? { unauthenticatedLimit } : {}) } }, createLogger('silent'), '127.0.0.1');
   instances.push({ server, database: url ? database : undefined });
   return `http://127.0.0.1:${server.port}`;
 }
