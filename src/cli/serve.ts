@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { runCluster } from '../cluster.js';
+import { runCluster } from '../process/cluster.js';
 import type { Config } from '../config.js';
 import { closeServerNow, listenHttp } from '../http/listen.js';
 import { createLogger } from '../logger.js';

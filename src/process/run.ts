@@ -1,10 +1,10 @@
 import cluster from 'node:cluster';
 import { startAuditSealer } from '../audit/audit-sealer.js';
 import { DecisionWaiter } from '../authorization/decision-waiter.js';
-import { reportReady } from '../cluster.js';
+import { reportReady } from './cluster.js';
 import { API_DATABASE_POOL_SIZE, type Config } from '../config.js';
 import { connectDatabase } from '../db/connect.js';
-import { startHousekeeping } from '../housekeeping.js';
+import { startHousekeeping } from './housekeeping.js';
 import { listenHttp } from '../http/listen.js';
 import { startHttpServer } from '../http/server.js';
 import { createLogger, prettyDestination, resolveLogFormat } from '../logger.js';
