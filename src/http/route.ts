@@ -1,4 +1,4 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { AgentHooks } from '../agents/agents.service.js';
 import type { resolveApproval } from '../approvals/approvals.service.js';
@@ -130,11 +130,11 @@ export const link = (to: `${HttpMethod} ${string}`, param: string, field: string
  * the declared status. `prefix` is where the router itself is mounted. Routes are matched in the
  * order given, so a fixed path goes before a parameter path of the same method.
  */
-export function mountRoutes(router: Router, routes: readonly Route[], deps: RouteDeps, opts: { prefix?: string; before?: readonly ((...args: never[]) => unknown)[] } = {}): void {
+export function mountRoutes(router: Router, routes: readonly Route[], deps: RouteDeps, opts: { prefix?: string; before?: readonly RequestHandler[] } = {}): void {
   const prefix = opts.prefix ?? '';
   for (const r of routes) {
     if (!r.path.startsWith(`${prefix}/`)) throw new Error(`${r.method} ${r.path} is not under ${prefix}`);
-    router[r.method](r.path.slice(prefix.length), ...((opts.before ?? []) as never[]), async (req: Request, res: Response) => {
+    router[r.method](r.path.slice(prefix.length), ...(opts.before ?? []), async (req: Request, res: Response) => {
       if (r.roles !== 'public') requireRole(callerOf(req), r.roles);
       const query = r.query ? parse(r.query, req.query) : undefined;
       const body = r.body ? parse(r.body, bodyObject(req.body)) : undefined;
