@@ -174,13 +174,17 @@ export function parseCommand(name: CommandName, args: string[]): OptionValues | 
   return values;
 }
 
-/** A subcommand group (`accounts`, `usage`) with one subcommand: its help, or the subcommand's arguments. */
-export function subcommand(group: string, sub: string | undefined, name: CommandName): boolean {
+/**
+ * A subcommand group (`accounts`, `usage`, `temporal`) with one subcommand: `args` are what follows
+ * the group's name. The subcommand's options, or undefined once `--help` has printed its usage.
+ */
+export function parseSubcommand(group: string, name: CommandName, args: string[]): OptionValues | undefined {
   const { usage } = COMMANDS[name];
+  const [sub, ...rest] = args;
   if (sub === '--help' || sub === '-h') {
     process.stdout.write(usage);
-    return false;
+    return undefined;
   }
   if (`${group} ${sub}` !== name) throw new UsageError(`Unknown ${group} subcommand: ${sub ?? '(none)'}`, usage);
-  return true;
+  return parseCommand(name, rest);
 }

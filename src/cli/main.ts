@@ -8,7 +8,7 @@ import { ListenError } from '../http/listen.js';
 import { PendingMigrationsError } from '../process/migrations.js';
 import { loadServerKeys, type ServerKeys } from '../server-keys.js';
 import { accountInput, accountsCommand } from './accounts.js';
-import { parseCommand, subcommand, USAGE, UsageError } from './commands.js';
+import { parseCommand, parseSubcommand, USAGE, UsageError } from './commands.js';
 import { withDatabase } from './database.js';
 import { mcpCommand } from './mcp.js';
 import { processCommand } from './serve.js';
@@ -56,26 +56,22 @@ export async function main(argv: string[]): Promise<void> {
         return;
       }
       case 'accounts': {
-        if (!subcommand('accounts', args[0], 'accounts create')) return;
-        const values = parseCommand('accounts create', args.slice(1));
+        const values = parseSubcommand('accounts', 'accounts create', args);
         if (!values) return;
         const input = accountInput(values);
         await accountsCommand((await serverSetup()).config, input);
         return;
       }
       case 'usage': {
-        if (!subcommand('usage', args[0], 'usage report')) return;
-        const values = parseCommand('usage report', args.slice(1));
+        const values = parseSubcommand('usage', 'usage report', args);
         if (!values) return;
         const month = reportMonth(values);
         await usageCommand((await serverSetup()).config, month, values.json === true);
         return;
       }
       case 'temporal': {
-        if (!subcommand('temporal', args[0], 'temporal setup')) return;
-        const values = parseCommand('temporal setup', args.slice(1));
-        if (!values) return;
-        await temporalSetupCommand((await serverSetup()).config, values.json === true);
+        const values = parseSubcommand('temporal', 'temporal setup', args);
+        if (values) await temporalSetupCommand((await serverSetup()).config, values.json === true);
         return;
       }
       default:
