@@ -20,10 +20,11 @@ const MCP = '^src/mcp/';
 const RAILS = '^src/rails/';
 const ADAPTERS = [HTTP, ...ENGINE, MCP, RAILS];
 /**
- * The top: process composition and the command line. The top-level files are the process layer
- * until they move into src/process/, src/cli/ and src/http/ (app.ts, server.ts).
+ * The top: process composition and the command line, and the three files at src/'s root that only
+ * they (or a package's user) read: the environment (config.ts), the server's keys (server-keys.ts)
+ * and the library surface (index.ts).
  */
-const TOP = ['^src/process/', '^src/cli/', '^src/(cli|app|server|cluster|config|housekeeping|server-keys|index)\\.ts$'];
+const TOP = ['^src/process/', '^src/cli/', '^src/(config|server-keys|index)\\.ts$'];
 /** Every folder of src/ that is not one of the layers above is a feature. */
 const FEATURE = '^src/(?!(kernel|db|http|temporal|mcp|rails|process|cli)/)[^/]+/';
 /** The same, as a folder (rules with `scope: 'folder'` compare folders). */

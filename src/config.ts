@@ -72,8 +72,8 @@ const envSchema = z.object({
 /** Every environment variable the service reads; nothing else in the environment affects it. */
 export const CONFIG_VARIABLES = Object.keys(envSchema.shape) as ReadonlyArray<keyof typeof envSchema.shape>;
 
-/** The only place that reads process.env. Empty strings count as unset. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** The service's settings from `env` (the CLI passes process.env). Empty strings count as unset. */
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const raw: Record<string, string> = {};
   for (const key of CONFIG_VARIABLES) {
     const value = env[key];
@@ -144,7 +144,7 @@ export function normalizeServiceBaseUrl(value: string): string {
 }
 
 /** Reads and checks the MCP command's two variables; the message names every one at fault. */
-export function loadMcpConfig(env: NodeJS.ProcessEnv = process.env): McpConfig {
+export function loadMcpConfig(env: NodeJS.ProcessEnv): McpConfig {
   const missing = MCP_ENV_VARS.filter((name) => !env[name]);
   if (missing.length) {
     throw new ConfigError(

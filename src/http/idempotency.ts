@@ -8,7 +8,7 @@ import { claimKey, completeKey, completeKeyStatement, releaseKey, type Idempoten
 import type { ResponseCipher } from '../idempotency/response-cipher.js';
 import { requireRole } from '../kernel/caller.js';
 import { callerOf } from './context.js';
-import { createRouteFinder } from './route-docs.js';
+import { createRouteFinder, type Route } from './route.js';
 import { bodyObject, parse } from './validate.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -30,6 +30,8 @@ const NOT_EXECUTED = new Set([400, 401, 403, 413, 429]);
 export interface IdempotencyDeps {
   db: Db;
   cipher: ResponseCipher;
+  /** The declared routes: a request's role and body are checked as its route declares them. */
+  routes: readonly Route[];
 }
 
 /**
@@ -38,8 +40,8 @@ export interface IdempotencyDeps {
  * `Idempotent-Replayed: true`; the same key with another request, or while the first is still
  * running, is a 409 conflict. Kept 24 hours.
  */
-export function idempotency({ db, cipher }: IdempotencyDeps): RequestHandler {
-  const routeOf = createRouteFinder();
+export function idempotency({ db, cipher, routes }: IdempotencyDeps): RequestHandler {
+  const routeOf = createRouteFinder(routes);
   return async (req, res, next) => {
     const key = req.get(IDEMPOTENCY_HEADER);
     if (req.method !== 'POST' || key === undefined) return next();

@@ -50,14 +50,15 @@ export const eventSchema = z
   )
   .describe('An event, as `GET /v1/events` shows it; `data` depends on `event`.');
 
-export interface EventView {
+// A type, not an interface: the handlers' answers are checked against `eventSchema`'s record type.
+export type EventView = {
   id: string;
   object: 'event';
   event: EventType;
   data: Record<string, unknown>;
   timestamp: string;
   livemode: boolean;
-}
+};
 
 export const eventListSchema = listOf(eventSchema, 'events');
 

@@ -1,9 +1,9 @@
-import { expireOverdueHolds, HELD_EXPIRY_GRACE_MS } from './approvals/resolution.service.js';
-import type { Db } from './db/database.js';
-import { purgeExpiredKeys } from './idempotency/idempotency.repository.js';
-import type { Logger } from './kernel/logger.js';
-import { RATE_LIMIT_WINDOW_MS, windowAt } from './ratelimit/limits.js';
-import { purgeCounters } from './ratelimit/ratelimit.repository.js';
+import { expireOverdueHolds, HELD_EXPIRY_GRACE_MS } from '../approvals/resolution.service.js';
+import type { Db } from '../db/database.js';
+import { purgeExpiredKeys } from '../idempotency/idempotency.repository.js';
+import type { Logger } from '../kernel/logger.js';
+import { RATE_LIMIT_WINDOW_MS, windowAt } from '../ratelimit/limits.js';
+import { purgeCounters } from '../ratelimit/ratelimit.repository.js';
 
 /**
  * Stored idempotent responses may carry secrets (raw keys, webhook secrets, tokens): they are

@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
-import type { Logger } from './kernel/logger.js';
+import type { Logger } from '../kernel/logger.js';
 
 /** Sent by a worker once its API listens: from then on its exit is a crash to recover from, not a failed start. */
 export const READY_MESSAGE = 'spend-auth:ready';

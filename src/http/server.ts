@@ -1,17 +1,14 @@
 import type { Server } from 'node:http';
 import { createApp, type AppDeps } from './app.js';
-import { listenHttp } from './http/listen.js';
-import type { Config } from './kernel/config.js';
-import type { Database } from './db/connect.js';
-import { authenticate } from './keys/keys.service.js';
-import { KeyCache } from './keys/key-cache.js';
-import { KeyUsageRecorder } from './keys/key-usage.js';
-import { touchKey } from './keys/keys.repository.js';
-import type { Logger } from './kernel/logger.js';
-import { DecisionWaiter, listenForResolutions } from './authorization/decision-waiter.js';
-import type { TokenSigner } from './tokens/authorization-token.js';
-import type { WorkflowGateway } from './temporal/gateway.js';
-import type { Metrics } from './observability/metrics.js';
+import { listenHttp } from './listen.js';
+import type { Config } from '../kernel/config.js';
+import type { Database } from '../db/connect.js';
+import { authenticate } from '../keys/keys.service.js';
+import { KeyCache } from '../keys/key-cache.js';
+import { KeyUsageRecorder } from '../keys/key-usage.js';
+import { touchKey } from '../keys/keys.repository.js';
+import type { Logger } from '../kernel/logger.js';
+import { DecisionWaiter, listenForResolutions } from '../authorization/decision-waiter.js';
 
 export interface RunningServer {
   server: Server;

@@ -19,7 +19,7 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** The folder holding dashboard/index.html: from src/http/routes (tsx) or dist/src/http/routes (built). */
+/** The folder holding dashboard/index.html: from src/http (tsx) or dist/src/http (built). */
 export function findDashboardDir(from = path.dirname(fileURLToPath(import.meta.url))): string | undefined {
   for (let dir = from; ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, 'dashboard');
@@ -46,15 +46,19 @@ function secure(res: Response): void {
   res.setHeader('Cache-Control', 'no-cache');
 }
 
-/** Public: the reviewer dashboard, a static page of plain ES modules (no build step). */
-export function dashboardRouter(dir = findDashboardDir()): Router {
+/** The page itself (GET /dashboard, declared in routes/operations.ts). */
+export function sendDashboardPage(res: Response, dir: string): void {
+  secure(res);
+  res.sendFile('index.html', { root: dir });
+}
+
+/**
+ * The page's scripts, styles and vendored modules under /dashboard/: plain middleware, not routes,
+ * since they are files of the page, not API operations (the document says so of /dashboard).
+ */
+export function dashboardFiles(dir: string | undefined): Router {
   const r = Router();
   if (!dir) return r;
-  r.get('/dashboard', (_req, res) => {
-    secure(res);
-    res.sendFile('index.html', { root: dir });
-  });
-  // A plain middleware, not a route: the page's files are not API operations (see route-docs.ts).
   r.use('/dashboard/vendor', (req, res, next) => {
     const file = VENDOR_MODULES[req.path];
     if (!file || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
