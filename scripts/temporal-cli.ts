@@ -21,7 +21,7 @@ if (unknown?.length) {
   process.exit(2);
 }
 try {
-  const { temporal } = loadConfig();
+  const { temporal } = loadConfig(process.env);
   const cli = await acquireTemporalCli({
     configured: temporal.cliPath,
     searchPath: temporal.searchPath,

@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { AppError, invalid } from '../errors.js';
+import { AppError, invalid } from '../kernel/errors.js';
 import { IJsonViolation, parseIJson } from '../kernel/i-json.js';
 import { rejectUnstorable, rejectUnstorableInput } from './input-guard.js';
 

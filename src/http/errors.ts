@@ -1,5 +1,5 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, type ErrorCode } from '../errors.js';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { AppError, type ErrorCode } from '../kernel/errors.js';
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -30,8 +30,11 @@ export function errorBody(code: ErrorCode, message: string, param?: string, requ
   };
 }
 
+/** The answer to a request no route serves. */
+export const unrecognizedRoute = (req: Request) => new AppError('not_found', `Unrecognized request URL (${req.method} ${req.path}).`);
+
 export const notFoundRoute: RequestHandler = (req, _res, next) => {
-  next(new AppError('not_found', `Unrecognized request URL (${req.method} ${req.path}).`));
+  next(unrecognizedRoute(req));
 };
 
 type BodyParserError = Error & { type?: string; status?: number };

@@ -36,3 +36,16 @@ export function sendPublicDocument(req: Request, res: Response, doc: PublicDocum
   }
   res.type(doc.contentType).send(doc.body);
 }
+
+/**
+ * A document built once per source (a signer's keys, the OpenAPI builder) on first use: the same
+ * bytes and ETag for the process's life, and a test app with other keys gets its own.
+ */
+export function documentPerSource<K extends object>(build: (source: K) => PublicDocument): (source: K) => PublicDocument {
+  const built = new WeakMap<K, PublicDocument>();
+  return (source) => {
+    let doc = built.get(source);
+    if (!doc) built.set(source, (doc = build(source)));
+    return doc;
+  };
+}

@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../kernel/logger.js';
 import { preferredPort, startDevServer, type DevServer } from './dev-server.js';
 
 export const DEV_SERVER_GRPC_PORT = 7233;

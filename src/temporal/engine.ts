@@ -1,5 +1,5 @@
 import type { ActivityDeps } from '../../activities/index.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../kernel/logger.js';
 import { startWorker, TemporalSetupError, type RunningWorker, type WorkerSettings } from './worker.js';
 import { acquireTemporalCli, TemporalCliUnavailableError } from './cli-acquisition.js';
 import { devServerFiles, superviseDevServer } from './dev-supervisor.js';

@@ -1,12 +1,13 @@
 import { Client, Connection, WithStartWorkflowOperation, WorkflowUpdateFailedError, type WorkflowStartOptions } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type SearchAttributePair } from '@temporalio/common';
-import type { DecisionRow } from '../authorization/decision.view.js';
+import { EngineUnavailable, ResolutionRejected, type HoldEngine, type HoldNames } from '../approvals/hold-engine.js';
+import type { DecisionRow } from '../decisions/decision.view.js';
 import type { HeldAuthorizationInput, ResolutionSummary, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
 import { approvalDecisionSignal, resolveUpdate } from '../../workflows/held-authorization.js';
 import { clientConnectionOptions, type EngineConnectionSettings } from './connection.js';
 import { heldWorkflowId } from './ids.js';
 import { taskQueues } from './task-queues.js';
-import { heldDetails, heldMemo, heldSummary, type HoldNames } from './hold-metadata.js';
+import { heldDetails, heldMemo, heldSummary } from './hold-metadata.js';
 import { clientTracingInterceptors } from './tracing.js';
 import { AgentIdKey, AmountMinorKey, ApprovalStatusKey, LivemodeKey, PolicyIdKey, VendorKey } from './search-attributes.js';
 
@@ -16,15 +17,6 @@ export const APPROVAL_DEADLINE_MS = 10_000;
 /** Kept back from the engine's share of that for the database reads before and after the call. */
 export const APPROVAL_RESPONSE_MARGIN_MS = 1_000;
 
-/** The engine could not be reached or did not answer in time. */
-export class EngineUnavailableError extends Error {
-  override name = 'EngineUnavailableError';
-}
-/** The workflow refused the outcome (already resolved, or closed). */
-export class ResolutionRejectedError extends Error {
-  override name = 'ResolutionRejectedError';
-}
-
 export interface TemporalSettings extends EngineConnectionSettings {
   taskQueue: string;
   /** TEMPORAL_ALLOW_SIGNAL_APPROVALS: whether holds started now may be resolved by an operator's signal (default true). */
@@ -33,19 +25,13 @@ export interface TemporalSettings extends EngineConnectionSettings {
   tracing?: unknown;
 }
 
-/** What the service asks of the workflow engine; the one place that talks to Temporal as a client. */
-export interface WorkflowGateway {
-  /** `names`: the agent's and policy's names for the operators' view (hold-metadata.ts); ids only without them. */
-  startHeld(decision: DecisionRow, names?: HoldNames): Promise<'started' | 'already_started'>;
+/**
+ * What the service asks of the workflow engine; the one place that talks to Temporal as a client.
+ * The holds' part is the approvals feature's port (HoldEngine).
+ */
+export interface WorkflowGateway extends HoldEngine {
   /** Starts the delivery workflow of one webhook delivery (idempotent by its workflow id). */
   startWebhookDelivery(delivery: { id: string; workflow_id: string }): Promise<'started' | 'already_started'>;
-  /** Tells a held workflow its decision was resolved elsewhere (agent frozen); a missing workflow is fine. */
-  notifyResolved(decisionId: string): Promise<void>;
-  resolve(decision: DecisionRow, outcome: ReviewerOutcome, names?: HoldNames, deadlineMs?: number): Promise<ResolutionSummary>;
-  /** Whether the hold's workflow is running, closed (completed, failed, terminated…) or was never started. */
-  heldWorkflowState(decisionId: string): Promise<'running' | 'closed' | 'missing'>;
-  /** Starts a hold's workflow again after its run closed without resolving it (the reconciler). */
-  restartHeld(decision: DecisionRow, names?: HoldNames): Promise<'started' | 'already_started'>;
   /** Whether the engine answers right now (for /readyz; never throws). */
   health(): Promise<'up' | 'down'>;
   close(): Promise<void>;
@@ -61,7 +47,8 @@ function heldStartOptions(decision: DecisionRow, settings: TemporalSettings, nam
     decisionId: decision.id,
     expiresAt: (decision.expires_at ?? decision.created_at).toISOString(),
     ...(settings.allowSignalApprovals === false ? { signalApprovals: false } : {}),
-    // Approval chains (DECISIONS §16), only where they differ from a single approval without escalation.
+    // Approval chains (docs/api.md, "Approval chains"), only where they differ from a single
+    // approval without escalation.
     ...(decision.approvals_required && decision.approvals_required > 1 ? { approvalsRequired: decision.approvals_required } : {}),
     ...(decision.escalates_at ? { escalatesAt: decision.escalates_at.toISOString() } : {}),
   };
@@ -117,7 +104,7 @@ export class TemporalGateway implements WorkflowGateway {
       })
       .catch((err: unknown) => {
         this.client = undefined;
-        throw new EngineUnavailableError(`workflow engine at ${this.settings.address} is unreachable: ${(err as Error).message}`);
+        throw new EngineUnavailable(`workflow engine at ${this.settings.address} is unreachable: ${(err as Error).message}`);
       });
     return this.client;
   }
@@ -134,7 +121,7 @@ export class TemporalGateway implements WorkflowGateway {
       return 'started';
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
-      if (isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
+      if (isConnectivityError(err)) throw new EngineUnavailable((err as Error).message);
       throw err;
     }
   }
@@ -157,7 +144,7 @@ export class TemporalGateway implements WorkflowGateway {
       return description.status.name === 'RUNNING' ? 'running' : 'closed';
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return 'missing';
-      if (isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
+      if (isConnectivityError(err)) throw new EngineUnavailable((err as Error).message);
       throw err;
     }
   }
@@ -176,7 +163,7 @@ export class TemporalGateway implements WorkflowGateway {
     } catch (err) {
       // Never started, or already finished: nothing to tell.
       if (err instanceof WorkflowNotFoundError) return;
-      if (isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
+      if (isConnectivityError(err)) throw new EngineUnavailable((err as Error).message);
       throw err;
     }
   }
@@ -185,7 +172,7 @@ export class TemporalGateway implements WorkflowGateway {
     const deadline = Date.now() + deadlineMs;
     const client = await Promise.race([
       this.getClient(),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new EngineUnavailableError('workflow engine did not answer in time')), deadlineMs).unref()),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new EngineUnavailable('workflow engine did not answer in time')), deadlineMs).unref()),
     ]);
     try {
       // Update-with-start: works whether or not the relay has started the workflow yet.
@@ -201,9 +188,9 @@ export class TemporalGateway implements WorkflowGateway {
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowExecutionAlreadyStartedError) {
         // The validator's reason ('already resolved', 'expired') travels as the failure's cause.
-        throw new ResolutionRejectedError((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
+        throw new ResolutionRejected((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
       }
-      if (Date.now() >= deadline || isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
+      if (Date.now() >= deadline || isConnectivityError(err)) throw new EngineUnavailable((err as Error).message);
       throw err;
     }
   }

@@ -4,14 +4,9 @@
  * Agent, policy and vendor names are tenants' text shown to operators: control characters become
  * spaces and markdown is escaped, so a name can never add a link, an image or HTML to the page.
  */
-import type { DecisionRow } from '../authorization/decision.view.js';
-import { formatMoney } from '../money.js';
-
-/** The names a hold is shown with; looked up when its workflow is started (absent: ids only). */
-export interface HoldNames {
-  agentName?: string | null | undefined;
-  policyName?: string | null | undefined;
-}
+import type { HoldNames } from '../approvals/hold-engine.js';
+import type { DecisionRow } from '../decisions/decision.view.js';
+import { formatMoney } from '../kernel/money.js';
 
 /** Server limits are larger (summary 400 bytes); a summary is one glance, so long names are cut. */
 const NAME_IN_SUMMARY_CHARS = 48;

@@ -10,8 +10,8 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { startHttpServer, type RunningServer } from '../../src/server.js';
+import { createLogger } from '../../src/kernel/logger.js';
+import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { createTestContext, type TestContext } from '../support/context.js';
 import { TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
 
@@ -22,7 +22,7 @@ let base: string;
 beforeAll(async () => {
   ctx = await createTestContext();
   const pinned = Math.floor(Date.now() / 60_000) * 60_000 + 20_000;
-  server = await startHttpServer(ctx.database, { port: 0 }, { signer: ctx.signer, gateway: ctx.gateway, idempotencyKey: TEST_IDEMPOTENCY_KEY, rateLimit: { now: () => pinned } }, createLogger('silent'), '127.0.0.1');
+  server = await startHttpServer(ctx.database, { port: 0 }, { signer: ctx.signer, gateway: ctx.gateway, engine: ctx.engine, idempotencyKey: TEST_IDEMPOTENCY_KEY, rateLimit: { now: () => pinned } }, createLogger('silent'), '127.0.0.1');
   base = `http://127.0.0.1:${server.port}`;
 });
 afterAll(async () => {

@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestContext, policyBody, type ApiResponse, type Client, type TestAccount, type TestContext } from '../support/context.js';
-import type { DecisionRow } from '../../src/authorization/decision.view.js';
+import type { DecisionRow } from '../../src/decisions/decision.view.js';
 import type { ResolutionSummary, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
 import { FakeInlineGateway } from '../support/fake-gateway.js';
 

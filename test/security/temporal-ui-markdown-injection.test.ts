@@ -5,7 +5,8 @@
  * that calls out, or a forged line ("Approved by: security team").
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { findDecisionById, findHoldNames } from '../../src/approvals/approvals.repository.js';
+import { findHoldNames } from '../../src/approvals/approvals.repository.js';
+import { findDecisionById } from '../../src/decisions/decisions.repository.js';
 import { heldDetails, heldSummary } from '../../src/temporal/hold-metadata.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
 

@@ -1,4 +1,4 @@
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/kernel/logger.js';
 import { OutboxRelay } from '../../src/temporal/outbox-relay.js';
 import type { TestAccount, TestContext } from './context.js';
 import { FakeInlineGateway } from './fake-gateway.js';

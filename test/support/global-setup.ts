@@ -35,7 +35,7 @@ export default async function setup(): Promise<() => void> {
  */
 async function findTemporalCli(): Promise<void> {
   if (process.env.TEMPORAL_ADDRESS?.trim() || process.env.TEMPORAL_TEST_SERVER_PATH?.trim()) return;
-  const { temporal } = loadConfig();
+  const { temporal } = loadConfig(process.env);
   try {
     const cli = await acquireTemporalCli({ configured: temporal.cliPath, searchPath: temporal.searchPath, cacheDir: temporal.cliCacheDir, steps: ['configured', 'path', 'cache'], report: () => {} });
     if (!process.env.TEMPORAL_CLI_PATH) console.log(`[tests] Temporal CLI: ${cli.path} (${cli.version})`);

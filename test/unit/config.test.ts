@@ -1,7 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, test } from 'vitest';
-import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../src/config.js';
+import { CONFIG_VARIABLES, loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/kernel/config.js';
 
 /** Throws unless loadConfig rejects env with a ConfigError; returns that error. */
 function configError(env: NodeJS.ProcessEnv): ConfigError {

@@ -1,6 +1,6 @@
 /** What an operator reads about a hold in the Temporal UI: the static summary, the details and the memo. */
 import { describe, expect, test } from 'vitest';
-import type { DecisionRow } from '../../src/authorization/decision.view.js';
+import type { DecisionRow } from '../../src/decisions/decision.view.js';
 import { heldDetails, heldMemo, heldSummary, markdownText, shortUtc } from '../../src/temporal/hold-metadata.js';
 
 const hold = (over: Partial<DecisionRow> = {}): DecisionRow =>
