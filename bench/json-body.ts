@@ -1,6 +1,6 @@
 // Micro-benchmark: the cost of reading a request body as I-JSON (src/kernel/i-json.ts) against
 // JSON.parse alone, on realistic authorize bodies, and of the body work a request does in all:
-// parse, then the input guard's walk for unstorable text (src/storable-text.ts), before and after
+// parse, then the input guard's walk for unstorable text (src/kernel/storable-text.ts), before and after
 // the change. Also a tokenizer-based check (jsonc-parser's visitor, the well-kept alternative).
 // CPU per operation is the figure to compare; ops/s moves with whatever else the machine runs.
 //   npx tsx bench/json-body.ts                    (prints a table; --json for the raw figures)
