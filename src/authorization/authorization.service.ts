@@ -202,6 +202,7 @@ async function prepareDecision(
     capture_expires_at: outcome.decision === 'approved' ? new Date(now.getTime() + (policy?.capture_window_seconds ?? DEFAULT_CAPTURE_WINDOW_SECONDS) * 1000) : null,
     capture_resolved_at: null,
     token_consumed_at: null,
+    capture_metadata: null,
   };
   const view = toDecisionView(row);
   const event = eventRecord({ accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: decisionEventData(row), now });

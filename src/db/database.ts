@@ -184,6 +184,8 @@ export interface DecisionsTable {
   /** When the capture status left `uncaptured`. */
   capture_resolved_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   token_consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** What the rail sent with its capture (migration 022); null until captured. Written as JSON text. */
+  capture_metadata: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
 }
 
 export interface AgentSpendTable {
