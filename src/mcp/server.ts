@@ -6,6 +6,7 @@ import type { McpConfig } from '../config.js';
 import type { Documented, ResponseBody } from '../client/api-client.js';
 import { createApiCall, type ApiFailure, type Fetch } from '../client/api-call.js';
 import { formatMoney } from '../money.js';
+import { registerFetchPaidResource } from './fetch-paid-resource.js';
 
 /**
  * The MCP tool server of DECISIONS §12: a model asks for a spend decision through the tool
@@ -100,7 +101,7 @@ function decisionResult(d: Decision): CallToolResult {
 
 const errorResult = (e: ApiFailure): CallToolResult => ({ isError: true, content: [{ type: 'text', text: `${e.code}: ${e.message}` }] });
 
-/** Builds the server with its two tools; `fetchImpl` is injectable for tests. */
+/** Builds the server with its tools (the third, fetch_paid_resource, when configured); `fetchImpl` is injectable for tests. */
 export function createMcpServer(config: McpConfig, fetchImpl: Fetch = (req) => fetch(req)): McpServer {
   const call = createApiCall(config, fetchImpl);
   const server = new McpServer({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION });
@@ -189,12 +190,16 @@ export function createMcpServer(config: McpConfig, fetchImpl: Fetch = (req) => f
     },
   );
 
+  // Off unless configured: without its key the tool is not even listed.
+  if (config.x402) registerFetchPaidResource(server, config, config.x402, defaultAgentId);
+
   return server;
 }
 
 /** `spend-auth mcp`: serves the tools on stdio until the client closes stdin. */
 export async function runMcpServer(config: McpConfig): Promise<void> {
   const server = createMcpServer(config);
-  process.stderr.write(`spend-auth mcp: tools authorize_spend and get_decision, calling ${config.baseUrl}\n`);
+  const tools = config.x402 ? 'authorize_spend, get_decision and fetch_paid_resource' : 'authorize_spend and get_decision';
+  process.stderr.write(`spend-auth mcp: tools ${tools}, calling ${config.baseUrl}\n`);
   await server.connect(new StdioServerTransport());
 }

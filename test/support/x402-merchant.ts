@@ -26,6 +26,8 @@ export interface MerchantOptions {
   price: (n: number) => string;
   /** The address paid for the n-th request. */
   payTo: (n: number) => string;
+  /** The resource URL the 402 answer declares (default: the URL requested). */
+  resource?: string;
   /** The asset paid in (default: the network's USDC, which the middleware picks for a `$` price). */
   asset?: { address: string; decimals: number; name: string; version: string };
 }
@@ -59,6 +61,7 @@ export async function startMerchant(opts: MerchantOptions): Promise<Merchant> {
       {
         'GET /report': {
           accepts: { scheme: 'exact', network: TEST_NETWORK, price, payTo: () => opts.payTo(requests.length), maxTimeoutSeconds: 120 },
+          ...(opts.resource ? { resource: opts.resource } : {}),
           description: 'A paid report',
           mimeType: 'application/json',
         },
