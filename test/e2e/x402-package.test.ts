@@ -6,7 +6,8 @@
  * no registry is contacted) and the one runtime dependency of the entry, openapi-fetch. The
  * scratch project type-checks a consumer against the packed declarations (NodeNext resolution,
  * through the `exports` map; every declaration file checked, the peers' included), then runs it
- * with plain `node`: it pays a paywalled endpoint through the service.
+ * with plain `node`: it pays a paywalled endpoint through the service. The example of
+ * docs/rails/x402.md is type-checked there too.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -107,11 +108,17 @@ test(
       }),
     );
     await fs.writeFile(path.join(scratch, 'main.ts'), CONSUMER);
+    // The example of docs/rails/x402.md compiles as written (type-checked only: it names a real host).
+    const doc = await fs.readFile(path.join(ROOT, 'docs', 'rails', 'x402.md'), 'utf8');
+    const example = /```ts\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(example, 'no ts example in docs/rails/x402.md').toBeDefined();
+    expect(example!.trim().split('\n').length).toBeLessThanOrEqual(10);
+    await fs.writeFile(path.join(scratch, 'example.ts'), example!);
     await fs.writeFile(
       path.join(scratch, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'out', typeRoots: [path.join(ROOT, 'node_modules', '@types')], types: ['node'], skipLibCheck: false },
-        files: ['main.ts'],
+        files: ['main.ts', 'example.ts'],
       }),
     );
 
