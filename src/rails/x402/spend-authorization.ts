@@ -38,7 +38,8 @@ const CAPTURE_RETRY_MS = [250, 1_000];
 /** A metadata value holds at most 500 characters (as on authorize). */
 const METADATA_TEXT_MAX = 500;
 
-const clip = (text: string) => text.slice(0, METADATA_TEXT_MAX);
+/** At most 500 UTF-16 units, never ending in half a surrogate pair (the service refuses those). */
+const clip = (text: string) => text.slice(0, METADATA_TEXT_MAX).replace(/[\ud800-\udbff]$/, '');
 /** A message without its final period, to continue it in a sentence of ours. */
 const sentence = (text: string) => text.replace(/\.+$/, '');
 const cents = (minor: number) => `${(minor / 100).toFixed(2)} ${X402_CURRENCY}`;
