@@ -131,6 +131,7 @@ export function registerFetchPaidResource(server: McpServer, config: McpConfig, 
     },
     async ({ url, method, body }) => {
       let target: URL;
+      if (!/^https?:\/\//i.test(url)) return toolError('invalid_request: url must be an absolute http:// or https:// URL');
       try {
         target = (await resolveSafeTarget(url, { livemode: false, allowPrivate: x402.allowPrivateUrls })).url;
       } catch (err) {

@@ -132,7 +132,9 @@ describe('fetch_paid_resource', () => {
   });
 
   test('bad input: another scheme, a GET with a body → tool errors, nothing fetched', async () => {
-    expect(text(await fetchPaid(on, { url: 'file:///etc/passwd' }))).toBe('invalid_request: url must use https (or http in test mode)');
+    for (const url of ['file:///etc/passwd', 'ftp://example.com/x', '/report']) {
+      expect(text(await fetchPaid(on, { url }))).toBe('invalid_request: url must be an absolute http:// or https:// URL');
+    }
     expect(text(await fetchPaid(on, { url: `${cheap.url}/report`, body: '{}' }))).toMatch(/^invalid_request: a GET request has no body/);
   });
 });
