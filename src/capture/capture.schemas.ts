@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { metadataSchema } from '../http/validate.js';
+import { metadataSchema } from '../kernel/schemas.js';
 
 export const captureSchema = z.strictObject({
   /** What the rail charged, in minor units; at most the approved amount. Absent: all of it. */

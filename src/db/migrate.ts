@@ -1,4 +1,5 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { auditHmacKey, isAuditHmacKeyLoaded } from '../kernel/audit-key.js';
 import type { Db } from './database.js';
 import * as m001 from './migrations/001_foundation.js';
 import * as m002 from './migrations/002_decisions.js';
@@ -9,7 +10,7 @@ import * as m007 from './migrations/007_audit_sealing.js';
 import * as m008 from './migrations/008_outbox_account.js';
 import * as m009 from './migrations/009_authorize_fast_path.js';
 import * as m010 from './migrations/010_audit_insert_order.js';
-import * as m011 from './migrations/011_audit_hmac.js';
+import { auditHmacMigration } from './migrations/011_audit_hmac.js';
 import * as m012 from './migrations/012_idempotency_per_key.js';
 import * as m013 from './migrations/013_operator_actor.js';
 import * as m014 from './migrations/014_outbox_dead_letter.js';
@@ -30,7 +31,8 @@ const migrations: Record<string, Migration> = {
   '008_outbox_account': m008,
   '009_authorize_fast_path': m009,
   '010_audit_insert_order': m010,
-  '011_audit_hmac': m011,
+  // Re-seals existing chains with the key this process loaded at start.
+  '011_audit_hmac': auditHmacMigration(() => (isAuditHmacKeyLoaded() ? auditHmacKey() : undefined)),
   '012_idempotency_per_key': m012,
   '013_operator_actor': m013,
   '014_outbox_dead_letter': m014,

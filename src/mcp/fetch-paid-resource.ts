@@ -3,7 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ApiFailure } from '../client/api-call.js';
-import type { McpConfig, McpX402Config } from '../config.js';
+import type { McpConfig, McpX402Config } from '../kernel/config.js';
 import { requireResourceOnRequestedHost, USD_STABLECOINS, withSpendAuthorization, type SpendAuthorizationOutcome } from '../rails/x402/index.js';
 import { resolveSafeTarget, UnsafeUrlError } from '../webhooks/ssrf.js';
 

@@ -2,18 +2,18 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { McpConfig } from '../config.js';
+import type { McpConfig } from '../kernel/config.js';
 import type { Documented, ResponseBody } from '../client/api-client.js';
 import { createApiCall, type ApiFailure, type Fetch } from '../client/api-call.js';
-import { formatMoney } from '../money.js';
+import { formatMoney } from '../kernel/money.js';
 import { registerFetchPaidResource } from './fetch-paid-resource.js';
 
 /**
- * The MCP tool server of DECISIONS §12: a model asks for a spend decision through the tool
- * `authorize_spend` and follows a held one with `get_decision`. It is a client of the HTTP API
- * (`{base}/authorize`, `{base}/decisions/:id`) through the client generated from the OpenAPI
- * document (src/client/), so every decision is the service's own. stdout
- * carries the protocol only; anything for humans goes to stderr.
+ * The MCP tool server (docs/api.md, "MCP tool server"): a model asks for a spend decision through
+ * the tool `authorize_spend` and follows a held one with `get_decision`. It is a client of the HTTP
+ * API (`{base}/authorize`, `{base}/decisions/:id`) through the client generated from the OpenAPI
+ * document (src/client/), so every decision is the service's own. stdout carries the protocol only;
+ * anything for humans goes to stderr.
  */
 
 export const MCP_SERVER_NAME = 'spend-auth';

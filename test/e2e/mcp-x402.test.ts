@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { findDecisionById } from '../../src/approvals/approvals.repository.js';
+import { findDecisionById } from '../../src/decisions/decisions.repository.js';
 import { markOutboxDone } from '../../src/outbox/outbox.repository.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
 import { FakeInlineGateway } from '../support/fake-gateway.js';

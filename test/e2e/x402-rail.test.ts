@@ -6,7 +6,7 @@
  * Each case prints one log line of its outcome and of what the facilitator received.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { findDecisionById } from '../../src/approvals/approvals.repository.js';
+import { findDecisionById } from '../../src/decisions/decisions.repository.js';
 import { markOutboxDone } from '../../src/outbox/outbox.repository.js';
 import { createTestContext, policyBody, UNREACHABLE_ENGINE_PORT, type Client, type TestAccount, type TestContext } from '../support/context.js';
 import { FakeInlineGateway } from '../support/fake-gateway.js';
