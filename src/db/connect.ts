@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, type KyselyConfig } from 'kysely';
+import { Kysely, PostgresDialect, sql, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { DB, Db } from './database.js';
 import { lockDataDir } from './data-dir-lock.js';
@@ -77,6 +77,11 @@ async function listenOnPostgres(connectionString: string, channel: string, onMes
     clearTimeout(retry);
     await client?.end().catch(() => {});
   };
+}
+
+/** Resolves once the database answers a trivial query; throws when it does not (readiness probes). */
+export async function pingDatabase(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
 }
 
 export interface ConnectOptions {

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { pingDatabase } from '../../db/connect.js';
 import { outboxLag } from '../../outbox/outbox.repository.js';
 import { sendDashboardPage } from '../dashboard.js';
 import { renderDocsPage } from '../docs-page.js';
@@ -32,7 +32,7 @@ export const operationsRoutes = [
       let database: 'up' | 'down' = 'up';
       let outbox: ReadinessView['outbox'];
       try {
-        await sql`select 1`.execute(deps.db);
+        await pingDatabase(deps.db);
         outbox = await outboxLag(deps.db, new Date());
       } catch {
         database = 'down';
