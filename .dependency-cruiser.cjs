@@ -31,12 +31,20 @@ const FEATURE = '^src/(?!(kernel|db|http|temporal|mcp|rails|process|cli)/)[^/]+/
 const FEATURE_FOLDER = '^src/(?!(kernel|db|http|temporal|mcp|rails|process|cli)$)[^/]+$';
 const OURS = ['^src/', '^workflows/', '^activities/'];
 
-const adapterRule = (name, from, others, comment) => ({
+/**
+ * The one import between adapters that is allowed: the MCP tool `fetch_paid_resource` pays x402
+ * resources through the x402 rail's public entry, as any payer does through `spend-auth/x402`.
+ * That rail is the payer-side library (it runs in the agent's process and calls the service over
+ * HTTP through src/client/, as the MCP server does); only its entry file, never its internals.
+ */
+const X402_RAIL_ENTRY = '^src/rails/x402/index\\.ts$';
+
+const adapterRule = (name, from, others, comment, allowed) => ({
   name,
   comment,
   severity: 'error',
   from: { path: from },
-  to: { path: others },
+  to: { path: others, ...(allowed ? { pathNot: allowed } : {}) },
 });
 
 module.exports = {
@@ -71,7 +79,13 @@ module.exports = {
     },
     adapterRule('http-never-imports-other-adapters', HTTP, [...ENGINE, MCP, RAILS], 'The HTTP adapter reaches the engine through the ports of the features.'),
     adapterRule('engine-never-imports-other-adapters', ENGINE, [HTTP, MCP, RAILS], 'src/temporal/, workflows/ and activities/ are one adapter; they never import the others.'),
-    adapterRule('mcp-never-imports-other-adapters', MCP, [HTTP, ...ENGINE, RAILS], 'The MCP tool server talks to the service over its API.'),
+    adapterRule(
+      'mcp-never-imports-other-adapters',
+      MCP,
+      [HTTP, ...ENGINE, RAILS],
+      'The MCP tool server talks to the service over its API; it may pay x402 resources through the x402 rail\'s public entry (spend-auth/x402), like any payer.',
+      X402_RAIL_ENTRY,
+    ),
     adapterRule('rails-never-import-other-adapters', RAILS, [HTTP, ...ENGINE, MCP], 'A rail translates into the authorize and capture services, nothing else.'),
     {
       name: 'rails-never-import-each-other',

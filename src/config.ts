@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { ConfigError, type Config, type McpConfig } from './kernel/config.js';
+import { ConfigError, type Config, type McpConfig, type McpX402Config } from './kernel/config.js';
 import { UNAUTHENTICATED_LIMIT_PER_MINUTE } from './ratelimit/limits.js';
 
 const bool = z
@@ -127,6 +127,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   };
 }
 
+export const MCP_X402_ENV_VARS = ['SPEND_AUTH_X402_PRIVATE_KEY', 'SPEND_AUTH_X402_AGENT_ID', 'SPEND_AUTH_X402_MAX_WAIT_SECONDS', 'SPEND_AUTH_X402_ALLOW_PRIVATE_URLS'] as const;
+/** A tool call blocks the model while it waits: at most this long. */
+export const MCP_X402_MAX_WAIT_SECONDS = 300;
+
 export const MCP_ENV_VARS = ['SPEND_AUTH_BASE_URL', 'SPEND_AUTH_API_KEY'] as const;
 const API_KEY_SHAPE = /^gc_(test|live)_[0-9A-Za-z]{32,128}$/;
 
@@ -143,7 +147,7 @@ export function normalizeServiceBaseUrl(value: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
-/** Reads and checks the MCP command's two variables; the message names every one at fault. */
+/** Reads and checks the MCP command's variables (the two it needs, the x402 tool's optional ones); the message names every one at fault. */
 export function loadMcpConfig(env: NodeJS.ProcessEnv): McpConfig {
   const missing = MCP_ENV_VARS.filter((name) => !env[name]);
   if (missing.length) {
@@ -162,5 +166,26 @@ export function loadMcpConfig(env: NodeJS.ProcessEnv): McpConfig {
   if (!API_KEY_SHAPE.test(apiKey)) {
     throw new ConfigError('Invalid configuration: SPEND_AUTH_API_KEY: must be an API key starting with gc_test_ or gc_live_');
   }
-  return { baseUrl, apiKey };
+  const x402 = loadMcpX402Config(env);
+  return { baseUrl, apiKey, ...(x402 ? { x402 } : {}) };
+}
+
+/** The x402 tool's variables: all absent → off; the others without the key are a mistake, not ignored. Never echoes the key. */
+function loadMcpX402Config(env: NodeJS.ProcessEnv): McpX402Config | undefined {
+  const key = env.SPEND_AUTH_X402_PRIVATE_KEY?.trim();
+  if (!key) {
+    const stray = MCP_X402_ENV_VARS.filter((name) => name !== 'SPEND_AUTH_X402_PRIVATE_KEY' && env[name]);
+    if (stray.length) throw new ConfigError(`${stray.join(' and ')} ${stray.length > 1 ? 'are' : 'is'} set, but SPEND_AUTH_X402_PRIVATE_KEY is not: the fetch_paid_resource tool needs it.`);
+    return undefined;
+  }
+  if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw new ConfigError('Invalid configuration: SPEND_AUTH_X402_PRIVATE_KEY: must be an EVM private key, 0x followed by 64 hex digits');
+  const agentId = env.SPEND_AUTH_X402_AGENT_ID?.trim() || undefined;
+  if (agentId !== undefined && !/^agt_[0-9A-Za-z]{1,64}$/.test(agentId)) throw new ConfigError('Invalid configuration: SPEND_AUTH_X402_AGENT_ID: must be an agent id (agt_…)');
+  const wait = env.SPEND_AUTH_X402_MAX_WAIT_SECONDS?.trim() || '0';
+  if (!/^[0-9]{1,3}$/.test(wait) || Number(wait) > MCP_X402_MAX_WAIT_SECONDS) {
+    throw new ConfigError(`Invalid configuration: SPEND_AUTH_X402_MAX_WAIT_SECONDS: must be a whole number of seconds from 0 to ${MCP_X402_MAX_WAIT_SECONDS}`);
+  }
+  const allow = bool.safeParse(env.SPEND_AUTH_X402_ALLOW_PRIVATE_URLS?.trim() || 'false');
+  if (!allow.success) throw new ConfigError('Invalid configuration: SPEND_AUTH_X402_ALLOW_PRIVATE_URLS: must be true, false, 1 or 0');
+  return { privateKey: key as `0x${string}`, ...(agentId ? { agentId } : {}), maxWaitSeconds: Number(wait), allowPrivateUrls: allow.data };
 }

@@ -194,6 +194,7 @@ async function prepareDecision(
     capture_resolved_at: null,
     token_consumed_at: null,
     requested_by: caller.keyId,
+    capture_metadata: null,
   };
   const view = toDecisionView(row);
   const event = eventRecord({ accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: decisionEventData(row), now });

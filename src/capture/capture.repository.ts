@@ -12,6 +12,7 @@ export async function settleCapture(
   to: Exclude<CaptureStatus, 'uncaptured'>,
   now: Date,
   capturedAmount?: number,
+  captureMetadata?: Record<string, unknown>,
 ): Promise<DecisionRow | undefined> {
   return db
     .updateTable('decisions')
@@ -19,6 +20,7 @@ export async function settleCapture(
       capture_status: to,
       captured_amount: to === 'captured' ? capturedAmount! : null,
       captured_at: to === 'captured' ? now : null,
+      capture_metadata: to === 'captured' ? JSON.stringify(captureMetadata ?? {}) : null,
       capture_resolved_at: now,
       // A capture uses the token up; after a void or an expiry it answers by the capture status.
       ...(to === 'captured' ? { token_consumed_at: eb.fn.coalesce('token_consumed_at', eb.val(now)) } : {}),

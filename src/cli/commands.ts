@@ -133,7 +133,10 @@ ${HELP_LINE}`,
     usage: `Usage: spend-auth mcp
 
 Serves the MCP tools authorize_spend and get_decision on stdio, calling a running service.
-Reads only SPEND_AUTH_BASE_URL (the /v1 base address) and SPEND_AUTH_API_KEY.
+Reads only SPEND_AUTH_BASE_URL (the /v1 base address) and SPEND_AUTH_API_KEY; with
+SPEND_AUTH_X402_PRIVATE_KEY also fetch_paid_resource, which pays x402 resources within the
+agent's policy (SPEND_AUTH_X402_AGENT_ID, SPEND_AUTH_X402_MAX_WAIT_SECONDS,
+SPEND_AUTH_X402_ALLOW_PRIVATE_URLS: see docs/api.md).
 
 Options:
 ${HELP_LINE}`,

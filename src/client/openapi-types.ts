@@ -182,9 +182,9 @@ export interface paths {
         put?: never;
         /**
          * Capture an approval: the amount the rail charged (default all); the rest is released from the budget
-         * @description Once only. `amount` above the approved amount → 400 (`param` amount). A second capture, or a capture of a voided, expired, denied or pending decision → 409 conflict. The token is consumed.
+         * @description Once only. `amount` above the approved amount → 400 (`param` amount). A second capture, or a capture of a voided, expired, denied or pending decision → 409 conflict. The token is consumed. `metadata` (as on authorize) is kept with the capture. Agent keys capture their own agent's approvals in full only: a smaller `amount` → 403 forbidden; another agent's decision → 404.
          *
-         *     Roles: admin.
+         *     Roles: admin, agent.
          */
         post: operations["postV1DecisionsIdCapture"];
         delete?: never;
@@ -1087,6 +1087,10 @@ export interface components {
                 captured_amount: number | null;
                 captured_at: string | null;
                 capture_before: string | null;
+                /** @description What the rail sent with its capture (its own reference, e.g. an x402 settlement's transaction); null until captured */
+                metadata: {
+                    [key: string]: unknown;
+                } | null;
             } | null;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
@@ -1166,6 +1170,10 @@ export interface components {
                 captured_amount: number | null;
                 captured_at: string | null;
                 capture_before: string | null;
+                /** @description What the rail sent with its capture (its own reference, e.g. an x402 settlement's transaction); null until captured */
+                metadata: {
+                    [key: string]: unknown;
+                } | null;
             } | null;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
@@ -2688,6 +2696,9 @@ export interface operations {
             content: {
                 "application/json": {
                     amount?: number;
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
                 };
             };
         };

@@ -187,6 +187,8 @@ export interface DecisionsTable {
   token_consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** The API key that asked for it (four eyes in live mode); null for decisions from before migration 020. */
   requested_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What the rail sent with its capture (migration 022); null until captured. Written as JSON text. */
+  capture_metadata: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
 }
 
 export interface AgentSpendTable {

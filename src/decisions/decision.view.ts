@@ -24,6 +24,7 @@ export const captureSchema = z
     captured_amount: minorUnits('What was captured; null until captured').nullable(),
     captured_at: instant('When it was captured').nullable(),
     capture_before: instant('The deadline after which an uncaptured approval expires; null for approvals older than captures (they never expire)').nullable(),
+    metadata: metadataField.nullable().describe("What the rail sent with its capture (its own reference, e.g. an x402 settlement's transaction); null until captured"),
   })
   .describe('What the rail did with an approval.');
 export type CaptureView = z.infer<typeof captureSchema>;
@@ -124,8 +125,9 @@ export function toDecisionView(row: DecisionRow): DecisionView {
 
 /**
  * What the rail did with an approval (docs/api.md, "Capture and void"); null for denied and pending
- * decisions. `captured_amount` is null until captured; `capture_before` is the deadline after which
- * an uncaptured approval expires (null for approvals older than captures, which never expire).
+ * decisions. `captured_amount` and `metadata` are null until captured; `capture_before` is the
+ * deadline after which an uncaptured approval expires (null for approvals older than captures,
+ * which never expire).
  */
 export function captureView(row: DecisionRow): CaptureView | null {
   if (row.decision !== 'approved' || !row.capture_status) return null;
@@ -134,6 +136,7 @@ export function captureView(row: DecisionRow): CaptureView | null {
     captured_amount: row.captured_amount === null ? null : Number(row.captured_amount),
     captured_at: row.captured_at?.toISOString() ?? null,
     capture_before: row.capture_expires_at?.toISOString() ?? null,
+    metadata: row.capture_status === 'captured' ? (row.capture_metadata ?? {}) : null,
   };
 }
 

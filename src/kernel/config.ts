@@ -61,4 +61,18 @@ export interface McpConfig {
   /** The service's base address including `/v1`, without a trailing slash. */
   baseUrl: string;
   apiKey: string;
+  /** Set when the `fetch_paid_resource` tool is on (SPEND_AUTH_X402_PRIVATE_KEY given). */
+  x402?: McpX402Config;
+}
+
+/** The `fetch_paid_resource` tool: pays x402 resources with this key, within the agent's policy. */
+export interface McpX402Config {
+  /** The EVM account's private key that signs payments (`0x` + 64 hex digits). */
+  privateKey: `0x${string}`;
+  /** The agent the payments are for; absent: the agent of the (agent-role) API key. */
+  agentId?: string;
+  /** How long a held payment waits for a reviewer within one tool call. */
+  maxWaitSeconds: number;
+  /** Lifts the refusal of loopback, private and link-local addresses (tests, local development only). */
+  allowPrivateUrls: boolean;
 }

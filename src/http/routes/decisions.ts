@@ -27,14 +27,14 @@ export const decisionsRoutes = [
     method: 'post',
     path: '/v1/decisions/:id/capture',
     tag: 'Authorization',
-    roles: ADMIN,
+    roles: ['admin', 'agent'],
     summary: 'Capture an approval: the amount the rail charged (default all); the rest is released from the budget',
     description:
-      'Once only. `amount` above the approved amount → 400 (`param` amount). A second capture, or a capture of a voided, expired, denied or pending decision → 409 conflict. The token is consumed.',
+      'Once only. `amount` above the approved amount → 400 (`param` amount). A second capture, or a capture of a voided, expired, denied or pending decision → 409 conflict. The token is consumed. `metadata` (as on authorize) is kept with the capture. Agent keys capture their own agent\'s approvals in full only: a smaller `amount` → 403 forbidden; another agent\'s decision → 404.',
     params: { id: 'Decision id (`dec_…`)' },
     body: captureSchema,
     response: { status: 200, description: 'The decision object, `capture.status` captured', schema: decisionSchema },
-    errors: [409],
+    errors: [403, 409],
     handler: ({ deps, caller, params, body, idempotency }) => captureDecision(deps.authorization, caller, params.id, body, idempotency),
   }),
   route({
