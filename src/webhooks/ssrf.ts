@@ -131,7 +131,7 @@ export async function resolveSafeTarget(raw: string, policy: UrlPolicy, resolve:
   if (!policy.allowPrivate) {
     for (const a of addresses) {
       const reason = refusedAddressReason(a);
-      if (reason) throw literal ? new UnsafeUrlError(`${host} is a refused ${reason}: webhooks may reach public addresses only`) : refuseName();
+      if (reason) throw literal ? new UnsafeUrlError(`${host} is a refused ${reason}: only public addresses may be reached`) : refuseName();
     }
   }
   const pinned = canonicalAddress(addresses[0]!);
