@@ -94,7 +94,9 @@ async function waitAndResolve(input: HeldAuthorizationInput, { chains }: { chain
         for (const release of released) release();
       }
     }
-    if (summary.status !== 'pending') result ??= summary;
+    // Approvals recorded together complete in any order: the hold's result is the one that
+    // resolved it (changed), not a later one that found it resolved already.
+    if (summary.status !== 'pending' && (result === undefined || (!result.changed && summary.changed))) result = summary;
     if (!settledAnswers) return summary;
     // Every reviewer whose approval counted is answered with the hold as the approvals that arrived
     // together left it: approved when one of them completed the quorum (docs/api.md, "Approval chains").
