@@ -127,3 +127,15 @@ export async function expireUncapturedApprovals(deps: CaptureDeps, opts: { limit
   }
   return { expired, more: ids.length === limit };
 }
+
+/**
+ * Captures an uncaptured approval for `amount` inside the caller's transaction, which already holds
+ * the agent's row lock (a rail that asks first captures at the moment it approves the card): the
+ * same record as `POST /v1/decisions/:id/capture`. Undefined, with nothing written, when the
+ * approval is no longer uncaptured, is past its capture deadline, or is smaller than `amount`.
+ */
+export async function captureLocked(trx: DbOrTrx, id: string, amount: number, actor: AuditInput['actor'], now: Date): Promise<DecisionRow | undefined> {
+  const row = await lockDecision(trx, id);
+  if (!row || row.decision !== 'approved' || row.capture_status !== 'uncaptured' || pastDeadline(row, now) || amount > Number(row.amount)) return undefined;
+  return settle(trx, row, 'captured', actor, now, amount);
+}
