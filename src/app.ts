@@ -33,6 +33,11 @@ import { traceRequests } from './http/trace-requests.js';
 import { docsRouter } from './http/routes/docs.js';
 import { dashboardRouter } from './http/routes/dashboard.js';
 import { attachMetrics, createMetrics, metricsHandler, type Metrics } from './observability/metrics.js';
+import { railEndpoint } from './http/rail-endpoint.js';
+import { railConnectionsRouter } from './http/routes/rail-connections.js';
+import { RailConnectionCache } from './rail-connections/rail-connections.service.js';
+import { signingSecretCipher } from './rail-connections/signing-secret.js';
+import { stripeIssuingRail } from './rails/stripe-issuing/endpoint.js';
 
 export interface AppDeps {
   db: Db;
@@ -59,8 +64,12 @@ export interface AppDeps {
   metrics?: Metrics;
   /** OTEL_EXPORTER_OTLP_ENDPOINT set: a server span per request (the process registered a tracer provider). */
   tracing?: boolean;
-  /** IDEMPOTENCY_ENCRYPTION_KEY: stored idempotent responses are encrypted with it. */
+  /** IDEMPOTENCY_ENCRYPTION_KEY: stored idempotent responses are encrypted with it (and, through a derived key, rail signing secrets). */
   idempotencyKey: Buffer;
+  /** PUBLIC_BASE_URL: the base of rail connections' endpoint URLs; absent: the address a request came to. */
+  publicBaseUrl?: string | undefined;
+  /** RAIL_DECISION_DEADLINE_MS: a rail's authorization request is answered by then (from its arrival). */
+  railDeadlineMs?: number | undefined;
 }
 
 /** Builds the HTTP app from its dependencies; listening is the caller's business. */
@@ -125,6 +134,9 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/policies', policiesRouter(deps.db));
   v1.use('/audit-logs', auditLogsRouter(deps.db));
   v1.use('/usage', usageRouter(deps.db));
+  const railSecrets = signingSecretCipher(deps.idempotencyKey);
+  const railConnections = new RailConnectionCache({ db: deps.db, secrets: railSecrets });
+  v1.use('/rail-connections', railConnectionsRouter({ db: deps.db, secrets: railSecrets, cache: railConnections, publicBaseUrl: deps.publicBaseUrl }));
   app.use('/v1', v1);
 
   // Quick-start surface (SPEC §4.6): unprefixed, behind the same key, rate limit, body and idempotency checks.
@@ -133,6 +145,16 @@ export function createApp(deps: AppDeps): Express {
   quickstart.use(QUICKSTART_PATHS, authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount, jsonBody, idempotent);
   quickstart.use(quickstartRouter(authz));
   app.use(quickstart);
+
+  // Rails that ask first (docs/rails/stripe-issuing.md): no key; the rail's signature authenticates.
+  const stripeIssuing = stripeIssuingRail({
+    authz,
+    connections: railConnections,
+    deadlineMs: deps.railDeadlineMs,
+    onAnswer: (outcome) => metrics.recordRailAnswer('stripe_issuing', outcome),
+    log: (level, message, details) => deps.log?.[level](details, message),
+  });
+  app.post('/rails/stripe-issuing/:id', ...railEndpoint(stripeIssuing, 'Stripe-Signature', limits));
 
   app.use(notFoundRoute);
   app.use(

@@ -328,7 +328,7 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
     const running = await startHttpServer(
       database,
       config,
-      { signer, gateway, engine, waiter, allowPrivateUrls: config.webhookAllowPrivateUrls, rateLimit: { unauthenticatedLimit: config.unauthenticatedRateLimit }, metrics, idempotencyKey: serverKeys.idempotency, tracing: tracing !== undefined },
+      { signer, gateway, engine, waiter, allowPrivateUrls: config.webhookAllowPrivateUrls, rateLimit: { unauthenticatedLimit: config.unauthenticatedRateLimit }, metrics, idempotencyKey: serverKeys.idempotency, tracing: tracing !== undefined, publicBaseUrl: config.publicBaseUrl, railDeadlineMs: config.railDecisionDeadlineMs },
       log,
       host,
       listener,

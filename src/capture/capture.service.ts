@@ -7,7 +7,7 @@ import { lockDecision } from '../approvals/approvals.repository.js';
 import { AppError, conflict, invalid, notFound } from '../errors.js';
 import { emitEvent } from '../events/events.repository.js';
 import type { IdempotencyHandle } from '../http/idempotency.js';
-import { overdueUncapturedIds, settleCapture } from './capture.repository.js';
+import { overdueUncapturedIds, setCapturedAmount, settleCapture } from './capture.repository.js';
 
 export interface CaptureDeps {
   db: Db;
@@ -46,7 +46,7 @@ async function settle(trx: DbOrTrx, row: DecisionRow, to: Settlement, actor: Aud
 }
 
 /** The agent's row lock, then the decision's: the order every spend change takes. */
-async function lockForSettlement(trx: DbOrTrx, row: DecisionRow): Promise<DecisionRow> {
+export async function lockForSettlement(trx: DbOrTrx, row: DecisionRow): Promise<DecisionRow> {
   await trx.selectFrom('agents').select('id').where('id', '=', row.agent_id).forUpdate().execute();
   return (await lockDecision(trx, row.id))!;
 }
@@ -138,4 +138,40 @@ export async function captureLocked(trx: DbOrTrx, id: string, amount: number, ac
   const row = await lockDecision(trx, id);
   if (!row || row.decision !== 'approved' || row.capture_status !== 'uncaptured' || pastDeadline(row, now) || amount > Number(row.amount)) return undefined;
   return settle(trx, row, 'captured', actor, now, amount);
+}
+
+/**
+ * A rail that asks first reports what a captured approval finally charged (a partial reversal, a
+ * settlement, a refund, a decline): the approval then counts `amount`, at most its approved amount
+ * (0 voids it), and the difference goes back to, or comes from, the agent's spend in the period the
+ * approval counted in; an audit record and an event (`authorization.adjusted`, or
+ * `authorization.voided` at 0) say so. The caller holds the agent's and the decision's row locks
+ * (lockForSettlement). Undefined, with nothing written, when the amount does not change or the
+ * approval was never captured.
+ */
+export async function adjustCaptureLocked(
+  trx: DbOrTrx,
+  row: DecisionRow,
+  amount: number,
+  actor: AuditInput['actor'],
+  now: Date,
+  details: Record<string, unknown>,
+): Promise<DecisionRow | undefined> {
+  if (row.capture_status !== 'captured' && row.capture_status !== 'voided') return undefined;
+  const before = row.capture_status === 'captured' ? Number(row.captured_amount) : 0;
+  const after = Math.max(0, Math.min(amount, Number(row.amount)));
+  if (after === before) return undefined;
+  const updated = await setCapturedAmount(trx, row.id, after > 0 ? after : null, now);
+  await changeSpend(trx, row.agent_id, { month: row.spend_month, day: row.spend_day }, { approved: after - before, reserved: 0 });
+  const type = after === 0 ? 'authorization.voided' : 'authorization.adjusted';
+  await appendAudit(trx, {
+    ...decisionAuditFields(row),
+    type,
+    actor,
+    reason: String(details.reason ?? type),
+    amount: after,
+    metadata: { ...details, previous_captured_amount: before, captured_amount: after, released_amount: Math.max(0, before - after), added_amount: Math.max(0, after - before) },
+  });
+  await emitEvent(trx, { accountId: row.account_id, livemode: row.livemode, type, data: decisionEventData(updated), now });
+  return updated;
 }

@@ -65,6 +65,7 @@ const TAGS: Record<string, string> = {
   Webhooks: 'Signed event deliveries, their endpoints and events',
   Usage: 'Billable checks and overage per month',
   'Quick start': 'The short surface: unprefixed paths, decimal USD amounts, vault tokens',
+  Rails: 'Rails that ask first: a card program asks this service before it approves a card authorization',
 };
 
 const ref = (kind: 'schemas' | 'headers' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });
@@ -99,12 +100,16 @@ const ERROR_RESPONSES: Record<string, { status: string; description: string; hea
 };
 
 const isPost = (route: RouteDoc) => route.method === 'post';
-/** Rate limiting covers /v1 and every authenticated route (src/app.ts), not the operational pages. */
-const isRateLimited = (route: RouteDoc) => route.roles !== 'public' || route.path.startsWith('/v1/');
+/** Rate limiting covers /v1, every authenticated route and the rails' endpoints (src/app.ts), not the operational pages. */
+const isRateLimited = (route: RouteDoc) => route.roles !== 'public' || route.path.startsWith('/v1/') || (route.errors ?? []).includes(429);
 
 /** The error answers of an operation: those every operation of its kind can give, plus its own. */
 function errorResponses(route: RouteDoc): string[] {
-  if (route.roles === 'public') return isRateLimited(route) ? ['TooManyRequests'] : [];
+  if (route.roles === 'public') {
+    // A public route answers what it lists (a rail's endpoint: 400, 413, 429), and 429 when rate limited.
+    const own = new Set(route.errors ?? []);
+    return [...(own.has(400) ? ['BadRequest'] : []), ...(own.has(413) ? ['PayloadTooLarge'] : []), ...(isRateLimited(route) ? ['TooManyRequests'] : [])];
+  }
   const own = new Set(route.errors ?? []);
   const hasBody = route.method === 'post' || route.method === 'patch';
   return [
@@ -127,6 +132,7 @@ function operation(route: RouteDoc, nameOf: (schema: z.ZodType) => string, route
   const parameters: object[] = [
     ...pathParams(route.path).map((name) => ({ name, in: 'path', required: true, description: route.params?.[name], schema: { type: 'string', ...NO_NUL } })),
     ...(route.query ? queryParameters(route.query) : []),
+    ...Object.entries(route.headers ?? {}).map(([name, h]) => ({ name, in: 'header', required: h.required, description: h.description, schema: h.schema })),
   ];
   if (!isPublic && isPost(route)) {
     parameters.push({
@@ -156,6 +162,7 @@ function operation(route: RouteDoc, nameOf: (schema: z.ZodType) => string, route
         ...baseHeaders,
         ...(!isPublic && isPost(route) ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : {}),
         ...(route.response.csv ? { 'X-Next-Cursor': ref('headers', 'NextCursor') } : {}),
+        ...route.responseHeaders,
       },
       content,
       ...(links.length ? { links: Object.fromEntries(links) } : {}),

@@ -7,7 +7,9 @@ import {
   addressBucket,
   blockSize,
   limitFor,
+  railBucket,
   type LimitOverrides,
+  type LimitSubject,
   UNAUTHENTICATED_LIMIT_PER_MINUTE,
   verdict,
   windowAt,
@@ -33,6 +35,22 @@ export interface RateLimiter {
   onAuthFailure: ErrorRequestHandler;
   /** For public /v1 endpoints (no key): counts against the client address. */
   perAddress: RequestHandler;
+  /**
+   * For a rail's endpoint, once the request's signature holds (`res.locals.rateLimited`): counts
+   * against its connection at its account's limit for the mode. A counter that has not answered by
+   * the request's deadline lets it through, as an unreachable one does.
+   */
+  perRailConnection: RequestHandler;
+}
+
+/** What a rail's endpoint puts in `res.locals.rateLimited` for perRailConnection. */
+export interface RailRateLimitSubject {
+  connectionId: string;
+  livemode: boolean;
+  plan: LimitSubject['plan'];
+  rateLimit: number | null;
+  /** Epoch ms by which the request must be answered. */
+  deadline: number;
 }
 
 function setHeaders(res: Response, v: RateLimitVerdict): void {
@@ -131,6 +149,18 @@ export function rateLimiter(deps: RateLimitDeps): RateLimiter {
     perAddress: async (req, res, next) => {
       const limited = await byAddress(req, res);
       if (limited) throw limited;
+      next();
+    },
+    perRailConnection: async (req, res, next) => {
+      const subject = res.locals.rateLimited as RailRateLimitSubject | undefined;
+      if (!subject) return next();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, subject.deadline - Date.now()))));
+      const v = await Promise.race([count(req, railBucket(subject.connectionId), limitFor(subject, deps.limits)), late]).finally(() => clearTimeout(timer));
+      if (v) {
+        setHeaders(res, v);
+        if (!v.allowed) throw tooMany(res, v, `this rail connection (its account in ${subject.livemode ? 'live' : 'test'} mode)`);
+      }
       next();
     },
   };

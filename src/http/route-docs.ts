@@ -30,6 +30,9 @@ import { createApiKeySchema, listApiKeysQuery } from './routes/api-keys.js';
 import { simulateSchema } from '../policies/simulate.schemas.js';
 import { usageQuery } from '../usage/usage.schemas.js';
 import { quickstartAgentSchema, quickstartAuthorizeSchema, vaultSchema } from '../quickstart/quickstart.schemas.js';
+import { createRailConnectionSchema, listRailConnectionsQuery } from '../rail-connections/rail-connections.schemas.js';
+import { deletedRailConnectionSchema, railConnectionListSchema, railConnectionSchema } from '../rail-connections/rail-connection.view.js';
+import { railAnswerSchema, stripeEventSchema } from '../rail-connections/rail-endpoint.view.js';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 
@@ -58,7 +61,11 @@ export interface RouteDoc {
    */
   response: { status: number; description: string; schema?: z.ZodType; contentType?: string; /** Also answers RFC 4180 CSV for `Accept: text/csv`. */ csv?: boolean };
   /** Error statuses this operation can answer beyond the ones every operation of its kind can (see openapi.ts). */
-  errors?: readonly (403 | 404 | 409 | 503)[];
+  errors?: readonly (400 | 403 | 404 | 409 | 413 | 429 | 503)[];
+  /** Request headers the operation reads (beyond the bearer key and Idempotency-Key), by name. */
+  headers?: Record<string, { description: string; required: boolean; schema: Record<string, unknown> }>;
+  /** Headers of the successful answer (beyond the request id and rate-limit headers), by name. */
+  responseHeaders?: Record<string, { description: string; required: boolean; schema: Record<string, unknown> }>;
   /** Operations a client can call next with a value of this answer (OpenAPI links): name → target and parameters. */
   links?: Record<string, { to: `${HttpMethod} ${string}`; parameters: Record<string, string> }>;
 }
@@ -288,6 +295,51 @@ const usage: RouteDoc[] = [
   { method: 'get', path: '/v1/usage', tag: 'Usage', roles: STAFF, summary: "A month's billable checks and overage", query: usageQuery, response: { status: 200, description: 'The usage', schema: usageSchema } },
 ];
 
+const railConnections: RouteDoc[] = [
+  {
+    method: 'post',
+    path: '/v1/rail-connections',
+    tag: 'Rails',
+    roles: ADMIN,
+    summary: 'Connect a rail that asks first (Stripe Issuing real-time authorizations); the signing secret is write-only',
+    description: 'Answers the connection with its `endpoint_url`: give it to Stripe as the real-time authorization webhook and the endpoint of the issuing events. See docs/rails/stripe-issuing.md.',
+    body: createRailConnectionSchema,
+    response: { status: 201, description: 'The rail connection (never its secret)', schema: railConnectionSchema },
+    links: {
+      RetrieveRailConnection: link('get /v1/rail-connections/:id', 'id', 'id'),
+      DeleteRailConnection: link('delete /v1/rail-connections/:id', 'id', 'id'),
+    },
+  },
+  { method: 'get', path: '/v1/rail-connections', tag: 'Rails', roles: STAFF, summary: 'List rail connections', query: listRailConnectionsQuery, response: list(railConnectionListSchema) },
+  { method: 'get', path: '/v1/rail-connections/:id', tag: 'Rails', roles: STAFF, summary: 'Retrieve a rail connection', params: { id: 'Connection id (`rail_…`)' }, response: { status: 200, description: 'The rail connection', schema: railConnectionSchema } },
+  {
+    method: 'delete',
+    path: '/v1/rail-connections/:id',
+    tag: 'Rails',
+    roles: ADMIN,
+    summary: 'Delete a rail connection: its endpoint refuses every request from then on',
+    params: { id: 'Connection id (`rail_…`)' },
+    response: { status: 200, description: 'The deletion', schema: deletedRailConnectionSchema },
+  },
+  {
+    method: 'post',
+    path: '/rails/stripe-issuing/:id',
+    tag: 'Rails',
+    roles: 'public',
+    summary: "Stripe Issuing's real-time authorization webhook, and the card's later events (no key: Stripe's signature authenticates)",
+    description:
+      '`issuing_authorization.request` is decided as `POST /v1/authorize` decides (an uncaptured approval of the agent that covers it is captured first) and answered within the deadline (1.5 s; past it, the connection\'s `on_timeout`). `issuing_authorization.created|updated` and `issuing_transaction.created` adjust what the approval counts (reversal, partial capture, decline, refund), once however often sent. A repeated event or authorization gets the first answer. Other events: `{"received": true}`. A bad or stale signature, an unknown connection or a livemode that differs from the connection\'s → 400, nothing recorded. Limited per connection at its account\'s limit for the mode. See docs/rails/stripe-issuing.md.',
+    params: { id: 'Connection id (`rail_…`)' },
+    headers: {
+      'Stripe-Signature': { description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the signing secret>` (any matching `v1`; 300 s tolerance)', required: true, schema: { type: 'string' } },
+    },
+    body: stripeEventSchema,
+    response: { status: 200, description: 'The answer as Stripe reads it: `{approved, metadata}` for a request, `{received: true}` otherwise', schema: railAnswerSchema },
+    responseHeaders: { 'Stripe-Version': { description: "The connection's Stripe API version", required: true, schema: { type: 'string' } } },
+    errors: [400, 413, 429],
+  },
+];
+
 const quickstart: RouteDoc[] = [
   { method: 'post', path: '/agents', tag: 'Quick start', roles: ADMIN, summary: 'Register an agent (quick-start surface)', body: quickstartAgentSchema, response: { status: 201, description: 'The agent object', schema: quickstartAgentView } },
   { method: 'post', path: '/vaults', tag: 'Quick start', roles: ADMIN, summary: 'Create a vault: a daily-budget policy bound to the agent, with a dlt_ token (returned once)', body: vaultSchema, response: { status: 201, description: 'The vault record with `token`', schema: vaultWithTokenSchema }, errors: [404] },
@@ -309,6 +361,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...webhooks,
   ...usage,
   ...quickstart,
+  ...railConnections,
 ];
 
 /** The documented route a request is for (method and concrete path), if any. */

@@ -270,6 +270,7 @@ describe('CONFIG_VARIABLES', () => {
     OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318',
     IDEMPOTENCY_ENCRYPTION_KEY: 'cc'.repeat(32),
     AUDIT_HMAC_KEY: 'dd'.repeat(32),
+    RAIL_DECISION_DEADLINE_MS: '1200',
   };
 
   /** Variables valid only in pairs: each is set with its companion, against the companion alone. */
