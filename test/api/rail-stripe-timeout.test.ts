@@ -23,12 +23,13 @@ const GRACE_MS = 300;
 let ctx: TestContext;
 let acct: TestAccount;
 let slowServer: RunningServer;
-const slowness = { ms: 0 };
+const slowness = { ms: 0, failing: false };
 
-/** Holds each query's result back by `slowness.ms` (checked when the result arrives). */
+/** Holds each query's result back by `slowness.ms` (checked when the result arrives), or fails it while `failing`. */
 const slowPlugin: KyselyPlugin = {
   transformQuery: (args) => args.node,
   transformResult: async (args) => {
+    if (slowness.failing) throw Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' });
     if (slowness.ms > 0) await new Promise((r) => setTimeout(r, slowness.ms));
     return args.result;
   },
@@ -47,6 +48,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   slowness.ms = 0;
+  slowness.failing = false;
   await slowServer?.close(100);
   await ctx?.close();
 });
@@ -107,4 +109,21 @@ test('on_timeout approve: approved by 1.5 s', async () => {
   expect(elapsed).toBeLessThan(DEADLINE_MS + GRACE_MS);
   const recorded = await until('the timeout answer on record', async () => (await ctx.database.db.selectFrom('rail_authorizations').selectAll().where('connection_id', '=', rail.id).execute())[0]);
   expect(recorded).toMatchObject({ outcome: 'timeout', approved: true, reason_code: null });
+});
+
+test('a database that fails outright: the on_timeout answer at once, not an error Stripe would read as its own fallback', async () => {
+  const p = await acct.test.post('/v1/policies', policyBody());
+  const agentId = (await acct.test.post('/v1/agents', { name: 'card', policy_id: p.body.id })).body.id as string;
+  const rail = await connectStripeIssuing(acct.test);
+  await post(rail.id, JSON.stringify(stripeEvent('issuing_card.updated', { id: 'ic_1', object: 'issuing.card', livemode: false })), rail.secret);
+  slowness.failing = true;
+  try {
+    const started = performance.now();
+    const res = await post(rail.id, JSON.stringify(requestEvent({ agentId, amount: 500 })), rail.secret);
+    const text = await res.text();
+    expect(answerOf(res, text)).toEqual({ approved: false, metadata: { reason_code: 'timeout' } });
+    expect(performance.now() - started).toBeLessThan(DEADLINE_MS);
+  } finally {
+    slowness.failing = false;
+  }
 });

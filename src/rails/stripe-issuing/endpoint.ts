@@ -74,21 +74,28 @@ export function stripeIssuingRail(deps: StripeIssuingDeps) {
     return { connection, event: parsed.data };
   }
 
-  /** A real-time authorization request, answered by `deadline` whatever the database does. */
+  /**
+   * A real-time authorization request, answered by `deadline` whatever the database does: with the
+   * decision when it is recorded in time, else (or when it fails) with the connection's
+   * `on_timeout`, which is then recorded.
+   */
   async function answerRequest(connection: EndpointConnection, request: RailAuthorizationRequest, deadline: number): Promise<RailAnswer> {
-    const deciding = answerRailAuthorization(deps.authz, connection, request, deadline);
+    const where = { connection_id: connection.id, authorization_id: request.authorizationId };
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()))));
-    const first = await Promise.race([deciding, timedOut]).finally(() => clearTimeout(timer));
-    if (first !== 'timeout') return first;
-    deciding.catch((err: unknown) => {
-      if (!(err instanceof DeadlinePassed)) deps.log?.('error', 'a rail decision failed after its timeout answer', { err, connection_id: connection.id, authorization_id: request.authorizationId });
+    const deadlineReached = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()))));
+    const decided = answerRailAuthorization(deps.authz, connection, request, deadline).catch((err: unknown) => {
+      // Rolled back for being too late: the timeout answer is (about to be) given.
+      if (err instanceof DeadlinePassed) return deadlineReached;
+      deps.log?.('error', 'a rail decision failed; the rail gets the on_timeout answer', { err, ...where });
+      return 'failed' as const;
     });
+    const first = await Promise.race([decided, deadlineReached]).finally(() => clearTimeout(timer));
+    if (typeof first === 'object') return first;
     recordTimeoutAnswer(deps.authz, connection, request).then(
       (stored) => {
-        if (!stored) deps.log?.('warn', 'a decision was recorded although the rail got the timeout answer; its later events reconcile it', { connection_id: connection.id, authorization_id: request.authorizationId });
+        if (!stored) deps.log?.('warn', 'a decision was recorded although the rail got the timeout answer; its later events reconcile it', where);
       },
-      (err: unknown) => deps.log?.('error', 'the timeout answer could not be recorded', { err, connection_id: connection.id, authorization_id: request.authorizationId }),
+      (err: unknown) => deps.log?.('error', 'the timeout answer could not be recorded', { err, ...where }),
     );
     const approved = connection.onTimeout === 'approve';
     return { approved, decisionId: null, reasonCode: approved ? null : 'timeout', outcome: 'timeout', replayed: false };
