@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
-import { asStripeReadsIt, authorizationAfter, connectStripeIssuing, postToRail, requestEvent, stripeEvent, transactionObject } from '../support/stripe-issuing.js';
+import { accountWithRail, asStripeReadsIt, authorizationAfter, connectStripeIssuing, postToRail, requestEvent, stripeEvent, transactionObject } from '../support/stripe-issuing.js';
 
 let ctx: TestContext;
 let acct: TestAccount;
@@ -14,8 +14,7 @@ let rail: { id: string; secret: string };
 
 beforeAll(async () => {
   ctx = await createTestContext({ testModeRateLimit: 100_000 });
-  acct = await ctx.account('growth');
-  rail = await connectStripeIssuing(acct.test);
+  ({ acct, rail } = await accountWithRail(ctx));
 });
 afterAll(() => ctx?.close());
 

@@ -7,7 +7,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { resolveHeldDecision } from '../../src/approvals/resolution.service.js';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
-import { asStripeReadsIt, connectStripeIssuing, postToRail, requestEvent, stripeEvent, type Swipe } from '../support/stripe-issuing.js';
+import { accountWithRail, asStripeReadsIt, connectStripeIssuing, postToRail, requestEvent, stripeEvent, type Swipe } from '../support/stripe-issuing.js';
 
 let ctx: TestContext;
 let acct: TestAccount;
@@ -15,8 +15,7 @@ let rail: { id: string; secret: string };
 
 beforeAll(async () => {
   ctx = await createTestContext({ testModeRateLimit: 100_000 });
-  acct = await ctx.account('growth');
-  rail = await connectStripeIssuing(acct.test);
+  ({ acct, rail } = await accountWithRail(ctx));
 });
 afterAll(() => ctx?.close());
 

@@ -3,8 +3,8 @@
  * 413 before the signature is computed over it, nothing recorded.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
-import { connectStripeIssuing, postToRail, requestEvent } from '../support/stripe-issuing.js';
+import { createTestContext, type TestAccount, type TestContext } from '../support/context.js';
+import { accountWithRail, postToRail, requestEvent } from '../support/stripe-issuing.js';
 
 let ctx: TestContext;
 let acct: TestAccount;
@@ -13,10 +13,7 @@ let agentId: string;
 
 beforeAll(async () => {
   ctx = await createTestContext({ testModeRateLimit: 100_000 });
-  acct = await ctx.account('growth');
-  rail = await connectStripeIssuing(acct.test);
-  const p = await acct.test.post('/v1/policies', policyBody());
-  agentId = (await acct.test.post('/v1/agents', { name: 'card', policy_id: p.body.id })).body.id;
+  ({ acct, rail, agentId } = await accountWithRail(ctx));
 });
 afterAll(() => ctx?.close());
 

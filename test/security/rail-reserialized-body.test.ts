@@ -4,8 +4,8 @@
  * different agent) does not verify; and a body Stripe signed with unusual spacing is accepted as it is.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
-import { asStripeReadsIt, connectStripeIssuing, postToRail, requestEvent, signature } from '../support/stripe-issuing.js';
+import { createTestContext, type TestAccount, type TestContext } from '../support/context.js';
+import { accountWithRail, asStripeReadsIt, postToRail, requestEvent, signature } from '../support/stripe-issuing.js';
 
 let ctx: TestContext;
 let acct: TestAccount;
@@ -14,10 +14,7 @@ let agentId: string;
 
 beforeAll(async () => {
   ctx = await createTestContext({ testModeRateLimit: 100_000 });
-  acct = await ctx.account('growth');
-  rail = await connectStripeIssuing(acct.test);
-  const p = await acct.test.post('/v1/policies', policyBody({ budget_single_max: 1_000 }));
-  agentId = (await acct.test.post('/v1/agents', { name: 'card', policy_id: p.body.id })).body.id;
+  ({ acct, rail, agentId } = await accountWithRail(ctx, { budget_single_max: 1_000 }));
 });
 afterAll(() => ctx?.close());
 

@@ -4,8 +4,8 @@
  * the first answer back, and nothing new is decided or recorded.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
-import { asStripeReadsIt, connectStripeIssuing, postToRail, requestEvent, signature } from '../support/stripe-issuing.js';
+import { createTestContext, type TestAccount, type TestContext } from '../support/context.js';
+import { accountWithRail, asStripeReadsIt, postToRail, requestEvent, signature } from '../support/stripe-issuing.js';
 
 let ctx: TestContext;
 let acct: TestAccount;
@@ -14,10 +14,7 @@ let agentId: string;
 
 beforeAll(async () => {
   ctx = await createTestContext({ testModeRateLimit: 100_000 });
-  acct = await ctx.account('growth');
-  rail = await connectStripeIssuing(acct.test);
-  const p = await acct.test.post('/v1/policies', policyBody());
-  agentId = (await acct.test.post('/v1/agents', { name: 'card', policy_id: p.body.id })).body.id;
+  ({ acct, rail, agentId } = await accountWithRail(ctx));
 });
 afterAll(() => ctx?.close());
 

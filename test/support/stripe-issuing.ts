@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Stripe from 'stripe';
-import type { ApiResponse, Client, TestContext } from './context.js';
+import { policyBody, type ApiResponse, type Client, type TestContext } from './context.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/stripe');
 const fixture = (name: string) => JSON.parse(fs.readFileSync(path.join(FIXTURES, `${name}.json`), 'utf8')) as Record<string, any>;
@@ -128,4 +128,14 @@ export async function connectStripeIssuing(client: Client, opts: { on_timeout?: 
   const res = await client.post('/v1/rail-connections', { type: 'stripe_issuing', signing_secret: secret, ...opts });
   if (res.status !== 201) throw new Error(`rail connection not created: ${res.status} ${res.text}`);
   return { id: res.body.id, secret, endpointUrl: res.body.endpoint_url };
+}
+
+/** A fresh account of `ctx` with a Stripe Issuing connection in test mode and one agent bound to a policy (policyBody with `policy` over it). */
+export async function accountWithRail(ctx: TestContext, policy: Record<string, unknown> = {}) {
+  const acct = await ctx.account('growth');
+  const rail = await connectStripeIssuing(acct.test);
+  const p = await acct.test.post('/v1/policies', policyBody(policy));
+  if (p.status !== 201) throw new Error(`policy not created: ${p.status} ${p.text}`);
+  const agentId = (await acct.test.post('/v1/agents', { name: 'card', policy_id: p.body.id })).body.id as string;
+  return { acct, rail, agentId };
 }
