@@ -1,6 +1,7 @@
 import type { Caller } from '../caller.js';
 import type { DbOrTrx, RailAnswerOutcome } from '../db/database.js';
 import { AppError } from '../errors.js';
+import { isStorableText } from '../storable-text.js';
 import { authorizeSchema } from '../authorization/authorize.schemas.js';
 import { decide, type AuthorizationDeps } from '../authorization/authorization.service.js';
 import type { RailOutcome } from '../authorization/rail-request.js';
@@ -117,12 +118,16 @@ export async function answerRailAuthorization(
   if (earlier) return fromRow(earlier, true);
   const now = () => deps.now?.() ?? new Date();
 
-  const declineWithout = async (reasonCode: string): Promise<RailAnswer> => {
+  const declineWithout = async (reasonCode: string, agentId = req.agentId): Promise<RailAnswer> => {
     const answer = { approved: false, decisionId: null, reasonCode, outcome: 'declined' as const };
-    if (await insertRailAnswerIfAbsent(db, answerRow(connection, req, answer, req.agentId, now()))) return { ...answer, replayed: false };
+    if (await insertRailAnswerIfAbsent(db, answerRow(connection, req, answer, agentId, now()))) return { ...answer, replayed: false };
     return replayStored(db, connection, req);
   };
 
+  // Text PostgreSQL cannot hold is declined before it reaches a query (as the input guard does for the API).
+  if (![req.agentId ?? '', req.vendor, req.category ?? '', ...Object.values(req.metadata)].every(isStorableText)) {
+    return declineWithout('invalid_request', null);
+  }
   if (!req.agentId) return declineWithout('unknown_agent');
   const parsed = authorizeSchema.safeParse({ agent_id: req.agentId, amount: req.amount, currency: req.currency, vendor: req.vendor, category: req.category ?? undefined, metadata: req.metadata });
   if (!parsed.success) return declineWithout('invalid_request');

@@ -5,9 +5,12 @@ import { idOf } from '../view-fields.js';
  * What a rail's endpoint receives and answers (docs/rails/stripe-issuing.md). The request is a
  * Stripe event, read only once its signature holds; only the fields named here are relied on.
  */
+/** Stripe's object ids (`evt_…`, `iauth_…`, `ipi_…`, `ic_…`): letters, digits and underscores. */
+export const stripeIdSchema = z.string().regex(/^[A-Za-z0-9_]{1,255}$/);
+
 export const stripeEventSchema = z
   .looseObject({
-    id: z.string().min(1).max(255).describe('The event id (`evt_…`): a repeat gets the first answer'),
+    id: stripeIdSchema.describe('The event id (`evt_…`): a repeat gets the first answer'),
     type: z.string().min(1).max(255).describe('`issuing_authorization.request` (answered with a decision), `issuing_authorization.created`, `issuing_authorization.updated`, `issuing_transaction.created`; any other type is received and ignored'),
     livemode: z.boolean().describe("Must match the connection's mode"),
     created: z.number().int().describe('Unix seconds'),

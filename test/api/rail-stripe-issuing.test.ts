@@ -214,10 +214,19 @@ describe('repeats, other events, the answer', () => {
     expect(res.headers.get('stripe-version')).toBe('2025-03-31.basil');
   });
 
-  test('a request Stripe sends with an amount or vendor no decision can take is declined, invalid_request', async () => {
+  test('a request Stripe sends with an amount, vendor or text no decision can take is declined, invalid_request', async () => {
     const agentId = await newAgent();
-    const a = await answerTo({ agentId, amount: 0, merchantName: ' ', merchantUrl: null });
-    expect(a).toEqual(expect.objectContaining({ approved: false, metadata: { reason_code: 'invalid_request' } }));
+    for (const s of [
+      { agentId, amount: 0 },
+      { agentId, amount: 100, merchantName: ' ', merchantUrl: null },
+      { agentId, amount: 100, merchantName: 'Null\u0000Shop', merchantUrl: null },
+      { agentId, amount: 100, category: 'taxi\u0000' },
+      { agentId: `${agentId}\u0000`, amount: 100 },
+    ]) {
+      const a = await answerTo(s);
+      expect(a, JSON.stringify(s)).toEqual(expect.objectContaining({ approved: false, metadata: { reason_code: 'invalid_request' } }));
+    }
+    expect(await decisionsOf(agentId)).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { RailAuthorizationRequest } from '../../rail-connections/rail-answers.service.js';
 import type { CardLifeEvent } from '../../rail-connections/card-life.service.js';
 import type { RailTransactionFacts } from '../../rail-connections/rail-answers.repository.js';
-import type { StripeEvent } from '../../rail-connections/rail-endpoint.view.js';
+import { stripeIdSchema, type StripeEvent } from '../../rail-connections/rail-endpoint.view.js';
 
 /**
  * The parts of Stripe's objects this rail reads (API reference: Issuing Authorization, Issuing
@@ -10,27 +10,27 @@ import type { StripeEvent } from '../../rail-connections/rail-endpoint.view.js';
  * version.
  */
 const metadata = z.record(z.string(), z.string()).nullish();
-const holder = z.looseObject({ id: z.string(), metadata });
+const holder = z.looseObject({ id: stripeIdSchema, metadata });
 
 const transaction = z.looseObject({
-  id: z.string().min(1),
+  id: stripeIdSchema,
   object: z.literal('issuing.transaction'),
-  authorization: z.union([z.string(), z.looseObject({ id: z.string() })]).nullish(),
+  authorization: z.union([stripeIdSchema, z.looseObject({ id: stripeIdSchema })]).nullish(),
   type: z.string(),
   amount: z.number().int(),
   currency: z.string().min(3).max(3),
 });
 
 const authorization = z.looseObject({
-  id: z.string().min(1),
+  id: stripeIdSchema,
   object: z.literal('issuing.authorization'),
   approved: z.boolean(),
   status: z.string(),
   amount: z.number().int(),
   currency: z.string().min(3).max(3),
   pending_request: z.looseObject({ amount: z.number().int(), currency: z.string().min(3).max(3) }).nullish(),
-  card: z.looseObject({ id: z.string(), metadata, cardholder: z.union([z.string(), holder]).nullish() }),
-  cardholder: z.union([z.string(), holder]).nullish(),
+  card: z.looseObject({ id: stripeIdSchema, metadata, cardholder: z.union([stripeIdSchema, holder]).nullish() }),
+  cardholder: z.union([stripeIdSchema, holder]).nullish(),
   merchant_data: z.looseObject({ name: z.string().nullish(), url: z.string().nullish(), category: z.string().nullish() }),
   transactions: z.array(transaction).nullish(),
 });
