@@ -7,7 +7,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { resolveHeldDecision } from '../../src/approvals/resolution.service.js';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
-import { accountWithRail, asStripeReadsIt, connectStripeIssuing, postToRail, requestEvent, stripeEvent, type Swipe } from '../support/stripe-issuing.js';
+import { accountWithRail, asStripeReadsIt, connectStripeIssuing, postToRail, requestEvent, signature, stripeEvent, type Swipe } from '../support/stripe-issuing.js';
 
 let ctx: TestContext;
 let acct: TestAccount;
@@ -262,5 +262,27 @@ describe('rule 1 across processes', () => {
     const taken = await Promise.all([take(), take(), take()]);
     expect(taken.filter(Boolean).map((d) => d!.decision_id)).toEqual([asked.body.decision_id]);
     expect(await monthSpend(agentId)).toBe(600);
+  });
+});
+
+describe('authentication: Stripe-Signature', () => {
+  test('missing, malformed, of another secret or stale → 400 naming the header; nothing recorded', async () => {
+    const agentId = await newAgent();
+    const payload = JSON.stringify(requestEvent({ agentId, amount: 100 }));
+    const headers: [string, string | null][] = [
+      ['missing', null],
+      ['malformed', 'not a signature'],
+      ['no v1', `t=${Math.floor(Date.now() / 1000)}`],
+      ['another secret', signature(payload, 'whsec_someoneelse0000000')],
+      ['stale', signature(payload, rail.secret, Math.floor(Date.now() / 1000) - 600)],
+    ];
+    for (const [name, header] of headers) {
+      const res = await postToRail(ctx, rail.id, payload, { header });
+      expect(res.status, name).toBe(400);
+      expect(res.body.error, name).toMatchObject({ code: 'invalid_request', param: 'Stripe-Signature' });
+      expect(res.text, name).not.toMatch(/whsec_|at .*\.ts/);
+    }
+    expect(await decisionsOf(agentId)).toEqual([]);
+    expect(await ctx.database.db.selectFrom('rail_authorizations').select('authorization_id').where('authorization_id', '=', JSON.parse(payload).data.object.id).execute()).toEqual([]);
   });
 });
