@@ -6,6 +6,7 @@
 // (past it, the timeout answer, counted here). Runs the compiled build as deployed, on PostgreSQL,
 // with CPU per request from /proc.
 //   npx tsx bench/stripe-issuing.ts --rates 100,300,1000 --duration 20 --label quiet
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -72,6 +73,16 @@ function signedRequest(secret: string, swipe: { agentId: string; amount: number;
   return { payload, header: Stripe.webhooks.generateTestHeaderString({ payload, secret }) };
 }
 
+/** What else used the CPU as a step began (ps: the busiest processes that are not this bench's), to say how quiet the machine was. */
+function otherProcesses(ours: number[]): string[] {
+  const lines = execFileSync('ps', ['-eo', 'pid=,pcpu=,args=', '--sort=-pcpu'], { encoding: 'utf8' }).split('\n');
+  return lines
+    .map((l) => l.trim())
+    .filter((l) => l && !ours.includes(Number(l.split(/\s+/)[0])) && !l.includes('postgres:') && Number(l.split(/\s+/)[1]) >= 5)
+    .slice(0, 8)
+    .map((l) => l.replace(/^(\d+\s+[\d.]+\s+)(.{0,110}).*$/, '$1$2'));
+}
+
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : 0);
 const round = (n: number) => Math.round(n * 10) / 10;
 
@@ -108,6 +119,7 @@ async function main() {
     const latencies: number[] = [];
     const outcome = { approved: 0, declined: 0, timeout_answers: 0, over_deadline: 0, non_200: 0, matched: 0 };
     const load = os.loadavg();
+    const others = otherProcesses([process.pid, ...apiPids()]);
     const apiMeter = new CpuMeter(apiPids);
     const postgres = new CpuMeter(backends.pids);
     const { value: wallMs, ...generator } = await selfCpu(() =>
@@ -156,6 +168,7 @@ async function main() {
       max_ms: round(latencies.at(-1) ?? 0),
       ...outcome,
       load_average_before: load.map(round),
+      other_processes_before: others,
       api_cpu_ms_per_request: perRequest(apiMeter.total(), total),
       postgres_cpu_ms_per_request: perRequest(postgres.total(), total),
       load_generator_cpu_ms_per_request: perRequest(generator, total),
