@@ -87,6 +87,7 @@ export async function decide(
   let decided: RailOutcome;
   try {
     await turn.ready;
+    rail?.checkInTime();
     const unlocked = rail ? undefined : await decideWithoutLock(deps, caller, input, idem);
     decided = unlocked ? { kind: 'decided', decision: unlocked } : await decideUnderLock(deps, caller, input, idem, rail);
   } finally {
@@ -133,6 +134,7 @@ async function decideWithoutLock(deps: AuthorizationDeps, caller: Caller, input:
 async function decideUnderLock(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem: IdempotencyHandle | undefined, rail: RailRequest | undefined): Promise<RailOutcome> {
   return deps.db.transaction().execute(async (trx) => {
     const locked = await lockAgentWithPolicy(trx, caller.accountId, caller.livemode, input.agent_id);
+    rail?.checkInTime();
     const now = deps.now?.() ?? new Date();
     const actor = rail ? railActor(rail.ref) : actorOf(caller);
     if (rail && locked?.agent.status === 'active') {

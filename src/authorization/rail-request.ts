@@ -21,6 +21,12 @@ export interface RailRequest {
    * decision back (the answer was already given another way, e.g. past the deadline).
    */
   record(trx: DbOrTrx, outcome: RailOutcome): Promise<void>;
+  /**
+   * Throws when the rail can no longer use this decision (its answer is due and given another
+   * way). Called before each costly step, so late work under load is dropped instead of queued
+   * behind the agent's earlier requests.
+   */
+  checkInTime(): void;
 }
 
 /** Who a rail's decisions and captures are recorded as: the system, on behalf of the connection. */

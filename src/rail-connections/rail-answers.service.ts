@@ -32,7 +32,7 @@ export interface RailAnswer {
   replayed: boolean;
 }
 
-/** The decision was ready after its deadline: it was rolled back, the rail got the timeout answer. */
+/** The decision was ready (or still to start) after its deadline: it was rolled back or never made; the rail got the timeout answer. */
 export class DeadlinePassed extends Error {
   constructor() {
     super('the rail was answered before the decision could be recorded');
@@ -113,6 +113,11 @@ export async function answerRailAuthorization(
   req: RailAuthorizationRequest,
   deadline: number,
 ): Promise<RailAnswer> {
+  const checkInTime = () => {
+    if (Date.now() > deadline - COMMIT_MARGIN_MS) throw new DeadlinePassed();
+  };
+  // A request that waited out its time (for the connection, the rate limit) costs no more queries.
+  checkInTime();
   const db = deps.db;
   const earlier = await findRailAnswer(db, connection.id, { authorizationId: req.authorizationId, eventId: req.eventId });
   if (earlier) return fromRow(earlier, true);
@@ -134,11 +139,11 @@ export async function answerRailAuthorization(
 
   const ref = { type: 'stripe_issuing' as const, connection_id: connection.id, authorization_id: req.authorizationId };
   const record = async (trx: DbOrTrx, outcome: RailOutcome) => {
-    if (Date.now() > deadline - COMMIT_MARGIN_MS) throw new DeadlinePassed();
+    checkInTime();
     await insertRailAnswer(trx, answerRow(connection, req, outcomeAnswer(outcome), req.agentId, now()));
   };
   try {
-    const outcome = await decide(deps, callerFor(connection), parsed.data, { rail: { ref, record } });
+    const outcome = await decide(deps, callerFor(connection), parsed.data, { rail: { ref, record, checkInTime } });
     return { ...outcomeAnswer(outcome), replayed: false };
   } catch (err) {
     if (err instanceof AppError && DECLINES[err.code]) return declineWithout(DECLINES[err.code]!);

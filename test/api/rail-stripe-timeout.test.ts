@@ -9,7 +9,13 @@
  */
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { authorizeSchema } from '../../src/authorization/authorize.schemas.js';
+import { decide } from '../../src/authorization/authorization.service.js';
+import type { DecisionWaiter } from '../../src/authorization/decision-waiter.js';
+import type { Caller } from '../../src/caller.js';
 import { createLogger } from '../../src/logger.js';
+import { answerRailAuthorization, DeadlinePassed } from '../../src/rail-connections/rail-answers.service.js';
+import type { EndpointConnection } from '../../src/rail-connections/rail-connections.service.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
 import { TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
@@ -126,4 +132,35 @@ test('a database that fails outright: the on_timeout answer at once, not an erro
   } finally {
     slowness.failing = false;
   }
+});
+
+test("a swipe whose time ran out while it waited is dropped: no query, no decision, the agent's turn given back", async () => {
+  const p = await acct.test.post('/v1/policies', policyBody());
+  const agentId = (await acct.test.post('/v1/agents', { name: 'card', policy_id: p.body.id })).body.id as string;
+  const rail = await connectStripeIssuing(acct.test);
+  const deps = { db: ctx.database.db, signer: ctx.signer, waiter: {} as DecisionWaiter };
+  const connection: EndpointConnection = { id: rail.id, accountId: acct.id, livemode: false, signingSecret: rail.secret, stripeVersion: '2026-10-28.endive', onTimeout: 'decline', plan: 'growth', rateLimit: null };
+  const request = { eventId: 'evt_late1', authorizationId: 'iauth_late1', agentId, amount: 500, currency: 'USD', vendor: 'shop.example', category: null, metadata: {} };
+
+  // Its time already out when it is taken up (it waited for its connection or the rate limit): not one query.
+  const untouchable = new Proxy({}, { get: () => { throw new Error('the database was used'); } }) as typeof ctx.database.db;
+  await expect(answerRailAuthorization({ ...deps, db: untouchable }, connection, request, Date.now() - 1)).rejects.toBeInstanceOf(DeadlinePassed);
+
+  // Its time runs out while it waits for the agent's turn, or for the agent's lock: nothing decided or recorded.
+  const caller: Caller = { accountId: acct.id, livemode: false, keyId: rail.id, role: 'admin', agentId: null, plan: 'growth', rateLimit: null };
+  const input = authorizeSchema.parse({ agent_id: agentId, amount: 500, currency: 'USD', vendor: 'shop.example' });
+  const ref = { type: 'stripe_issuing' as const, connection_id: rail.id, authorization_id: 'iauth_late2' };
+  for (const failingCheck of [1, 2]) {
+    let checks = 0;
+    let recorded = 0;
+    const late = { ref, record: async () => void (recorded += 1), checkInTime: () => { if (++checks === failingCheck) throw new DeadlinePassed(); } };
+    await expect(decide(deps, caller, input, { rail: late })).rejects.toBeInstanceOf(DeadlinePassed);
+    expect({ checks, recorded }).toEqual({ checks: failingCheck, recorded: 0 });
+  }
+  expect(await ctx.database.db.selectFrom('decisions').select('id').where('agent_id', '=', agentId).execute()).toEqual([]);
+  expect(await ctx.database.db.selectFrom('rail_authorizations').select('authorization_id').where('connection_id', '=', rail.id).execute()).toEqual([]);
+
+  // The agent's turn was given back: its next swipe is decided.
+  const next = await post(rail.id, JSON.stringify(requestEvent({ agentId, amount: 500 })), rail.secret);
+  expect(answerOf(next, await next.text())).toMatchObject({ approved: true });
 });
