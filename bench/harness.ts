@@ -169,6 +169,11 @@ export async function startService(opts: { adminUrl: string; database: string; b
   const port = 3900 + Math.floor(Math.random() * 90);
   const server = spawn(process.execPath, [...(opts.nodeArgs ?? []), 'bin/spend-auth.js', 'serve', ...(opts.serveArgs ?? [])], { cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   server.stderr.on('data', (c: Buffer) => process.stderr.write(c));
+  // The log goes to stdout: kept in a file, never left unread (a full pipe would block the service's
+  // logger, and with it the service).
+  const logFile = path.join(ROOT, '.data/bench', `${opts.database}.log`);
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  server.stdout.pipe(fs.createWriteStream(logFile));
   const base = `http://127.0.0.1:${port}`;
   await waitForHealth(base, server);
   return { base, key: created.keys.live as string, server };

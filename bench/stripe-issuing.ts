@@ -194,6 +194,13 @@ async function main() {
   await backends.close();
   agentPool.destroy();
 
+  // What the service logged (warnings and errors only, at LOG_LEVEL=warn), message by message.
+  const logged: Record<string, number> = {};
+  for (const line of fs.readFileSync(path.join(ROOT, '.data/bench', `${DB_NAME}.log`), 'utf8').split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const msg = String((JSON.parse(line) as { msg?: unknown }).msg);
+    logged[msg] = (logged[msg] ?? 0) + 1;
+  }
   const result = {
     date: stamp,
     label: args.label,
@@ -203,6 +210,7 @@ async function main() {
     request_mix: { matched_pre_approval: 0.1, declined_denylisted: 0.2, approved_new_decision: 0.7 },
     deadline_ms: DEADLINE_MS,
     steps: rows,
+    service_log: logged,
     rail_answers_total: metrics.split('\n').filter((l) => l.startsWith('rail_answers_total{')),
   };
   const file = saveResult(stamp, `stripe-issuing-${args.label}`, result);
@@ -213,6 +221,7 @@ async function main() {
       `| ${r.rate} | ${r.requests} | ${r.achieved_rps} | ${r.p50_ms} | ${r.p90_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.over_deadline} | ${r.timeout_answers} | ${r.non_200} | ${r.no_answer} | ${r.approved} | ${r.declined} | ${r.api_cpu_ms_per_request.total} | ${r.postgres_cpu_ms_per_request.total} | ${r.load_generator_cpu_ms_per_request.total} | ${r.load_average_before.join(' ')} |`,
     );
   }
+  console.log(`service log: ${JSON.stringify(logged)}`);
   console.log(`written to ${path.relative(ROOT, file)}`);
 }
 
