@@ -84,7 +84,8 @@ function otherProcesses(ours: number[]): string[] {
     .map((l) => l.trim())
     .filter((l) => l && !ours.includes(Number(l.split(/\s+/)[0])) && !l.includes('postgres:') && Number(l.split(/\s+/)[1]) >= 5)
     .slice(0, 8)
-    .map((l) => l.replace(/^(\d+\s+[\d.]+\s+)(.{0,110}).*$/, '$1$2'));
+    // Paths shortened to what the program is: where other checkouts live says nothing about the load.
+    .map((l) => l.replace(/\/\S*\/(node_modules|bin)\//g, '…/$1/').replace(/^(\d+\s+[\d.]+\s+)(.{0,110}).*$/, '$1$2'));
 }
 
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : 0);
