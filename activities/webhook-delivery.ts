@@ -3,9 +3,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../src/db/database.js';
 import { findEvent } from '../src/events/events.repository.js';
 import { postPinned } from '../src/webhooks/http-post.js';
-import { buildSignedDelivery, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../src/webhooks/signature.js';
-import { resolveSafeTarget, UnsafeUrlError } from '../src/webhooks/ssrf.js';
-import { findDelivery, markDeliveryFailed, recordAttempt } from '../src/webhooks/webhooks.repository.js';
+import { buildSignedDelivery, DELIVERY_HEADER, EVENT_HEADER, PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER } from '../src/webhooks/signature.js';
+import { resolveSafeTarget, UnsafeUrlError, withoutPinnedAddress } from '../src/webhooks/ssrf.js';
+import { findDelivery, findEndpointById, markDeliveryFailed, recordAttempt } from '../src/webhooks/webhooks.repository.js';
 
 export const WEBHOOK_ATTEMPT_TIMEOUT_MS = 10_000;
 
@@ -50,7 +50,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       if (!delivery) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} does not exist`, 'DeliveryNotFound');
       // Settled before this attempt (an earlier attempt whose answer was lost, or failed for good): say which.
       if (delivery.status !== 'pending') return { status: 'already_completed', statusCode: delivery.last_status_code, deliveryStatus: delivery.status === 'delivered' ? 'delivered' : 'failed' };
-      const endpoint = await deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', delivery.endpoint_id).executeTakeFirst();
+      const endpoint = await findEndpointById(deps.db, delivery.endpoint_id);
       if (!endpoint || endpoint.deleted_at || !endpoint.enabled) {
         throw await permanent(deliveryId, 'WebhookEndpointGone', 'the endpoint was deleted or disabled');
       }
@@ -72,18 +72,21 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         throw ApplicationFailure.nonRetryable(message, 'WebhookUrlRefused');
       }
 
-      const { body, header } = buildSignedDelivery(event, endpoint.secret);
+      // During a rotation's grace period the previous secret signs too, so a receiver that still
+      // holds it accepts the delivery (docs/api.md, "Rotating the secret").
+      const previous = endpoint.previous_secret && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > attemptedAt ? endpoint.previous_secret : undefined;
+      const { body, header, previousHeader } = buildSignedDelivery(event, endpoint.secret, previous);
       let result;
       try {
         result = await postPinned(
           target,
           body,
-          { [SIGNATURE_HEADER]: header, [EVENT_HEADER]: event.type, [DELIVERY_HEADER]: event.id },
+          { [SIGNATURE_HEADER]: header, ...(previousHeader ? { [PREVIOUS_SIGNATURE_HEADER]: previousHeader } : {}), [EVENT_HEADER]: event.type, [DELIVERY_HEADER]: event.id },
           deps.attemptTimeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS,
           cancellationSignal(),
         );
       } catch (err) {
-        const message = (err as Error).message || 'connection failed';
+        const message = withoutPinnedAddress((err as Error).message || 'connection failed', target);
         await recordAttempt(deps.db, deliveryId, { attemptedAt, durationMs: elapsed(), statusCode: null, error: message, outcome: 'retry' });
         deps.onAttempt?.('retry');
         throw ApplicationFailure.retryable(message, 'WebhookNetworkError');

@@ -30,7 +30,7 @@ const ROUTES = [
 ];
 
 const $ = (id) => document.getElementById(id);
-let session; // {mode, role, prefix, name} of the key in use
+let session; // {mode, role, prefix, name, keyId} of the key in use
 let cleanup;
 let generation = 0;
 
@@ -81,7 +81,7 @@ export async function signInWith(key) {
   const self = await api('GET', '/api-keys/self', { key });
   if (self.role === 'agent') throw new Error('This is an agent key. The dashboard needs an admin or reviewer key.');
   storeKey(key);
-  session = { mode, role: self.role, prefix: self.prefix, name: self.name };
+  session = { mode, role: self.role, prefix: self.prefix, name: self.name, keyId: self.id };
   applySession();
 }
 

@@ -96,11 +96,12 @@ async function main(): Promise<void> {
   const { connectDatabase } = await import('../src/db/connect.js');
   const { migrateToLatest } = await import('../src/db/migrate.js');
   const { createAccount } = await import('../src/accounts/accounts.service.js');
-  const { startHttpServer } = await import('../src/server.js');
-  const { createLogger } = await import('../src/logger.js');
+  const { startHttpServer } = await import('../src/http/server.js');
+  const { createLogger } = await import('../src/kernel/logger.js');
   const { generatePrivateJwk, keysFromJwks } = await import('../src/tokens/signing-keys.js');
   const { TemporalGateway } = await import('../src/temporal/gateway.js');
-  const { useAuditHmacKey } = await import('../src/audit/audit-chain.js');
+  const { useAuditHmacKey } = await import('../src/kernel/audit-key.js');
+  const { stripeIssuingRail } = await import('../src/rails/stripe-issuing/endpoint.js');
   const { randomBytes } = await import('node:crypto');
 
   useAuditHmacKey(randomBytes(32));
@@ -110,7 +111,7 @@ async function main(): Promise<void> {
   const signer = { issuer: 'spend-auth', keys: await keysFromJwks([await generatePrivateJwk()]) };
   // No workflow engine is needed: nothing in the story is held.
   const gateway = new TemporalGateway({ address: '127.0.0.1:1', namespace: 'default', taskQueue: 'spend-authorization' });
-  const server = await startHttpServer(database, { port: 0 }, { signer, gateway, idempotencyKey: randomBytes(32) }, createLogger('silent'), '127.0.0.1');
+  const server = await startHttpServer(database, { port: 0 }, { signer, gateway, engine: { current: async () => 'unknown' as const }, idempotencyKey: randomBytes(32), rails: { stripeIssuing: stripeIssuingRail } }, createLogger('silent'), '127.0.0.1');
   try {
     await cardPurchaseStory(`http://127.0.0.1:${server.port}`, account.keys.test, (line) => console.log(line));
   } finally {

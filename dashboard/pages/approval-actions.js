@@ -1,6 +1,6 @@
 // Approve / deny with an optional note, for one held decision (the queue and the detail page).
 import { api } from '../api.js';
-import { h, money, when } from '../dom.js';
+import { add, h, money, when } from '../dom.js';
 
 /** "1 of 2 approvals" and who gave them (name, time, note), for a held decision. */
 export function approvalsSummary(d) {
@@ -18,6 +18,14 @@ export function approvalsSummary(d) {
         )
       : null,
   );
+}
+
+/**
+ * Four eyes in live mode: the key that requested a held spend cannot approve it (the API answers
+ * 403); it may deny it, which withdraws the request.
+ */
+export function isOwnLiveRequest(d, session) {
+  return Boolean(session && session.mode === 'live' && d.requested_by && d.requested_by === session.keyId);
 }
 
 /**
@@ -60,13 +68,27 @@ export function approvalActions(d, view, onResolved) {
       if (btn.isConnected && (!document.activeElement || document.activeElement === document.body)) btn.focus();
     }
   };
-  group.append(
+  const own = isOwnLiveRequest(d, view.session);
+  const whyId = `why-${d.decision_id}`;
+  add(
+    group,
     h('div', { class: 'field' }, h('label', { for: noteId }, `Note for ${what} (optional)`), note),
+    own
+      ? h(
+          'p',
+          { class: 'hint own-request', id: whyId },
+          'You requested this spend with the key you are signed in with. In live mode another person must approve it (four eyes), so Approve is not offered; denying it withdraws your request.',
+        )
+      : null,
     h(
       'div',
       { class: 'buttons' },
-      h('button', { type: 'button', class: 'approve', onclick: resolve('approve'), 'aria-label': `Approve ${what}` }, 'Approve'),
-      h('button', { type: 'button', class: 'deny', onclick: resolve('deny'), 'aria-label': `Deny ${what}` }, 'Deny'),
+      own ? null : h('button', { type: 'button', class: 'approve', onclick: resolve('approve'), 'aria-label': `Approve ${what}` }, 'Approve'),
+      h(
+        'button',
+        { type: 'button', class: 'deny', onclick: resolve('deny'), 'aria-label': own ? `Deny ${what} (withdraw your request)` : `Deny ${what}`, ...(own ? { 'aria-describedby': whyId } : {}) },
+        own ? 'Deny (withdraw)' : 'Deny',
+      ),
     ),
   );
   return group;

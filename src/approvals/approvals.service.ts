@@ -1,11 +1,11 @@
-import { requireRole, STAFF, type Caller } from '../caller.js';
+import { requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { Db, DecisionStatus } from '../db/database.js';
-import { decodeCursor, toPage } from '../db/pagination.js';
-import { findDecisionInScope } from '../authorization/authorization.repository.js';
-import { toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
-import { AppError, conflict, notFound } from '../errors.js';
-import { EngineUnavailableError, ResolutionRejectedError, type WorkflowGateway } from '../temporal/gateway.js';
-import { listHeld } from './approvals.repository.js';
+import { listPage } from '../db/pagination.js';
+import { findDecisionInScope } from '../decisions/decisions.repository.js';
+import { toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
+import { AppError, conflict, forbidden, notFound } from '../kernel/errors.js';
+import { EngineUnavailable, ResolutionRejected, type HoldEngine } from './hold-engine.js';
+import { findHoldNames, listHeld } from './approvals.repository.js';
 import { isExpired } from './resolution.service.js';
 
 export async function listApprovals(
@@ -14,13 +14,8 @@ export async function listApprovals(
   q: { status?: DecisionStatus | undefined; agent_id?: string | undefined; limit: number; cursor?: string | undefined },
 ) {
   requireRole(caller, STAFF);
-  const rows = await listHeld(
-    db,
-    { accountId: caller.accountId, livemode: caller.livemode, status: q.status, agentId: q.agent_id },
-    q.limit + 1,
-    q.cursor ? decodeCursor(q.cursor) : undefined,
-  );
-  return toPage(rows, q.limit, toDecisionView, (r) => r.id);
+  const scope = { accountId: caller.accountId, livemode: caller.livemode, status: q.status, agentId: q.agent_id };
+  return listPage(q, (limit, after) => listHeld(db, scope, limit, after), toDecisionView);
 }
 
 /**
@@ -28,7 +23,7 @@ export async function listApprovals(
  * recorded it. PostgreSQL stays the source of truth for the answer.
  */
 export async function resolveApproval(
-  deps: { db: Db; gateway: WorkflowGateway; onResolved?: (decisionId: string) => void; now?: () => Date },
+  deps: { db: Db; gateway: HoldEngine; onResolved?: (decisionId: string) => void; now?: () => Date },
   caller: Caller,
   decisionId: string,
   outcome: 'approved' | 'denied',
@@ -37,25 +32,30 @@ export async function resolveApproval(
   requireRole(caller, STAFF);
   const decision = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
   if (!decision || decision.expires_at === null) throw notFound('approval', 'decision_id');
+  // Four eyes in live mode: the key that asked for the spend cannot approve it; it may deny it,
+  // which withdraws the request. Test mode allows both, so one key can try the whole flow.
+  if (outcome === 'approved' && caller.livemode && decision.requested_by === caller.keyId) {
+    throw forbidden('In live mode the API key that requested a spend cannot approve it (four eyes): another reviewer must approve it. This key may deny it, which withdraws the request.');
+  }
   // A retry of this reviewer's own outcome (say after a 503 while the Update still applied) is
   // answered from the row: success is decided by the database, never by the transport.
   if (resolvedAsAsked(decision, caller.keyId, outcome)) return toDecisionView(decision);
   if (decision.status !== 'pending') throw conflict(`The request was already resolved (${decision.status}).`, 'decision_id');
   if (isExpired(decision, deps.now?.() ?? new Date())) throw expiredConflict(decision);
-  // Each approval of a quorum comes from a distinct key (DECISIONS §16).
+  // Each approval of a quorum comes from a distinct key (docs/api.md, "Approval chains").
   if (outcome === 'approved' && approvedBy(decision, caller.keyId)) throw alreadyApproved();
   let summary;
   try {
-    summary = await deps.gateway.resolve(decision, { outcome, note: note ?? null, reviewer: caller.keyId, via: 'api' });
+    summary = await deps.gateway.resolve(decision, { outcome, note: note ?? null, reviewer: caller.keyId, via: 'api' }, await findHoldNames(deps.db, decision));
   } catch (err) {
-    if (err instanceof ResolutionRejectedError) {
+    if (err instanceof ResolutionRejected) {
       if (err.message === 'expired') throw expiredConflict(decision);
       if (err.message === 'already approved') throw alreadyApproved();
       throw conflict('The request was already resolved.', 'decision_id');
     }
-    if (err instanceof EngineUnavailableError) {
+    if (err instanceof EngineUnavailable) {
       const current = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
-      if (current && (resolvedAsAsked(current, caller.keyId, outcome) || countedTowardsQuorum(current, caller.keyId, outcome))) return toDecisionView(current);
+      if (current && (resolvedAsAsked(current, caller.keyId, outcome) || countedApproval(current, caller.keyId, outcome))) return toDecisionView(current);
       throw new AppError('service_unavailable', 'The workflow engine is unavailable; the request stays pending. Retry later.');
     }
     throw err;
@@ -64,8 +64,10 @@ export async function resolveApproval(
   const after = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
   // Resolved by someone else first (expiry, a freeze, an operator's signal): not this reviewer's outcome.
   if (after?.status === 'expired') throw expiredConflict(after);
-  // One approval of a quorum not yet complete: the hold, still pending, with this approval on it.
-  if (after && countedTowardsQuorum(after, caller.keyId, outcome)) return toDecisionView(after);
+  // This key's approval is counted: the hold, still pending with it (a quorum not yet complete),
+  // or approved, also when another approval completed the quorum at the same time (docs/api.md,
+  // "Approval chains").
+  if (after && countedApproval(after, caller.keyId, outcome)) return toDecisionView(after);
   if (!summary.changed || !after || after.resolved_by !== caller.keyId) {
     throw conflict(`The request was already resolved (${after?.status ?? summary.status}).`, 'decision_id');
   }
@@ -86,9 +88,12 @@ function approvedBy(row: DecisionRow, keyId: string): boolean {
   return row.approvals.some((a) => a.api_key_id === keyId);
 }
 
-/** This key's approval is on a hold still pending (its quorum not complete yet). */
-function countedTowardsQuorum(row: DecisionRow, keyId: string, outcome: 'approved' | 'denied'): boolean {
-  return outcome === 'approved' && row.status === 'pending' && approvedBy(row, keyId);
+/**
+ * This key's approval is among the hold's approvals: still pending (its quorum not complete yet),
+ * or approved (the quorum completed, by this approval or by another one at the same time).
+ */
+function countedApproval(row: DecisionRow, keyId: string, outcome: 'approved' | 'denied'): boolean {
+  return outcome === 'approved' && (row.status === 'pending' || row.status === 'approved') && approvedBy(row, keyId);
 }
 
 function alreadyApproved(): AppError {

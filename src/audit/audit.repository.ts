@@ -1,9 +1,11 @@
 import { CompiledQuery, sql } from 'kysely';
 import type { Selectable, AuditRecordsTable, Db, DbOrTrx, DecisionsTable } from '../db/database.js';
-import { newId } from '../ids.js';
+import { newId } from '../kernel/ids.js';
 import { insertRows } from '../db/statements.js';
 import { preparedSql } from '../db/prepared.js';
-import { auditHmacKey, chainHash, GENESIS_HASH, recordMac } from './audit-chain.js';
+import { chainHash, GENESIS_HASH, recordMac } from './audit-chain.js';
+import { auditHmacKey } from '../kernel/audit-key.js';
+import { inScope } from '../db/scope.js';
 
 export type AuditRow = Selectable<AuditRecordsTable>;
 /** A record as written, before the database numbers it; its MAC is computed as it is inserted. */
@@ -117,8 +119,7 @@ export async function sealChain(db: Db, accountId: string, livemode: boolean): P
       const pending = await trx
         .selectFrom('audit_records')
         .select(['id', 'mac'])
-        .where('account_id', '=', accountId)
-        .where('livemode', '=', livemode)
+        .$call(inScope({ accountId, livemode }))
         .where('hash', 'is', null)
         .orderBy('insert_order')
         .limit(SEAL_BATCH)
@@ -129,8 +130,7 @@ export async function sealChain(db: Db, accountId: string, livemode: boolean): P
       const beyond = await trx
         .selectFrom('audit_records')
         .select(['sequence', 'hash'])
-        .where('account_id', '=', accountId)
-        .where('livemode', '=', livemode)
+        .$call(inScope({ accountId, livemode }))
         .where('sequence', '>', sequence)
         .orderBy('sequence', 'desc')
         .limit(1)
@@ -153,8 +153,7 @@ export async function sealChain(db: Db, accountId: string, livemode: boolean): P
       await trx
         .updateTable('audit_chains')
         .set({ sequence, head_hash: prev })
-        .where('account_id', '=', accountId)
-        .where('livemode', '=', livemode)
+        .$call(inScope({ accountId, livemode }))
         .execute();
       return pending.length;
     });
@@ -204,8 +203,7 @@ export async function listAudit(db: DbOrTrx, f: AuditFilter): Promise<AuditRow[]
   let q = db
     .selectFrom('audit_records')
     .selectAll()
-    .where('account_id', '=', f.accountId)
-    .where('livemode', '=', f.livemode);
+    .$call(inScope(f));
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
   if (f.decision) q = q.where('type', '=', 'authorization.decision').where('decision', '=', f.decision);
   if (f.type) q = q.where('type', '=', f.type);
@@ -226,8 +224,7 @@ export async function auditChainPage(
   return db
     .selectFrom('audit_records')
     .selectAll()
-    .where('account_id', '=', accountId)
-    .where('livemode', '=', livemode)
+    .$call(inScope({ accountId, livemode }))
     .where('sequence', '>', afterSequence)
     .orderBy('sequence', 'asc')
     .limit(limit)
@@ -238,7 +235,6 @@ export async function chainHead(db: DbOrTrx, accountId: string, livemode: boolea
   return db
     .selectFrom('audit_chains')
     .select(['sequence', 'head_hash'])
-    .where('account_id', '=', accountId)
-    .where('livemode', '=', livemode)
+    .$call(inScope({ accountId, livemode }))
     .executeTakeFirst();
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
-import { auditHmacKey, ChainVerifier, type ChainCheck } from './audit-chain.js';
+import { ChainVerifier, type ChainCheck } from './audit-chain.js';
+import { auditHmacKey } from '../kernel/audit-key.js';
 import { auditChainPage, chainHead, listAudit, sealChain, type AuditFilter, type AuditRow } from './audit.repository.js';
 
 const VERIFY_BATCH = 1_000;

@@ -2,8 +2,8 @@ import type { DbOrTrx } from '../db/database.js';
 import type { AuditInput } from '../audit/audit.repository.js';
 import { captureLocked } from '../capture/capture.service.js';
 import { coveringApprovals } from './authorization.repository.js';
-import { toDecisionView, type DecisionView, type RailRef } from './decision.view.js';
-import { vendorMatches } from './vendor.js';
+import { toDecisionView, type DecisionView, type RailRef } from '../decisions/decision.view.js';
+import { vendorMatches } from '../policies/vendor.js';
 
 /** How a rail request was answered: by an approval it matched, or by a new decision. */
 export type RailOutcome = { kind: 'matched' | 'decided'; decision: DecisionView };

@@ -1,8 +1,11 @@
 import { z } from 'zod';
+import { metadataSchema } from '../kernel/schemas.js';
 
 export const captureSchema = z.strictObject({
   /** What the rail charged, in minor units; at most the approved amount. Absent: all of it. */
   amount: z.number().int('must be an integer number of minor units').positive().max(Number.MAX_SAFE_INTEGER).optional(),
+  /** The rail's own reference for the charge, kept with the capture (as on authorize). */
+  metadata: metadataSchema.optional(),
 });
 export type CaptureInput = z.output<typeof captureSchema>;
 

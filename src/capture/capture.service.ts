@@ -1,13 +1,14 @@
-import { actorOf, ADMIN, requireRole, type Caller } from '../caller.js';
+import { actorOf, ADMIN, requireRole, type Caller, type Role } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
 import { appendAudit, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
-import { changeSpend, findDecisionInScope } from '../authorization/authorization.repository.js';
-import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
-import { lockDecision } from '../approvals/approvals.repository.js';
-import { AppError, conflict, invalid, notFound } from '../errors.js';
+import { findDecisionById, findDecisionInScope, lockAgentThenDecision, lockDecision } from '../decisions/decisions.repository.js';
+import { changeSpend } from '../decisions/spend.repository.js';
+import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
+import { AppError, conflict, forbidden, invalid, notFound } from '../kernel/errors.js';
 import { emitEvent } from '../events/events.repository.js';
-import type { IdempotencyHandle } from '../http/idempotency.js';
+import type { IdempotencyHandle } from '../kernel/idempotency.js';
 import { overdueUncapturedIds, setCapturedAmount, settleCapture } from './capture.repository.js';
+import type { CaptureInput } from './capture.schemas.js';
 
 export interface CaptureDeps {
   db: Db;
@@ -26,8 +27,16 @@ const pastDeadline = (row: DecisionRow, now: Date) => row.capture_expires_at !==
  * the agent's spend in the period the approval counted in, an audit record and an event. Returns
  * undefined (nothing written) when the approval was no longer uncaptured.
  */
-async function settle(trx: DbOrTrx, row: DecisionRow, to: Settlement, actor: AuditInput['actor'], now: Date, capturedAmount?: number): Promise<DecisionRow | undefined> {
-  const updated = await settleCapture(trx, row.id, to, now, capturedAmount);
+async function settle(
+  trx: DbOrTrx,
+  row: DecisionRow,
+  to: Settlement,
+  actor: AuditInput['actor'],
+  now: Date,
+  capturedAmount?: number,
+  captureMetadata?: Record<string, unknown>,
+): Promise<DecisionRow | undefined> {
+  const updated = await settleCapture(trx, row.id, to, now, capturedAmount, captureMetadata);
   if (!updated) return undefined;
   const amount = Number(row.amount);
   const released = to === 'captured' ? amount - capturedAmount! : amount;
@@ -38,7 +47,12 @@ async function settle(trx: DbOrTrx, row: DecisionRow, to: Settlement, actor: Aud
     type: TYPE_OF[to],
     actor,
     reason: to,
-    metadata: { approved_amount: amount, captured_amount: to === 'captured' ? capturedAmount! : 0, released_amount: released },
+    metadata: {
+      approved_amount: amount,
+      captured_amount: to === 'captured' ? capturedAmount! : 0,
+      released_amount: released,
+      ...(to === 'captured' ? { capture_metadata: updated.capture_metadata ?? {} } : {}),
+    },
     amount: to === 'captured' ? capturedAmount! : amount,
   });
   await emitEvent(trx, { accountId: row.account_id, livemode: row.livemode, type: TYPE_OF[to], data: decisionEventData(updated), now });
@@ -46,10 +60,7 @@ async function settle(trx: DbOrTrx, row: DecisionRow, to: Settlement, actor: Aud
 }
 
 /** The agent's row lock, then the decision's: the order every spend change takes. */
-export async function lockForSettlement(trx: DbOrTrx, row: DecisionRow): Promise<DecisionRow> {
-  await trx.selectFrom('agents').select('id').where('id', '=', row.agent_id).forUpdate().execute();
-  return (await lockDecision(trx, row.id))!;
-}
+const lockForSettlement = async (trx: DbOrTrx, row: DecisionRow): Promise<DecisionRow> => (await lockAgentThenDecision(trx, row.agent_id, row.id))!;
 
 function refuseUnlessUncaptured(row: DecisionRow, action: 'capture' | 'void'): void {
   if (row.decision !== 'approved' || !row.capture_status) {
@@ -58,31 +69,40 @@ function refuseUnlessUncaptured(row: DecisionRow, action: 'capture' | 'void'): v
   if (row.capture_status !== 'uncaptured') throw conflict(`This approval is already ${row.capture_status}.`);
 }
 
-async function loadForAdmin(deps: CaptureDeps, caller: Caller, id: string): Promise<DecisionRow> {
-  requireRole(caller, ADMIN);
+/** Roles that may capture: admins any approval, agent keys their own agent's in full (docs/api.md, Capture and void). */
+const CAPTURERS: readonly Role[] = ['admin', 'agent'];
+
+async function loadInScope(deps: CaptureDeps, caller: Caller, id: string, roles: readonly Role[]): Promise<DecisionRow> {
+  requireRole(caller, roles);
   const row = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, id);
-  if (!row) throw notFound('decision', 'id');
+  // An agent key sees only its own agent's decisions, as on GET /v1/decisions/:id: another's is not found.
+  if (!row || (caller.role === 'agent' && row.agent_id !== caller.agentId)) throw notFound('decision', 'id');
   return row;
 }
 
 /**
  * `POST /v1/decisions/:id/capture`: the rail charged `amount` (default: all of it) of an approval.
- * Once only. The rest is released from the agent's budget in the same transaction. A capture
+ * Once only. The rest is released from the agent's budget in the same transaction; `metadata` is
+ * kept with the capture. Agent keys capture their own agent's approvals in full only. A capture
  * arriving after the capture deadline records the expiry the sweep would have and answers 409.
  */
-export async function captureDecision(deps: CaptureDeps, caller: Caller, id: string, input: { amount?: number | undefined }, idem?: IdempotencyHandle): Promise<DecisionView> {
-  const first = await loadForAdmin(deps, caller, id);
+export async function captureDecision(deps: CaptureDeps, caller: Caller, id: string, input: CaptureInput, idem?: IdempotencyHandle<DbOrTrx>): Promise<DecisionView> {
+  const first = await loadInScope(deps, caller, id, CAPTURERS);
   const outcome = await deps.db.transaction().execute(async (trx) => {
     const row = await lockForSettlement(trx, first);
     const amount = input.amount ?? Number(row.amount);
     if (amount > Number(row.amount)) throw invalid(`Invalid amount: at most the approved amount (${row.amount}).`, 'amount');
+    // A smaller capture gives budget back: only an admin may say the rail charged less.
+    if (caller.role !== 'admin' && amount !== Number(row.amount)) {
+      throw forbidden(`Agent keys capture an approval in full only (no amount, or ${row.amount}); a smaller capture needs an admin key.`);
+    }
     refuseUnlessUncaptured(row, 'capture');
     const now = deps.now?.() ?? new Date();
     if (pastDeadline(row, now)) {
       await settle(trx, row, 'expired', { type: 'system', id: null }, now);
       return { expired: true as const };
     }
-    const view = toDecisionView((await settle(trx, row, 'captured', actorOf(caller), now, amount))!);
+    const view = toDecisionView((await settle(trx, row, 'captured', actorOf(caller), now, amount, input.metadata))!);
     if (idem) await idem.complete(trx, 200, JSON.stringify(view));
     return { expired: false as const, view };
   });
@@ -91,8 +111,8 @@ export async function captureDecision(deps: CaptureDeps, caller: Caller, id: str
 }
 
 /** `POST /v1/decisions/:id/void`: the whole amount of an uncaptured approval is released; its token stops verifying. */
-export async function voidDecision(deps: CaptureDeps, caller: Caller, id: string, idem?: IdempotencyHandle): Promise<DecisionView> {
-  const first = await loadForAdmin(deps, caller, id);
+export async function voidDecision(deps: CaptureDeps, caller: Caller, id: string, idem?: IdempotencyHandle<DbOrTrx>): Promise<DecisionView> {
+  const first = await loadInScope(deps, caller, id, ADMIN);
   return deps.db.transaction().execute(async (trx) => {
     const row = await lockForSettlement(trx, first);
     refuseUnlessUncaptured(row, 'void');
@@ -118,7 +138,8 @@ export async function expireUncapturedApprovals(deps: CaptureDeps, opts: { limit
   const expired: string[] = [];
   for (const id of ids) {
     const changed = await deps.db.transaction().execute(async (trx) => {
-      const first = await trx.selectFrom('decisions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      const first = await findDecisionById(trx, id);
+      if (!first) throw new Error(`decision ${id} is gone`);
       const row = await lockForSettlement(trx, first);
       if (row.capture_status !== 'uncaptured' || !pastDeadline(row, now)) return false;
       return (await settle(trx, row, 'expired', { type: 'system', id: null }, now)) !== undefined;
@@ -146,7 +167,7 @@ export async function captureLocked(trx: DbOrTrx, id: string, amount: number, ac
  * (0 voids it), and the difference goes back to, or comes from, the agent's spend in the period the
  * approval counted in; an audit record and an event (`authorization.adjusted`, or
  * `authorization.voided` at 0) say so. The caller holds the agent's and the decision's row locks
- * (lockForSettlement). Undefined, with nothing written, when the amount does not change or the
+ * (lockAgentThenDecision). Undefined, with nothing written, when the amount does not change or the
  * approval was never captured.
  */
 export async function adjustCaptureLocked(

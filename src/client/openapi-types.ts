@@ -182,9 +182,9 @@ export interface paths {
         put?: never;
         /**
          * Capture an approval: the amount the rail charged (default all); the rest is released from the budget
-         * @description Once only. `amount` above the approved amount → 400 (`param` amount). A second capture, or a capture of a voided, expired, denied or pending decision → 409 conflict. The token is consumed.
+         * @description Once only. `amount` above the approved amount → 400 (`param` amount). A second capture, or a capture of a voided, expired, denied or pending decision → 409 conflict. The token is consumed. `metadata` (as on authorize) is kept with the capture. Agent keys capture their own agent's approvals in full only: a smaller `amount` → 403 forbidden; another agent's decision → 404.
          *
-         *     Roles: admin.
+         *     Roles: admin, agent.
          */
         post: operations["postV1DecisionsIdCapture"];
         delete?: never;
@@ -645,8 +645,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotate the signing secret (returned once)
-         * @description Roles: admin.
+         * Rotate the signing secret (returned once); the previous one may keep signing for a grace period
+         * @description Takes the endpoint's row lock: concurrent rotations take turns and each answers the secret it stored. With `previous_secret_expires_in` (seconds, 0–86,400) the secret it replaces also signs every delivery, in `X-Service-Signature-Previous`, until then.
+         *
+         *     Roles: admin.
          */
         post: operations["postV1WebhookEndpointsIdRotateSecret"];
         delete?: never;
@@ -876,7 +878,7 @@ export interface paths {
         put?: never;
         /**
          * Stripe Issuing's real-time authorization webhook, and the card's later events (no key: Stripe's signature authenticates)
-         * @description `issuing_authorization.request` is decided as `POST /v1/authorize` decides (an uncaptured approval of the agent that covers it is captured first) and answered within the deadline (1.5 s; past it, the connection's `on_timeout`). `issuing_authorization.created|updated` and `issuing_transaction.created` adjust what the approval counts (reversal, partial capture, decline, refund), once however often sent. A repeated event or authorization gets the first answer. Other events: `{"received": true}`. A bad or stale signature, an unknown connection or a livemode that differs from the connection's → 400, nothing recorded. Limited per connection at its account's limit for the mode. See docs/rails/stripe-issuing.md.
+         * @description `issuing_authorization.request` is decided as `POST /v1/authorize` decides (an uncaptured approval of the agent that covers it is captured first) and answered within the deadline (1.5 s; past it, the connection's `on_timeout`). `issuing_authorization.created|updated` and `issuing_transaction.created` adjust what the approval counts (reversal, partial capture, decline, refund), once however often sent. A repeated event or authorization gets the first answer. Other events: `{"received": true}`. A bad or stale signature, an unknown connection, a body that is not I-JSON or a livemode that differs from the connection's → 400, nothing recorded. Limited per connection at its account's limit for the mode. See docs/rails/stripe-issuing.md.
          *
          *     Public: no key needed.
          */
@@ -1164,6 +1166,8 @@ export interface components {
                  */
                 at: string;
             }[];
+            /** @description Only for held decisions: the API key that requested the spend (in live mode it cannot approve it); null for holds from before this was kept and for those a rail asked for */
+            requested_by?: string | null;
             resolved_at: string | null;
             /** @description What the rail did with an approval; null for denied and pending decisions */
             capture: {
@@ -1175,6 +1179,10 @@ export interface components {
                 captured_amount: number | null;
                 captured_at: string | null;
                 capture_before: string | null;
+                /** @description What the rail sent with its capture (its own reference, e.g. an x402 settlement's transaction); null until captured */
+                metadata: {
+                    [key: string]: unknown;
+                } | null;
             } | null;
             /** @description The rail request that made this decision (a card swipe); null for decisions asked for through the API */
             rail: {
@@ -1253,6 +1261,8 @@ export interface components {
                  */
                 at: string;
             }[];
+            /** @description Only for held decisions: the API key that requested the spend (in live mode it cannot approve it); null for holds from before this was kept and for those a rail asked for */
+            requested_by?: string | null;
             resolved_at: string | null;
             /** @description What the rail did with an approval; null for denied and pending decisions */
             capture: {
@@ -1264,6 +1274,10 @@ export interface components {
                 captured_amount: number | null;
                 captured_at: string | null;
                 capture_before: string | null;
+                /** @description What the rail sent with its capture (its own reference, e.g. an x402 settlement's transaction); null until captured */
+                metadata: {
+                    [key: string]: unknown;
+                } | null;
             } | null;
             /** @description The rail request that made this decision (a card swipe); null for decisions asked for through the API */
             rail: {
@@ -1708,6 +1722,8 @@ export interface components {
             events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "authorization.adjusted" | "*")[];
             /** @description Disabled endpoints get no new deliveries */
             enabled: boolean;
+            /** @description Until when the secret before the last rotation also signs deliveries (X-Service-Signature-Previous); null when it does not */
+            previous_secret_expires_at: string | null;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
             /**
@@ -1735,6 +1751,8 @@ export interface components {
             events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "authorization.adjusted" | "*")[];
             /** @description Disabled endpoints get no new deliveries */
             enabled: boolean;
+            /** @description Until when the secret before the last rotation also signs deliveries (X-Service-Signature-Previous); null when it does not */
+            previous_secret_expires_at: string | null;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
             /**
@@ -2137,10 +2155,10 @@ export interface components {
         /** @description Readiness: the database, the workflow engine and the outbox lag. */
         Readiness: {
             /**
-             * @description `ready` when the database answers (HTTP 200), else `unavailable` (HTTP 503)
+             * @description `ready` when the database answers (HTTP 200); `degraded` when it does but the workflow engine is down (HTTP 200: authorize works, held requests wait and approve answers 503); `unavailable` when the database does not answer (HTTP 503)
              * @enum {string}
              */
-            status: "ready" | "unavailable";
+            status: "ready" | "degraded" | "unavailable";
             /** @enum {string} */
             database: "up" | "down";
             /**
@@ -2485,13 +2503,14 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `service_unavailable`: a dependency the call needs (the workflow engine) is down; retry later */
+        /** @description `service_unavailable`: a dependency the call needs (the workflow engine) is down or did not answer within 10 s; retry after `Retry-After` seconds */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfterUnavailable"];
                 [name: string]: unknown;
             };
             content: {
@@ -2512,10 +2531,16 @@ export interface components {
         RateLimitReset: number;
         /** @description Whole seconds to wait before retrying (the same number as X-RateLimit-Reset) */
         RetryAfter: number;
+        /** @description Whole seconds to wait before retrying (5): the dependency is looked at again within that */
+        RetryAfterUnavailable: number;
         /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
         IdempotentReplayed: "true";
         /** @description CSV answers only: the cursor of the next page, absent on the last page */
         NextCursor: string;
+        /** @description How long a cache may keep the answer (`public, max-age=N`); a readiness answer of 503 is `no-store` */
+        CacheControl: string;
+        /** @description Strong validator of the document: send it back in If-None-Match to get `304 Not Modified` while it has not changed */
+        ETag: string;
     };
     pathItems: never;
 }
@@ -2534,11 +2559,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
                 };
+            };
+            /** @description Not modified: the If-None-Match sent names the current ETag (no body) */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Any other error (`internal_error` for a bug, with a generic message) */
             default: {
@@ -2561,10 +2598,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Ready (503 with the same object when the database is down) */
+            /** @description Ready, or `degraded` while the workflow engine is down (503 with the same object when the database is down) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2575,6 +2613,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2637,11 +2676,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
                 };
+            };
+            /** @description Not modified: the If-None-Match sent names the current ETag (no body) */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Any other error (`internal_error` for a bug, with a generic message) */
             default: {
@@ -2699,23 +2750,28 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
-                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OpenApiDocument"];
                 };
             };
-            429: components["responses"]["TooManyRequests"];
+            /** @description Not modified: the If-None-Match sent names the current ETag (no body) */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Any other error (`internal_error` for a bug, with a generic message) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
-                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2849,6 +2905,9 @@ export interface operations {
             content: {
                 "application/json": {
                     amount?: number;
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
                 };
             };
         };
@@ -3011,23 +3070,28 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
-                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["JWKS"];
                 };
             };
-            429: components["responses"]["TooManyRequests"];
+            /** @description Not modified: the If-None-Match sent names the current ETag (no body) */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Any other error (`internal_error` for a bug, with a generic message) */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
-                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4520,7 +4584,17 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Seconds the previous secret keeps signing deliveries (in X-Service-Signature-Previous) after this rotation; 0 (default) ends it at once
+                     * @default 0
+                     */
+                    previous_secret_expires_in?: number;
+                };
+            };
+        };
         responses: {
             /** @description The endpoint object with the new `secret` */
             200: {
@@ -5214,9 +5288,6 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
-                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description The connection's Stripe API version */
                     "Stripe-Version": string;
                     [name: string]: unknown;
@@ -5232,9 +5303,6 @@ export interface operations {
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
-                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5249,6 +5317,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "authorize.approved";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */
@@ -5292,6 +5362,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "authorize.denied";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */
@@ -5335,6 +5407,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "authorize.held";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */
@@ -5378,6 +5452,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "agent.frozen";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */
@@ -5421,6 +5497,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "approval.completed";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */
@@ -5464,6 +5542,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "authorization.captured";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */
@@ -5507,6 +5587,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "authorization.voided";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */
@@ -5550,6 +5632,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "authorization.expired";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */
@@ -5593,6 +5677,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "approval.escalated";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */
@@ -5636,6 +5722,8 @@ export interface operations {
             header: {
                 /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
                 "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
                 /** @description The event type */
                 "X-Service-Event": "authorization.adjusted";
                 /** @description The event id (`evt_…`), the same on every attempt and redelivery */

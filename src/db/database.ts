@@ -1,10 +1,11 @@
 import type { ColumnType, Generated, Kysely, Selectable, Transaction } from 'kysely';
+import type { Plan, Role } from '../kernel/caller.js';
+
+export type { Plan, Role };
 
 /** JSON stored in jsonb: selected as parsed values, inserted as JSON text. */
 export type Json<T> = ColumnType<T, string, string>;
 
-export type Plan = 'sandbox' | 'starter' | 'growth' | 'enterprise';
-export type Role = 'admin' | 'reviewer' | 'agent';
 export type AgentStatus = 'active' | 'frozen' | 'deactivated';
 export type KycStatus = 'pending' | 'verified' | 'rejected';
 
@@ -69,7 +70,7 @@ export interface PoliciesTable {
   auto_freeze: Json<AutoFreeze | null>;
   approval_rules: Json<ApprovalRule[]>;
   escalate_after_seconds: number | null;
-  /** An approval not captured within this many seconds expires (DECISIONS §15). */
+  /** An approval not captured within this many seconds expires (docs/api.md, "Capture and void"). */
   capture_window_seconds: Generated<number>;
   created_at: Date;
   updated_at: Date;
@@ -82,7 +83,7 @@ export interface VelocityLimit {
   max_amount?: number | null;
 }
 
-/** A hold above `above` (minor units) needs `approvals_required` distinct approvals (DECISIONS §16). */
+/** A hold above `above` (minor units) needs `approvals_required` distinct approvals (docs/api.md, "Approval chains"). */
 export interface ApprovalRule {
   above: number;
   approvals_required: number;
@@ -184,6 +185,10 @@ export interface DecisionsTable {
   /** When the capture status left `uncaptured`. */
   capture_resolved_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   token_consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The API key that asked for it (four eyes in live mode); null for decisions from before migration 020. */
+  requested_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What the rail sent with its capture (migration 022); null until captured. Written as JSON text. */
+  capture_metadata: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   /** The rail request that made the decision (migration 021): all three set, or none. */
   rail_type: ColumnType<RailType | null, RailType | null | undefined, RailType | null>;
   rail_connection_id: ColumnType<string | null, string | null | undefined, string | null>;
@@ -246,6 +251,9 @@ export interface WebhookEndpointsTable {
   events: Json<string[]>;
   enabled: boolean;
   secret: string;
+  /** After a rotation with a grace period: the secret before it, still signing until `previous_secret_expires_at`. */
+  previous_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  previous_secret_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;

@@ -1,6 +1,7 @@
 import express, { type RequestHandler } from 'express';
-import { AppError } from '../errors.js';
-import { rejectUnstorableInput } from './input-guard.js';
+import { AppError, invalid } from '../kernel/errors.js';
+import { IJsonViolation, parseIJson } from '../kernel/i-json.js';
+import { rejectUnstorable, rejectUnstorableInput } from './input-guard.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -15,10 +16,60 @@ export const requireJsonBody: RequestHandler = (req, _res, next) => {
   next();
 };
 
-const parseJson = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: 'application/json' });
+/** The bytes of a JSON body, inflated (gzip, deflate, br) and held to the size limit. */
+const readJson = express.raw({ limit: BODY_LIMIT_BYTES, type: 'application/json' });
+
+const notJson = () => invalid('The request body is not valid JSON.', 'body');
 
 /**
- * The request's input, read and checked: a JSON body (identity, gzip, deflate or br), then path,
- * query and body refused in one place when they hold text PostgreSQL cannot store.
+ * The body as a value: UTF-8 I-JSON (docs/api.md, "Request bodies") whose top level is an object or
+ * an array; an empty body reads as `{}`. A member name repeated in an object, or named `__proto__`
+ * or `constructor`, is a 400 naming the member's path.
  */
-export const jsonBody: RequestHandler[] = [requireJsonBody, parseJson, rejectUnstorableInput];
+export function readJsonBody(bytes: Buffer, charset: string | undefined): unknown {
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw invalid(`Request bodies must be UTF-8 JSON; charset ${charset} is not accepted.`, 'Content-Type');
+  }
+  // A byte order mark may precede JSON text; parsers may ignore it (RFC 8259 §8.1).
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  if (text.length === 0) return {};
+  const first = text[0] === '{' || text[0] === '[' ? text[0] : /^[\x20\x09\x0a\x0d]*(.)/.exec(text)?.[1];
+  if (first !== '{' && first !== '[') throw notJson();
+  let value: unknown;
+  try {
+    value = parseIJson(text);
+  } catch (err) {
+    if (err instanceof IJsonViolation) throw invalid(err.message, err.path);
+    throw notJson();
+  }
+  // Decoded UTF-8 holds no lone surrogate and JSON text no raw NUL: text PostgreSQL cannot store
+  // reaches a parsed body only through a \u escape, so only a body that has one is walked.
+  if (text.includes('\\u')) rejectUnstorable(value, 'body');
+  return value;
+}
+
+const parseJson: RequestHandler = (req, _res, next) => {
+  if (!Buffer.isBuffer(req.body)) return next();
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
+  req.body = readJsonBody(req.body, charset);
+  next();
+};
+
+/**
+ * The request's input, read and checked: a JSON body (identity, gzip, deflate or br) read as I-JSON,
+ * then path and query refused in one place when they hold text PostgreSQL cannot store.
+ */
+export const jsonBody: RequestHandler[] = [requireJsonBody, readJson, parseJson, rejectUnstorableInput];
+
+/**
+ * Before a rail's handler: the arrival time (the decision's deadline counts from it), then the body
+ * exactly as sent, held to the size limit: the signature is over these bytes (no decompression, no
+ * parsing; the rail reads them as I-JSON once its signature holds).
+ */
+export const RAW_BODY: readonly RequestHandler[] = [
+  (_req, res, next) => {
+    res.locals.arrivedAt = Date.now();
+    next();
+  },
+  express.raw({ type: () => true, limit: BODY_LIMIT_BYTES, inflate: false }),
+];

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
-import { invalid } from '../errors.js';
-import { isStorableText, unstorablePath } from '../storable-text.js';
+import { invalid } from '../kernel/errors.js';
+import { isStorableText, unstorablePath } from '../kernel/storable-text.js';
 
 const WHAT = 'must not contain NUL characters or unpaired UTF-16 surrogates';
 
@@ -14,19 +14,27 @@ function decodedSegments(path: string): string[] | undefined {
 }
 
 /**
- * Path, query and JSON body of a request, checked in one place for every route once the body is
- * read, before any of it reaches a query: a path id, a query parameter (name or value) or any
- * string of the body (value or key) that PostgreSQL cannot hold is a 400 `invalid_request` naming
- * the parameter at fault (none for the path).
+ * A 400 `invalid_request` naming the parameter at fault when a parsed query or body holds text
+ * PostgreSQL cannot store, in a string value or in a key.
+ */
+export function rejectUnstorable(value: unknown, root: 'query' | 'body'): void {
+  const found = unstorablePath(value, root);
+  if (!found) return;
+  if (root === 'query') throw invalid(found.inKey ? `A query parameter name ${WHAT}.` : `Invalid ${found.param}: ${WHAT}.`, found.param);
+  throw invalid(found.inKey ? `Invalid ${found.param}: its keys ${WHAT}.` : `Invalid ${found.param}: ${WHAT}.`, found.param);
+}
+
+/**
+ * Path and query of a request, checked in one place for every route once the body is read, before
+ * any of it reaches a query: a path id or a query parameter (name or value) that PostgreSQL cannot
+ * hold is a 400 `invalid_request` naming the parameter at fault (none for the path). The body is
+ * checked the same way as it is read (src/http/body.ts).
  */
 export const rejectUnstorableInput: RequestHandler = (req, _res, next) => {
   const segments = decodedSegments(req.path);
   if (!segments || segments.some((s) => !isStorableText(s))) {
     throw invalid(`The request path ${WHAT}, and must be valid percent-encoded UTF-8.`);
   }
-  const query = unstorablePath(req.query, 'query');
-  if (query) throw invalid(query.inKey ? `A query parameter name ${WHAT}.` : `Invalid ${query.param}: ${WHAT}.`, query.param);
-  const body = unstorablePath(req.body, 'body');
-  if (body) throw invalid(body.inKey ? `Invalid ${body.param}: its keys ${WHAT}.` : `Invalid ${body.param}: ${WHAT}.`, body.param);
+  rejectUnstorable(req.query, 'query');
   next();
 };

@@ -1,7 +1,7 @@
 import { recordRateLimitRejection } from '../observability/metrics.js';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Db } from '../db/database.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../kernel/errors.js';
 import {
   accountBucket,
   addressBucket,
@@ -31,19 +31,20 @@ export interface RateLimitDeps {
 export interface RateLimiter {
   /** After authentication: counts the request against its account and mode. */
   perAccount: RequestHandler;
-  /** Error middleware right after authentication: a failed authentication counts against the client address. */
-  onAuthFailure: ErrorRequestHandler;
-  /** For public /v1 endpoints (no key): counts against the client address. */
-  perAddress: RequestHandler;
   /**
-   * For a rail's endpoint, once the request's signature holds (`res.locals.rateLimited`): counts
-   * against its connection at its account's limit for the mode. A counter that has not answered by
-   * the request's deadline lets it through, as an unreachable one does.
+   * Error middleware right after authentication: a failed authentication counts against the client
+   * address. Public documents and probes are in no bucket (src/http/public-document.ts).
    */
-  perRailConnection: RequestHandler;
+  onAuthFailure: ErrorRequestHandler;
+  /**
+   * For a rail's endpoint, once the request's signature holds: counts it against its connection at
+   * its account's limit for the mode (throws the 429). A counter that has not answered by the
+   * request's deadline lets it through, as an unreachable one does.
+   */
+  perRailConnection(req: Request, res: Response, subject: RailRateLimitSubject): Promise<void>;
 }
 
-/** What a rail's endpoint puts in `res.locals.rateLimited` for perRailConnection. */
+/** Whom a rail's request is counted against: its connection, at its account's limit for the mode. */
 export interface RailRateLimitSubject {
   connectionId: string;
   livemode: boolean;
@@ -146,14 +147,7 @@ export function rateLimiter(deps: RateLimitDeps): RateLimiter {
       // Over the address's limit, the answer is 429 instead of 401: a key-guesser learns nothing more.
       next((await byAddress(req, res)) ?? err);
     },
-    perAddress: async (req, res, next) => {
-      const limited = await byAddress(req, res);
-      if (limited) throw limited;
-      next();
-    },
-    perRailConnection: async (req, res, next) => {
-      const subject = res.locals.rateLimited as RailRateLimitSubject | undefined;
-      if (!subject) return next();
+    perRailConnection: async (req, res, subject) => {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, subject.deadline - Date.now()))));
       const v = await Promise.race([count(req, railBucket(subject.connectionId), limitFor(subject, deps.limits)), late]).finally(() => clearTimeout(timer));
@@ -161,7 +155,6 @@ export function rateLimiter(deps: RateLimitDeps): RateLimiter {
         setHeaders(res, v);
         if (!v.allowed) throw tooMany(res, v, `this rail connection (its account in ${subject.livemode ? 'live' : 'test'} mode)`);
       }
-      next();
     },
   };
 }

@@ -1,13 +1,13 @@
-import { actorOf, ADMIN, requireRole, type Caller } from '../caller.js';
+import { actorOf, ADMIN, requireRole, type Caller } from '../kernel/caller.js';
 import type { Db, Role } from '../db/database.js';
-import { decodeCursor, toPage } from '../db/pagination.js';
+import { listPage } from '../db/pagination.js';
 import { appendAudit } from '../audit/audit.repository.js';
-import { AppError, forbidden, invalid, notFound } from '../errors.js';
-import { newId } from '../ids.js';
+import { AppError, conflict, forbidden, invalid, notFound } from '../kernel/errors.js';
+import { newId } from '../kernel/ids.js';
 import { findAgentInScope } from '../agents/agents.repository.js';
 import { generateApiKey, hashApiKey, parseApiKeyMode } from './api-key.js';
 import { toApiKeyView, type ApiKeyView, type CreatedApiKeyView } from './api-key.view.js';
-import { findActiveKeyByHash, findKey, insertApiKey, listKeys, revokeKey, type ApiKeyRow } from './keys.repository.js';
+import { findActiveKeyByHash, findKey, insertApiKey, listKeys, revokeKey} from './keys.repository.js';
 
 export { toApiKeyView, type ApiKeyView } from './api-key.view.js';
 
@@ -53,8 +53,11 @@ export async function createApiKey(db: Db, caller: Caller, input: CreateKeyInput
   }
   return db.transaction().execute(async (trx) => {
     if (input.agent_id) {
-      const agent = await findAgentInScope(trx, caller.accountId, livemode, input.agent_id);
+      // Locked, so a deactivation committing meanwhile is seen: no key is minted after it.
+      const agent = await findAgentInScope(trx, caller.accountId, livemode, input.agent_id, true);
       if (!agent) throw notFound('agent', 'agent_id');
+      // Deactivation is terminal: like every other write on the agent, a new key for it is refused.
+      if (agent.status === 'deactivated') throw conflict('The agent is deactivated; no API key can be created for it.', 'agent_id');
     }
     const key = generateApiKey(livemode);
     const row = await insertApiKey(trx, {
@@ -82,8 +85,7 @@ export async function createApiKey(db: Db, caller: Caller, input: CreateKeyInput
 
 export async function listApiKeys(db: Db, caller: Caller, limit: number, cursor?: string) {
   requireRole(caller, ADMIN);
-  const rows = await listKeys(db, caller.accountId, caller.livemode, limit + 1, cursor ? decodeCursor(cursor) : undefined);
-  return toPage(rows, limit, toApiKeyView, (r) => r.id);
+  return listPage({ limit, cursor }, (n, after) => listKeys(db, caller.accountId, caller.livemode, n, after), toApiKeyView);
 }
 
 /** The calling key itself, for any role: a client (the MCP server) learns its mode, role and agent. */

@@ -2,32 +2,24 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { McpConfig } from '../config.js';
-import { type ApiClient, createApiClient, type Documented, type ResponseBody } from '../client/api-client.js';
-import { formatMoney } from '../money.js';
+import type { McpConfig } from '../kernel/config.js';
+import type { Documented, ResponseBody } from '../client/api-client.js';
+import { createApiCall, type ApiFailure, type Fetch } from '../client/api-call.js';
+import { formatMoney } from '../kernel/money.js';
+import { registerFetchPaidResource } from './fetch-paid-resource.js';
 
 /**
- * The MCP tool server of DECISIONS §12: a model asks for a spend decision through the tool
- * `authorize_spend` and follows a held one with `get_decision`. It is a client of the HTTP API
- * (`{base}/authorize`, `{base}/decisions/:id`) through the client generated from the OpenAPI
- * document (src/client/), so every decision is the service's own. stdout
- * carries the protocol only; anything for humans goes to stderr.
+ * The MCP tool server (docs/api.md, "MCP tool server"): a model asks for a spend decision through
+ * the tool `authorize_spend` and follows a held one with `get_decision`. It is a client of the HTTP
+ * API (`{base}/authorize`, `{base}/decisions/:id`) through the client generated from the OpenAPI
+ * document (src/client/), so every decision is the service's own. stdout carries the protocol only;
+ * anything for humans goes to stderr.
  */
 
 export const MCP_SERVER_NAME = 'spend-auth';
 export const MCP_SERVER_VERSION = '0.1.0';
-/** Per HTTP call, on top of any long-poll wait the call asks for. */
-export const API_REQUEST_TIMEOUT_MS = 15_000;
+export { API_REQUEST_TIMEOUT_MS } from '../client/api-call.js';
 export const MAX_WAIT_SECONDS = 30;
-
-type Fetch = (input: Request) => Promise<Response>;
-
-interface ApiFailure {
-  ok: false;
-  code: string;
-  message: string;
-}
-type ApiResult<T> = { ok: true; body: T } | ApiFailure;
 
 /** The fields of the decision object this server reads, while the document does not describe it. */
 interface DecisionFields {
@@ -51,49 +43,6 @@ interface DecisionFields {
  */
 type Decision = Documented<ResponseBody<'/v1/authorize', 'post'>, DecisionFields>;
 type ApiKeySelf = Documented<ResponseBody<'/v1/api-keys/self', 'get'>, { role: 'admin' | 'reviewer' | 'agent'; agent_id: string | null }>;
-
-/** An openapi-fetch call's outcome, as far as this server needs it. */
-type Sent<T> = { data?: T; error?: unknown; response: Response };
-
-/**
- * Calls the API through the generated client with the configured key; every failure becomes
- * `{ok: false, code, message}`, never a throw.
- */
-function apiCaller(config: McpConfig, fetchImpl: Fetch) {
-  const client = createApiClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, fetch: fetchImpl });
-  return async function call<T>(send: (client: ApiClient, init: { signal: AbortSignal; fetch: Fetch }) => Promise<Sent<T>>, waitSeconds = 0): Promise<ApiResult<T>> {
-    let status: number | undefined;
-    // Per call, so the status of a success whose body is not JSON can still be told.
-    const fetchOnce: Fetch = async (req) => {
-      const res = await fetchImpl(req);
-      status = res.status;
-      return res;
-    };
-    let sent: Sent<T>;
-    try {
-      sent = await send(client, { signal: AbortSignal.timeout(API_REQUEST_TIMEOUT_MS + waitSeconds * 1000), fetch: fetchOnce });
-    } catch (err) {
-      if (status !== undefined && err instanceof SyntaxError) {
-        return { ok: false, code: 'unexpected_response', message: `The service answered HTTP ${status} with a body that is not JSON.` };
-      }
-      const cause = err instanceof Error ? err.message : String(err);
-      return { ok: false, code: 'network_error', message: `Could not reach the spend authorization service at ${config.baseUrl} (${cause}).` };
-    }
-    if (sent.response.ok) {
-      if (sent.data === undefined) return { ok: false, code: 'unexpected_response', message: `The service answered HTTP ${sent.response.status} with an empty body.` };
-      return { ok: true, body: sent.data };
-    }
-    const error = (sent.error as { error?: { code?: unknown; message?: unknown } } | string | undefined) ?? undefined;
-    if (typeof error === 'string') {
-      return { ok: false, code: 'unexpected_response', message: `The service answered HTTP ${sent.response.status} with a body that is not JSON.` };
-    }
-    const envelope = error?.error;
-    if (envelope && typeof envelope.code === 'string' && typeof envelope.message === 'string') {
-      return { ok: false, code: envelope.code, message: envelope.message };
-    }
-    return { ok: false, code: 'unexpected_response', message: `The service answered HTTP ${sent.response.status} without an error object.` };
-  };
-}
 
 const decisionOutputShape = {
   decision: z.enum(['approved', 'denied', 'held']).describe('approved: go ahead; denied: do not buy; held: a human must decide first'),
@@ -152,14 +101,14 @@ function decisionResult(d: Decision): CallToolResult {
 
 const errorResult = (e: ApiFailure): CallToolResult => ({ isError: true, content: [{ type: 'text', text: `${e.code}: ${e.message}` }] });
 
-/** Builds the server with its two tools; `fetchImpl` is injectable for tests. */
+/** Builds the server with its tools (the third, fetch_paid_resource, when configured); `fetchImpl` is injectable for tests. */
 export function createMcpServer(config: McpConfig, fetchImpl: Fetch = (req) => fetch(req)): McpServer {
-  const call = apiCaller(config, fetchImpl);
+  const call = createApiCall(config, fetchImpl);
   const server = new McpServer({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION });
 
   // An agent-role key acts for one agent: learnt once, on the first call that omits agent_id.
   let ownAgent: string | undefined;
-  async function defaultAgentId(): Promise<ApiResult<string>> {
+  async function defaultAgentId(): Promise<{ ok: true; body: string } | ApiFailure> {
     if (ownAgent) return { ok: true, body: ownAgent };
     const res = await call((api, init) => api.GET('/v1/api-keys/self', init));
     if (!res.ok) return res;
@@ -241,12 +190,16 @@ export function createMcpServer(config: McpConfig, fetchImpl: Fetch = (req) => f
     },
   );
 
+  // Off unless configured: without its key the tool is not even listed.
+  if (config.x402) registerFetchPaidResource(server, config, config.x402, defaultAgentId);
+
   return server;
 }
 
 /** `spend-auth mcp`: serves the tools on stdio until the client closes stdin. */
 export async function runMcpServer(config: McpConfig): Promise<void> {
   const server = createMcpServer(config);
-  process.stderr.write(`spend-auth mcp: tools authorize_spend and get_decision, calling ${config.baseUrl}\n`);
+  const tools = config.x402 ? 'authorize_spend, get_decision and fetch_paid_resource' : 'authorize_spend and get_decision';
+  process.stderr.write(`spend-auth mcp: tools ${tools}, calling ${config.baseUrl}\n`);
   await server.connect(new StdioServerTransport());
 }

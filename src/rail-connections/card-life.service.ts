@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
-import { findDecisionById } from '../approvals/approvals.repository.js';
-import { adjustCaptureLocked, lockForSettlement } from '../capture/capture.service.js';
+import { adjustCaptureLocked } from '../capture/capture.service.js';
+import { findDecisionById, lockAgentThenDecision } from '../decisions/decisions.repository.js';
 import { countedAmount, mergeFacts, type AuthorizationFacts } from './card-life.js';
 import { claimRailEvent, findRailAnswerOf, lockRailAnswer, recordRailTransactions, settlementOf, updateRailAnswer, type RailTransactionFacts } from './rail-answers.repository.js';
 import type { EndpointConnection } from './rail-connections.service.js';
@@ -37,7 +37,7 @@ export async function applyCardLifeEvent(deps: { db: Db; now?: () => Date }, con
     if (!answer) return 'recorded';
     // Locks in the order of every spend change: the agent, the decision, then this record.
     const decision = answer.approved && answer.decision_id ? await findDecisionById(trx, answer.decision_id) : undefined;
-    const locked = decision && (await lockForSettlement(trx, decision));
+    const locked = decision && (await lockAgentThenDecision(trx, decision.agent_id, decision.id));
     const current = (await lockRailAnswer(trx, connection.id, event.authorizationId))!;
     const known = {
       approved: current.stripe_approved,

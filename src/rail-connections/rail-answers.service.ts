@@ -1,7 +1,7 @@
-import type { Caller } from '../caller.js';
+import type { Caller } from '../kernel/caller.js';
 import type { DbOrTrx, RailAnswerOutcome } from '../db/database.js';
-import { AppError } from '../errors.js';
-import { isStorableText } from '../storable-text.js';
+import { AppError } from '../kernel/errors.js';
+import { isStorableText } from '../kernel/storable-text.js';
 import { authorizeSchema } from '../authorization/authorize.schemas.js';
 import { decide, type AuthorizationDeps } from '../authorization/authorization.service.js';
 import type { RailOutcome } from '../authorization/rail-request.js';

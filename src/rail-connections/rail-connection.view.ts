@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listOf } from '../db/pagination.js';
 import type { RailConnectionsTable, Selectable } from '../db/database.js';
-import { idOf, instant, livemodeField } from '../view-fields.js';
+import { idOf, instant, livemodeField } from '../kernel/view-fields.js';
 import { ON_TIMEOUT } from './rail-connections.schemas.js';
 
 export type RailConnectionRow = Selectable<RailConnectionsTable>;

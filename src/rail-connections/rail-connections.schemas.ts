@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import { z } from 'zod';
 import { cursorSchema } from '../db/pagination.js';
-import { limitSchema } from '../http/validate.js';
+import { limitSchema } from '../kernel/schemas.js';
 
 /** The Stripe API version the project's `stripe` package pins: the default `stripe_version` of a connection. */
 export const DEFAULT_STRIPE_VERSION: string = Stripe.API_VERSION;

@@ -1,9 +1,9 @@
-import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../caller.js';
+import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx, Plan } from '../db/database.js';
 import { decodeCursor, toPage, type Page } from '../db/pagination.js';
 import { appendAudit } from '../audit/audit.repository.js';
-import { notFound } from '../errors.js';
-import { newId } from '../ids.js';
+import { notFound } from '../kernel/errors.js';
+import { newId } from '../kernel/ids.js';
 import type { ResponseCipher } from '../idempotency/response-cipher.js';
 import {
   findRailConnection,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idOf } from '../view-fields.js';
+import { idOf } from '../kernel/view-fields.js';
 
 /**
  * What a rail's endpoint receives and answers (docs/rails/stripe-issuing.md). The request is a

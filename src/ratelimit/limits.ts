@@ -3,7 +3,7 @@ import type { Plan } from '../db/database.js';
 /** Length of a rate-limit window: fixed, aligned to the UTC minute. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
-/** Requests per minute (SPEC §8.1, DECISIONS §10). */
+/** Requests per minute (docs/api.md, "Rate limits"). */
 export const TEST_MODE_LIMIT_PER_MINUTE = 100;
 export const LIVE_LIMIT_PER_MINUTE: Record<Plan, number> = {
   // A sandbox account has no live keys; the number is here for completeness.
@@ -13,7 +13,7 @@ export const LIVE_LIMIT_PER_MINUTE: Record<Plan, number> = {
   // Used when an enterprise account has no number of its own (`accounts create --rate-limit`).
   enterprise: 2_000,
 };
-/** Requests per minute per client address for requests without a valid key (failed authentication, public endpoints). */
+/** Requests per minute per client address for requests without a valid key (failed authentications; public documents are in no bucket). */
 export const UNAUTHENTICATED_LIMIT_PER_MINUTE = 100;
 
 export interface LimitSubject {

@@ -100,31 +100,51 @@ export type HostResolver = (host: string) => Promise<{ address: string; family: 
 const systemResolver: HostResolver = (host) => lookup(host, { all: true, verbatim: true });
 
 /**
+ * What a refusal of a host name says, whatever the reason: the rule, never an address the name
+ * resolved to, nor whether it resolved at all, so the check is no DNS oracle for internal names.
+ */
+export const PUBLIC_ADDRESSES_RULE = 'must resolve to public addresses only (loopback, private, link-local, metadata and other reserved ranges are refused)';
+
+/**
  * Resolves the URL's host and refuses it when any address it resolves to is not public
  * (unless allowed by configuration). Returns the address to pin the connection to, in the
- * canonical form it was judged in.
+ * canonical form it was judged in. A literal address is named with its range (the caller wrote
+ * it); a host name is refused with PUBLIC_ADDRESSES_RULE only.
  */
 export async function resolveSafeTarget(raw: string, policy: UrlPolicy, resolve: HostResolver = systemResolver): Promise<ResolvedTarget> {
   const url = checkUrlShape(raw, policy);
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  const literal = ipaddr.isValid(host);
+  const refuseName = () => new UnsafeUrlError(`host ${host} ${PUBLIC_ADDRESSES_RULE}`);
   let addresses: string[];
-  if (ipaddr.isValid(host)) {
+  if (literal) {
     addresses = [host];
   } else {
     try {
       addresses = (await resolve(host)).map((a) => a.address);
     } catch {
-      throw new UnsafeUrlError(`host ${host} does not resolve`);
+      // Told apart from a refused address only where private addresses are allowed anyway.
+      throw policy.allowPrivate ? new UnsafeUrlError(`host ${host} does not resolve`) : refuseName();
     }
   }
-  if (addresses.length === 0) throw new UnsafeUrlError(`host ${host} does not resolve`);
+  if (addresses.length === 0) throw policy.allowPrivate ? new UnsafeUrlError(`host ${host} does not resolve`) : refuseName();
   if (!policy.allowPrivate) {
     for (const a of addresses) {
       const reason = refusedAddressReason(a);
-      if (reason) throw new UnsafeUrlError(`host ${host} resolves to a refused ${reason} (${a})`);
+      if (reason) throw literal ? new UnsafeUrlError(`${host} is a refused ${reason}: webhooks may reach public addresses only`) : refuseName();
     }
   }
   const pinned = canonicalAddress(addresses[0]!);
-  if (!pinned) throw new UnsafeUrlError(`host ${host} resolves to something that is not an IP address`);
+  if (!pinned) throw literal ? new UnsafeUrlError(`${host} is not an IP address`) : refuseName();
   return { url, address: pinned.toString(), family: pinned.kind() === 'ipv6' ? 6 : 4 };
+}
+
+/**
+ * An error of the connection to a pinned target, as recorded and shown: the host of the URL in
+ * place of the address it was pinned to (Node's messages name the address, e.g. `connect
+ * ECONNREFUSED 10.0.0.5:443`), so delivery records never show what a name resolved to.
+ */
+export function withoutPinnedAddress(message: string, target: Pick<ResolvedTarget, 'url' | 'address'>): string {
+  const host = target.url.hostname;
+  return message.split(target.address).join(host);
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listOf } from '../db/pagination.js';
 import { EVENT_TYPES } from '../events/events.repository.js';
-import { idOf, instant, livemodeField } from '../view-fields.js';
+import { idOf, instant, livemodeField } from '../kernel/view-fields.js';
 import type { AttemptRow, DeliveryRow, EndpointRow } from './webhooks.repository.js';
 
 export const webhookEndpointSchema = z
@@ -12,6 +12,9 @@ export const webhookEndpointSchema = z
     description: z.string().nullable().describe('Free text'),
     events: z.array(z.enum([...EVENT_TYPES, '*'])).describe('Subscribed event types, or `["*"]` for all'),
     enabled: z.boolean().describe('Disabled endpoints get no new deliveries'),
+    previous_secret_expires_at: instant('Until when the secret before the last rotation also signs deliveries')
+      .nullable()
+      .describe('Until when the secret before the last rotation also signs deliveries (X-Service-Signature-Previous); null when it does not'),
     livemode: livemodeField,
     created_at: instant('Creation time'),
     updated_at: instant('Last change'),
@@ -69,6 +72,7 @@ export function toEndpointView(row: EndpointRow): WebhookEndpointView {
     description: row.description,
     events: row.events as WebhookEndpointView['events'],
     enabled: row.enabled,
+    previous_secret_expires_at: row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at > new Date() ? row.previous_secret_expires_at.toISOString() : null,
     livemode: row.livemode,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

@@ -14,7 +14,7 @@ const endpointUrl = () =>
       description: 'An absolute https URL (http only in test mode) whose host resolves to public addresses; no credentials',
     });
 import { EVENT_TYPES } from '../events/events.repository.js';
-import { limitSchema } from '../http/validate.js';
+import { limitSchema } from '../kernel/schemas.js';
 
 const eventList = z
   .array(z.enum([...EVENT_TYPES, '*'] as unknown as [string, ...string[]]))
@@ -48,5 +48,19 @@ export const redeliverSchema = z.strictObject({
   endpoint_id: z.string().min(1).max(100).optional(),
 });
 
+/** At most a day: long enough to redeploy a receiver, short enough that a leaked old secret soon stops signing. */
+export const MAX_PREVIOUS_SECRET_SECONDS = 86_400;
+
+export const rotateSecretSchema = z.strictObject({
+  previous_secret_expires_in: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_PREVIOUS_SECRET_SECONDS)
+    .default(0)
+    .describe('Seconds the previous secret keeps signing deliveries (in X-Service-Signature-Previous) after this rotation; 0 (default) ends it at once'),
+});
+
+export type RotateSecretInput = z.output<typeof rotateSecretSchema>;
 export type CreateEndpointInput = z.output<typeof createEndpointSchema>;
 export type UpdateEndpointInput = z.output<typeof updateEndpointSchema>;

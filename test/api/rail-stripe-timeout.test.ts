@@ -12,11 +12,12 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { authorizeSchema } from '../../src/authorization/authorize.schemas.js';
 import { decide } from '../../src/authorization/authorization.service.js';
 import type { DecisionWaiter } from '../../src/authorization/decision-waiter.js';
-import type { Caller } from '../../src/caller.js';
-import { createLogger } from '../../src/logger.js';
+import type { Caller } from '../../src/kernel/caller.js';
+import { createLogger } from '../../src/kernel/logger.js';
 import { answerRailAuthorization, DeadlinePassed } from '../../src/rail-connections/rail-answers.service.js';
 import type { EndpointConnection } from '../../src/rail-connections/rail-connections.service.js';
-import { startHttpServer, type RunningServer } from '../../src/server.js';
+import { startHttpServer, type RunningServer } from '../../src/http/server.js';
+import { stripeIssuingRail } from '../../src/rails/stripe-issuing/endpoint.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
 import { TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
 import { asStripeReadsIt, connectStripeIssuing, requestEvent, signature, stripeEvent } from '../support/stripe-issuing.js';
@@ -47,7 +48,7 @@ beforeAll(async () => {
   slowServer = await startHttpServer(
     { ...ctx.database, db: ctx.database.db.withPlugin(slowPlugin) },
     { port: 0 },
-    { signer: ctx.signer, gateway: ctx.gateway, idempotencyKey: TEST_IDEMPOTENCY_KEY, rateLimit: { limits: { testMode: 100_000 } }, railDeadlineMs: DEADLINE_MS },
+    { signer: ctx.signer, gateway: ctx.gateway, engine: ctx.engine, rails: { stripeIssuing: stripeIssuingRail }, idempotencyKey: TEST_IDEMPOTENCY_KEY, rateLimit: { limits: { testMode: 100_000 } }, railDeadlineMs: DEADLINE_MS },
     createLogger('silent'),
     '127.0.0.1',
   );

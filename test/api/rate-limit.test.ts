@@ -1,6 +1,6 @@
 /**
- * Rate limits (SPEC §8.1, DECISIONS §10): per account and mode, fixed one-minute windows counted in
- * the database, so every API process shares them.
+ * Rate limits (docs/api.md, "Rate limits"): per account and mode, fixed one-minute windows counted
+ * in the database, so every API process shares them.
  *
  * Tests that count up to a limit run their own app instances with a pinned clock, so a minute
  * boundary can never reset a count halfway through. Requests "from another client" leave from a
@@ -12,14 +12,14 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/kernel/logger.js';
 import { accountBucket, windowAt } from '../../src/ratelimit/limits.js';
 import { hitCounter, purgeCounters } from '../../src/ratelimit/ratelimit.repository.js';
 import { rateLimiter } from '../../src/http/rate-limit.js';
 import { errorHandler } from '../../src/http/errors.js';
 import { authMiddleware, type Authenticator } from '../../src/http/auth.js';
-import { AppError } from '../../src/errors.js';
-import { startHttpServer, type RunningServer } from '../../src/server.js';
+import { AppError } from '../../src/kernel/errors.js';
+import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { createTestContext, policyBody, type TestContext } from '../support/context.js';
 import { TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
 
@@ -50,7 +50,7 @@ function pinnedClock(secondsIntoMinute = 20) {
 async function startInstance(now: () => number, unauthenticatedLimit?: number): Promise<string> {
   const url = process.env.DATABASE_URL;
   const database = url ? await connectDatabase({ databaseUrl: url, poolSize: 5 }) : ctx.database;
-  const server = await startHttpServer(database, { port: 0 }, { signer: ctx.signer, gateway: ctx.gateway, idempotencyKey: TEST_IDEMPOTENCY_KEY, rateLimit: { now, ...(unauthenticatedLimit ? { unauthenticatedLimit } : {}) } }, createLogger('silent'), '127.0.0.1');
+  const server = await startHttpServer(database, { port: 0 }, { signer: ctx.signer, gateway: ctx.gateway, engine: ctx.engine, idempotencyKey: TEST_IDEMPOTENCY_KEY, rateLimit: { now, ...(unauthenticatedLimit ? { unauthenticatedLimit } : {}) } }, createLogger('silent'), '127.0.0.1');
   instances.push({ server, database: url ? database : undefined });
   return `http://127.0.0.1:${server.port}`;
 }
@@ -156,24 +156,16 @@ describe('headers on every /v1 response', () => {
     expect([route, id, invalid].map((r) => limitHeaders(r).remaining)).toEqual([99, 98, 97]);
   });
 
-  test('the public JWKS endpoint is limited per client address and says so', async () => {
-    const base = await startInstance(pinnedClock().now);
-    const res = await send(`${base}/v1/.well-known/jwks.json`, { from: randomLoopback() });
-    expect(res.status).toBe(200);
-    expectLimitHeaders(res, 100);
-    expect(limitHeaders(res).remaining).toBe(99);
-  });
-
-  test('the public OpenAPI document is limited per client address and says so, like every /v1 response', async () => {
+  test('the public JWKS and OpenAPI documents are in no bucket: no headers, and the address’s count does not move', async () => {
     const base = await startInstance(pinnedClock().now);
     const from = randomLoopback();
-    const res = await send(`${base}/v1/openapi.json`, { from });
-    expect(res.status).toBe(200);
-    expect(res.body.openapi).toMatch(/^3\.1/);
-    expectLimitHeaders(res, 100);
-    expect(limitHeaders(res).remaining).toBe(99);
-    // It shares the address's count with the other public endpoint.
-    expect(limitHeaders(await send(`${base}/v1/.well-known/jwks.json`, { from })).remaining).toBe(98);
+    for (const path of ['/v1/.well-known/jwks.json', '/v1/openapi.json', '/v1/.well-known/jwks.json']) {
+      const res = await send(`${base}${path}`, { from });
+      expect(res.status).toBe(200);
+      expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+    }
+    // The first keyless request of that address still finds its whole allowance.
+    expect(limitHeaders(await send(`${base}/v1/agents`, { from }))).toMatchObject({ limit: 100, remaining: 99 });
   });
 
   test('health endpoints outside /v1 are not limited', async () => {
@@ -382,8 +374,8 @@ describe('clients without a valid key', () => {
     expect(limited.body.error).toMatchObject({ code: 'rate_limited', message: 'Too many requests: a client without a valid API key may make 100 requests per minute. Retry in 10 s.' });
     expect(limited.headers['retry-after']).toBe('10');
     expect(limitHeaders(limited)).toEqual({ limit: 100, remaining: 0, reset: 10 });
-    // Public endpoints share the address's count.
-    expect((await send(`${base}/v1/.well-known/jwks.json`, { from })).status).toBe(429);
+    // Public documents are outside the address's bucket: a rail behind that address still fetches its keys.
+    expect((await send(`${base}/v1/.well-known/jwks.json`, { from })).status).toBe(200);
 
     // Another address is counted on its own; a valid key is counted against its account, not the address.
     expect((await send(`${base}/v1/agents`, { from: other })).status).toBe(401);
@@ -399,7 +391,7 @@ describe('clients without a valid key', () => {
     const failed = await burst(3, () => send(`${base}/v1/agents`, { from }));
     expect(failed.map((r) => r.status)).toEqual([401, 401, 401]);
     expect(limitHeaders(failed[2]!)).toEqual({ limit: 3, remaining: 0, reset: 10 });
-    const limited = await send(`${base}/v1/.well-known/jwks.json`, { from });
+    const limited = await send(`${base}/v1/agents`, { from });
     expect(limited.status).toBe(429);
     expect(limited.body.error.message).toContain('3 requests per minute');
   });
@@ -433,7 +425,7 @@ describe('when the counters cannot be reached', () => {
       if (req.get('authorization')) req.caller = { accountId: 'acct_x', livemode: false, keyId: 'key_x', role: 'admin', agentId: null, plan: 'growth', rateLimit: null };
       next();
     });
-    app.get('/public', limits.perAddress, (_req, res) => void res.json({ ok: true }));
+    app.get('/keyless', (_req: express.Request, _res: express.Response, next: express.NextFunction) => next(new AppError('unauthorized', 'Invalid API key provided.')), limits.onAuthFailure);
     app.get('/private', limits.perAccount, (_req, res) => void res.json({ ok: true }));
     app.use(errorHandler(() => {}));
     const server = await new Promise<http.Server>((resolve) => {
@@ -441,11 +433,9 @@ describe('when the counters cannot be reached', () => {
     });
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const results = [await send(`${base}/public`), await send(`${base}/private`, { key: 'anything' })];
-      for (const res of results) {
-        expect(res.status).toBe(200);
-        expect(res.headers['x-ratelimit-limit']).toBeUndefined();
-      }
+      const results = [await send(`${base}/keyless`), await send(`${base}/private`, { key: 'anything' })];
+      expect(results.map((r) => r.status)).toEqual([401, 200]);
+      for (const res of results) expect(res.headers['x-ratelimit-limit']).toBeUndefined();
       expect(logged).toHaveLength(2);
     } finally {
       server.close();
@@ -454,7 +444,7 @@ describe('when the counters cannot be reached', () => {
   });
 });
 
-/** An app of the limiter alone, in the order src/app.ts mounts it, on 127.0.0.1; closed by the caller. */
+/** An app of the limiter alone, in the order src/http/app.ts mounts it, on 127.0.0.1; closed by the caller. */
 async function limitedApp(limits: ReturnType<typeof rateLimiter>, authenticate: Authenticator): Promise<{ base: string; close: () => void }> {
   const app = express();
   app.use((req, _res, next) => {

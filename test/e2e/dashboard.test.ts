@@ -271,6 +271,57 @@ suite('reviewer dashboard (headless Chromium)', () => {
     await context.close();
   });
 
+  test('four eyes in live mode: on its own held request a key is offered no Approve, told why, and may withdraw it; another key may approve', async () => {
+    // An account of its own: its live usage and queue stay apart from the other tests'.
+    const live = (await ctx.account('growth')).live!;
+    const policy = await live.post('/v1/policies', policyBody({ name: 'Live reviewed spend', require_approval_above: 1_000 }));
+    const agentId = (await live.post('/v1/agents', { name: 'Live buyer', policy_id: policy.body.id })).body.id;
+    const ask = async (vendor: string) => {
+      const res = await live.post('/v1/authorize', { agent_id: agentId, amount: 7_000, currency: 'USD', vendor });
+      expect(res.body).toMatchObject({ decision: 'held', requested_by: (await live.get('/v1/api-keys/self')).body.id });
+      return res.body.decision_id as string;
+    };
+    const own = await ask('own.example');
+    const reviewer = await live.post('/v1/api-keys', { name: 'Live reviewer', role: 'reviewer' });
+
+    const { page, context } = await newPage();
+    await signIn(page, live.key);
+    const card = page.locator(`li[data-decision-id="${own}"]`);
+    await card.waitFor();
+    expect(await card.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
+    const why = card.locator('.own-request');
+    expect(await why.textContent()).toContain('In live mode another person must approve it (four eyes)');
+    const withdraw = card.getByRole('button', { name: 'Deny 70.00 USD at own.example (withdraw your request)' });
+    expect(await withdraw.getAttribute('aria-describedby')).toBe(await why.getAttribute('id'));
+    await shot(page, 'approvals-own-live');
+
+    // The decision page says the same.
+    await card.getByRole('link', { name: '70.00 USD at own.example' }).click();
+    await page.getByRole('heading', { name: `Decision ${own}` }).waitFor();
+    expect(await page.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
+    expect(await page.locator('.own-request').textContent()).toContain('four eyes');
+    // No engine runs in this file: the denial reaches the API, which answers 503 (the withdrawal
+    // itself is in test/security/self-approval-live-mode.test.ts).
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/v1/approvals/')) sent.push(`${r.method()} ${new URL(r.url()).pathname}`);
+    });
+    await page.getByRole('button', { name: /withdraw your request/ }).click();
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: UI_TIMEOUT_MS }).toContain(ENGINE_DOWN_MESSAGE);
+    expect(sent).toEqual([`POST /v1/approvals/${own}/deny`]);
+    await context.close();
+
+    // Another key sees Approve on it, and no explanation.
+    const other = await ask('other.example');
+    const second = await newPage();
+    await signIn(second.page, reviewer.body.key);
+    const otherCard = second.page.locator(`li[data-decision-id="${other}"]`);
+    await otherCard.waitFor();
+    expect(await otherCard.getByRole('button', { name: 'Approve 70.00 USD at other.example' }).isEnabled()).toBe(true);
+    expect(await otherCard.locator('.own-request').count()).toBe(0);
+    await second.context.close();
+  });
+
   test('agents: freeze one (its status changes), and create one', async () => {
     const agent = (await acct.test.post('/v1/agents', { name: 'Freeze me', policy_id: heldPolicyId })).body;
     const { page, context } = await newPage();

@@ -1,6 +1,7 @@
 /**
  * Attack: a key that must not settle an approval tries to capture or void it, or to use its token
- * up: another account's admin key, the other mode's admin key, a reviewer key, the agent's own key.
+ * up: another account's admin key, the other mode's admin key, a reviewer key, the agent's own key
+ * (which may capture its approvals in full only, so it tries a part capture and a void).
  * Every attempt is refused (404 outside the scope, 403 inside it) and leaves the approval, the
  * agent's spend, the audit log and the events exactly as they were.
  */
@@ -61,7 +62,8 @@ describe.each(attackers)('%s', (_name, client, status) => {
   test('cannot settle it with an Idempotency-Key either (the key stays unbound)', async () => {
     const d = await approval();
     const before = await state(d.decision_id);
-    const res = await client().post(`/v1/decisions/${d.decision_id}/capture`, {}, { 'idempotency-key': `steal-${d.decision_id}` });
+    // A part capture: the agent's own key may capture in full (test/security/agent-capture-in-full.test.ts), never in part.
+    const res = await client().post(`/v1/decisions/${d.decision_id}/capture`, { amount: 1 }, { 'idempotency-key': `steal-${d.decision_id}` });
     expect(res.status).toBe(status);
     expect(await state(d.decision_id)).toEqual(before);
   });

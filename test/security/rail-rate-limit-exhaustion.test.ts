@@ -4,8 +4,9 @@
  * holds count: a flood of forged requests leaves the connection's budget untouched.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { startHttpServer, type RunningServer } from '../../src/server.js';
+import { createLogger } from '../../src/kernel/logger.js';
+import { startHttpServer, type RunningServer } from '../../src/http/server.js';
+import { stripeIssuingRail } from '../../src/rails/stripe-issuing/endpoint.js';
 import { createTestContext, policyBody, type TestContext } from '../support/context.js';
 import { TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
 import { connectStripeIssuing, newSigningSecret, requestEvent, signature } from '../support/stripe-issuing.js';
@@ -18,7 +19,7 @@ beforeAll(async () => {
   ctx = await createTestContext({ testModeRateLimit: 100_000 });
   // A clock pinned inside one minute, so no window boundary resets a count halfway.
   const pinned = Math.floor(Date.now() / 60_000) * 60_000 + 20_000;
-  server = await startHttpServer(ctx.database, { port: 0 }, { signer: ctx.signer, gateway: ctx.gateway, idempotencyKey: TEST_IDEMPOTENCY_KEY, rateLimit: { now: () => pinned, limits: { testMode: LIMIT } } }, createLogger('silent'), '127.0.0.1');
+  server = await startHttpServer(ctx.database, { port: 0 }, { signer: ctx.signer, gateway: ctx.gateway, engine: ctx.engine, rails: { stripeIssuing: stripeIssuingRail }, idempotencyKey: TEST_IDEMPOTENCY_KEY, rateLimit: { now: () => pinned, limits: { testMode: LIMIT } } }, createLogger('silent'), '127.0.0.1');
 });
 afterAll(async () => {
   await server?.close(100);

@@ -49,3 +49,16 @@ test('a duplicate member name cannot smuggle a second amount past the signature'
   const res = await postToRail(ctx, rail.id, smuggled, { header: signature(signed, rail.secret) });
   expect(res.status).toBe(400);
 });
+
+test('a body signed with a member named twice is refused as I-JSON once the signature holds: 400 naming it, nothing recorded', async () => {
+  // Even a body the signature covers is read as every other body is (docs/api.md, "Request bodies"):
+  // a reader that takes the first `amount` would see another request than the one decided.
+  const event = requestEvent({ agentId, amount: 100 });
+  const doubled = JSON.stringify(event).replace('"amount":100,', '"amount":100,"amount":900000,');
+  const before = await recorded();
+  const res = await postToRail(ctx, rail.id, doubled, { header: signature(doubled, rail.secret) });
+  expect(res.status).toBe(400);
+  expect(res.body.error.code).toBe('invalid_request');
+  expect(res.body.error.param).toMatch(/amount$/);
+  expect(await recorded()).toBe(before);
+});

@@ -1,7 +1,8 @@
 import { createHeldActivities } from '../../activities/held-authorization.js';
-import type { DecisionRow } from '../../src/authorization/decision.view.js';
+import type { DecisionRow } from '../../src/decisions/decision.view.js';
 import type { Db } from '../../src/db/database.js';
-import { ResolutionRejectedError, type WorkflowGateway } from '../../src/temporal/gateway.js';
+import { ResolutionRejected } from '../../src/approvals/hold-engine.js';
+import type { WorkflowGateway } from '../../src/temporal/gateway.js';
 import type { TokenSigner } from '../../src/tokens/authorization-token.js';
 import type { ResolutionSummary, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
 
@@ -20,6 +21,7 @@ export class FakeInlineGateway implements WorkflowGateway {
   readonly notified: string[] = [];
   private readonly resolved = new Set<string>();
   private readonly approvers = new Map<string, Set<string>>();
+  private readonly approvalsInFlight = new Map<string, Array<Promise<ResolutionSummary>>>();
   private readonly activities;
 
   constructor(deps: { db: Db; signer: TokenSigner }) {
@@ -50,15 +52,22 @@ export class FakeInlineGateway implements WorkflowGateway {
 
   async resolve(decision: DecisionRow, outcome: ReviewerOutcome): Promise<ResolutionSummary> {
     // Like the workflow's Update validator: the first outcome wins.
-    if (this.resolved.has(decision.id)) throw new ResolutionRejectedError('already resolved');
+    if (this.resolved.has(decision.id)) throw new ResolutionRejected('already resolved');
     // An approval towards a quorum is recorded; only the last one resolves (as the workflow does).
     if (outcome.outcome === 'approved' && (decision.approvals_required ?? 1) > 1) {
       const approvers = this.approvers.get(decision.id) ?? new Set<string>();
-      if (approvers.has(outcome.reviewer ?? '')) throw new ResolutionRejectedError('already approved');
+      if (approvers.has(outcome.reviewer ?? '')) throw new ResolutionRejected('already approved');
       this.approvers.set(decision.id, approvers.add(outcome.reviewer ?? ''));
-      const summary = await this.activities.recordApproval({ decisionId: decision.id, note: outcome.note ?? null, reviewer: outcome.reviewer ?? null, via: 'api' });
+      // As the workflow does: approvals arriving together are answered once all are recorded.
+      const inFlight = this.approvalsInFlight.get(decision.id) ?? [];
+      const recorded = this.activities.recordApproval({ decisionId: decision.id, note: outcome.note ?? null, reviewer: outcome.reviewer ?? null, via: 'api' });
+      this.approvalsInFlight.set(decision.id, [...inFlight, recorded]);
+      const summary = await recorded;
       if (summary.status !== 'pending') this.resolved.add(decision.id);
-      return summary;
+      for (let all = this.approvalsInFlight.get(decision.id)!; ; all = this.approvalsInFlight.get(decision.id)!) {
+        const settled = await Promise.all(all);
+        if (this.approvalsInFlight.get(decision.id)!.length === all.length) return settled.find((s) => s.status !== 'pending') ?? summary;
+      }
     }
     this.resolved.add(decision.id);
     return this.activities.resolveHeldDecision({

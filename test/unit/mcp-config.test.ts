@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import { ConfigError, loadMcpConfig, normalizeServiceBaseUrl } from '../../src/config.js';
+import { loadMcpConfig, normalizeServiceBaseUrl } from '../../src/config.js';
+import { ConfigError } from '../../src/kernel/config.js';
 
 const KEY = `gc_live_${'A1b2'.repeat(10)}`;
 
-describe('the MCP base address is the /v1 base address (DECISIONS §12)', () => {
+describe('the MCP base address is the /v1 base address', () => {
   test.each([
     ['http://localhost:3000', 'http://localhost:3000/v1'],
     ['http://localhost:3000/', 'http://localhost:3000/v1'],
@@ -43,5 +44,41 @@ describe('loadMcpConfig', () => {
       return;
     }
     throw new Error('accepted a malformed key');
+  });
+});
+
+describe('loadMcpConfig: the fetch_paid_resource tool (SPEND_AUTH_X402_*)', () => {
+  const base = { SPEND_AUTH_BASE_URL: 'http://127.0.0.1:3000', SPEND_AUTH_API_KEY: KEY };
+  const PRIVATE = `0x${'ab'.repeat(32)}`;
+
+  test('off without SPEND_AUTH_X402_PRIVATE_KEY; on with it, defaults: no wait, public addresses only, the key\'s own agent', () => {
+    expect(loadMcpConfig(base)).not.toHaveProperty('x402');
+    expect(loadMcpConfig({ ...base, SPEND_AUTH_X402_PRIVATE_KEY: ` ${PRIVATE}\n` }).x402).toEqual({ privateKey: PRIVATE, maxWaitSeconds: 0, allowPrivateUrls: false });
+    expect(
+      loadMcpConfig({ ...base, SPEND_AUTH_X402_PRIVATE_KEY: PRIVATE, SPEND_AUTH_X402_AGENT_ID: 'agt_1a2B', SPEND_AUTH_X402_MAX_WAIT_SECONDS: '300', SPEND_AUTH_X402_ALLOW_PRIVATE_URLS: '1' }).x402,
+    ).toEqual({ privateKey: PRIVATE, agentId: 'agt_1a2B', maxWaitSeconds: 300, allowPrivateUrls: true });
+  });
+
+  test.each([
+    [{ SPEND_AUTH_X402_AGENT_ID: 'agt_1' }, /^SPEND_AUTH_X402_AGENT_ID is set, but SPEND_AUTH_X402_PRIVATE_KEY is not/],
+    [{ SPEND_AUTH_X402_MAX_WAIT_SECONDS: '5', SPEND_AUTH_X402_ALLOW_PRIVATE_URLS: 'true' }, /^SPEND_AUTH_X402_MAX_WAIT_SECONDS and SPEND_AUTH_X402_ALLOW_PRIVATE_URLS are set/],
+    [{ SPEND_AUTH_X402_PRIVATE_KEY: '0x1234' }, /SPEND_AUTH_X402_PRIVATE_KEY: must be an EVM private key/],
+    [{ SPEND_AUTH_X402_PRIVATE_KEY: 'ab'.repeat(32) }, /SPEND_AUTH_X402_PRIVATE_KEY: must be an EVM private key/],
+    [{ SPEND_AUTH_X402_PRIVATE_KEY: PRIVATE, SPEND_AUTH_X402_AGENT_ID: 'pol_1' }, /SPEND_AUTH_X402_AGENT_ID: must be an agent id/],
+    [{ SPEND_AUTH_X402_PRIVATE_KEY: PRIVATE, SPEND_AUTH_X402_MAX_WAIT_SECONDS: '301' }, /SPEND_AUTH_X402_MAX_WAIT_SECONDS: must be a whole number of seconds from 0 to 300/],
+    [{ SPEND_AUTH_X402_PRIVATE_KEY: PRIVATE, SPEND_AUTH_X402_MAX_WAIT_SECONDS: '1.5' }, /SPEND_AUTH_X402_MAX_WAIT_SECONDS/],
+    [{ SPEND_AUTH_X402_PRIVATE_KEY: PRIVATE, SPEND_AUTH_X402_ALLOW_PRIVATE_URLS: 'yes' }, /SPEND_AUTH_X402_ALLOW_PRIVATE_URLS: must be true, false, 1 or 0/],
+  ])('%j is refused with a message naming the variable', (vars, message) => {
+    expect(() => loadMcpConfig({ ...base, ...vars })).toThrow(message);
+  });
+
+  test('a malformed private key is never echoed', () => {
+    const secret = `0x${'cd'.repeat(31)}zz`;
+    expect(() => loadMcpConfig({ ...base, SPEND_AUTH_X402_PRIVATE_KEY: secret })).toThrow(ConfigError);
+    try {
+      loadMcpConfig({ ...base, SPEND_AUTH_X402_PRIVATE_KEY: secret });
+    } catch (err) {
+      expect(String(err)).not.toContain(secret.slice(2, 20));
+    }
   });
 });

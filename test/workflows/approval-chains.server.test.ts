@@ -1,7 +1,8 @@
 /**
- * Approval chains (DECISIONS §16) end to end on a real Temporal server: a quorum of reviewer keys,
- * a denial after one approval, an operator's signals counting as one approver, and escalation.
- * Reviewers act through the HTTP API with keys of their own; operators through the Temporal CLI.
+ * Approval chains (docs/api.md, "Approval chains") end to end on a real Temporal server: a quorum
+ * of reviewer keys, a denial after one approval, an operator's signals counting as one approver,
+ * and escalation. Reviewers act through the HTTP API with keys of their own; operators through the
+ * Temporal CLI.
  *
  * Escalation: the API accepts `escalate_after_seconds` from 60 s. To keep this file fast, the
  * escalation test writes 2 s into the policy's row directly (the database allows any positive
@@ -137,6 +138,37 @@ describe.skipIf(!mode)('approval chains on a Temporal server, through the API', 
     expect(audit.filter((r: any) => r.type === 'approval.completed')).toEqual([expect.objectContaining({ actor: { type: 'reviewer', id: bob.id }, decision: 'approved' })]);
     expect((await acct.test.get('/v1/audit-logs/verify')).body).toMatchObject({ valid: true });
     await recordHistory(temporal(), heldWorkflowId(id), 'approved-by-quorum');
+  });
+
+  test('three reviewers at once on a quorum of two: each counted key gets 200 with the approved decision, the one not counted 409', async () => {
+    const carolKey = await acct.test.post('/v1/api-keys', { name: 'Carol (legal)', mode: 'test', role: 'reviewer' });
+    const carol = { id: carolKey.body.id as string, client: stack.ctx.client(carolKey.body.key as string) };
+    for (let round = 0; round < 3; round++) {
+      const { agentId } = await quorumAgent();
+      const id = await hold(agentId, 5_000);
+      const handle = await running(id);
+      const keys = [alice, bob, carol];
+      const answers = await Promise.all(keys.map((k) => k.client.post(`/v1/approvals/${id}/approve`, { note: `round ${round}` })));
+      const final = await decision(id);
+      expect(final.status).toBe('approved');
+      const counted = new Set(final.approvals.map((a: any) => a.api_key_id));
+      expect(counted.size).toBe(2);
+      keys.forEach((k, i) => {
+        const res = answers[i]!;
+        if (!counted.has(k.id)) {
+          expect(res.status).toBe(409);
+          return;
+        }
+        expect(res.status).toBe(200);
+        // A counted approval answered before the other one arrived shows the hold pending with it;
+        // one answered with another in flight waits for it, and then shows the quorum complete.
+        if (res.body.status === 'pending') expect(res.body.approvals.map((a: any) => a.api_key_id)).toEqual([k.id]);
+        else expect(res.body).toMatchObject({ status: 'approved', authorization_token: expect.stringMatching(/^gca_/) });
+      });
+      expect(answers.filter((a) => a.status === 200 && a.body.status === 'approved').length).toBeGreaterThanOrEqual(1);
+      expect(await handle.result()).toMatchObject({ status: 'approved', changed: true });
+      if (round === 0) await recordHistory(temporal(), heldWorkflowId(id), 'approved-by-three-at-once');
+    }
   });
 
   test('a hold at or under the rule needs one approval, as before', async () => {

@@ -46,6 +46,14 @@ const workflowIdOf = (history: HistoryJson): string => {
 
 const isType = (type: string) => (e: HistoryEventJson) => e.eventType === `EVENT_TYPE_${type}`;
 
+/** The patch id of a `core_patch` marker (its payload is `{"id": "…", …}`). */
+const patchOf = (e: HistoryEventJson): string | undefined => {
+  const data = attributesOf(e).details?.['patch-data']?.payloads?.[0]?.data as string | undefined;
+  return data === undefined ? undefined : (JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as { id?: string }).id;
+};
+/** Whether the run recorded the patch `id`. */
+const patchMarked = (history: HistoryJson, id: string) => history.events.some((e) => isType('MARKER_RECORDED')(e) && patchOf(e) === id);
+
 /**
  * Removes events and renumbers the rest, remapping the `…EventId` references, so the result is the
  * coherent history a server would have recorded had those events never happened (a gap in the ids
@@ -99,6 +107,7 @@ const RESOLVE_ACTIVITIES: Record<string, string> = {
   // Approval chains: the approval that completes the quorum resolves the hold.
   'recorded-approved-by-quorum': 'recordApproval',
   'recorded-approved-by-operator-and-reviewers': 'recordApproval',
+  'recorded-approved-by-three-at-once': 'recordApproval',
   'recorded-escalated-then-approved': 'escalateHold',
   'recorded-capture-expiry-sweep': 'expireUncapturedApprovals',
 };
@@ -311,15 +320,9 @@ describe('replay is a behaviour test: a history the code would not produce fails
 });
 
 describe("approval chains are behind patched('approval-chains')", () => {
-  /** Whether the run recorded the patch (a `core_patch` marker whose payload is `{"id": "approval-chains", …}`). */
-  const hasPatchMarker = (history: HistoryJson) =>
-    history.events.some((e) => {
-      if (!isType('MARKER_RECORDED')(e)) return false;
-      const data = attributesOf(e).details?.['patch-data']?.payloads?.[0]?.data as string | undefined;
-      return data !== undefined && (JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as { id?: string }).id === 'approval-chains';
-    });
-  /** Recorded from a real server after approval chains shipped: a quorum, a denial after one approval, an operator's signal, an escalation. */
-  const CHAIN_HISTORIES = ['recorded-approved-by-quorum', 'recorded-denied-after-one-approval', 'recorded-approved-by-operator-and-reviewers', 'recorded-escalated-then-approved'];
+  const hasPatchMarker = (history: HistoryJson) => patchMarked(history, 'approval-chains');
+  /** Recorded from a real server after approval chains shipped: a quorum, a denial after one approval, an operator's signal, an escalation, three approvals at once. */
+  const CHAIN_HISTORIES = ['recorded-approved-by-quorum', 'recorded-denied-after-one-approval', 'recorded-approved-by-operator-and-reviewers', 'recorded-escalated-then-approved', 'recorded-approved-by-three-at-once'];
 
   test('the histories recorded before the change carry no patch marker (so they replay the single-approval path), the new ones do', () => {
     const before = FIXTURES.filter((f) => f.startsWith('recorded-') && !CHAIN_HISTORIES.includes(f) && attributesOf(load(f).events[0]!).workflowType?.name === 'heldAuthorization');
@@ -337,6 +340,36 @@ describe("approval chains are behind patched('approval-chains')", () => {
   test('the escalation history schedules escalateHold before the approvals', () => {
     const scheduled = load('recorded-escalated-then-approved').events.filter(isType('ACTIVITY_TASK_SCHEDULED')).map((e) => attributesOf(e).activityType.name);
     expect(scheduled).toEqual(['escalateHold', 'recordApproval', 'recordApproval']);
+  });
+});
+
+describe("answers to approvals arriving together are behind patched('settled-approval-answers')", () => {
+  test('only the history recorded after the change carries its marker', () => {
+    const marked = FIXTURES.filter((f) => patchMarked(load(f), 'settled-approval-answers'));
+    expect(marked).toEqual(['recorded-approved-by-three-at-once']);
+  });
+
+  test('all three answers wait for the last approval recorded: the Updates complete after the third activity', () => {
+    const events = load('recorded-approved-by-three-at-once').events;
+    const completions = events.filter(isType('WORKFLOW_EXECUTION_UPDATE_COMPLETED')).map((e) => Number(e.eventId));
+    const activities = events.filter(isType('ACTIVITY_TASK_COMPLETED')).map((e) => Number(e.eventId));
+    expect(completions).toHaveLength(3);
+    expect(activities).toHaveLength(3);
+    expect(Math.min(...completions)).toBeGreaterThan(Math.max(...activities));
+  });
+
+  test('without its marker the history fails: the code before the change answers each approval as its own activity ends', async () => {
+    // The marker goes with the SDK's upsert of TemporalChangeVersion naming it; both dropped.
+    const namesPatch = (e: HistoryEventJson) => {
+      const version = attributesOf(e).searchAttributes?.indexedFields?.TemporalChangeVersion?.data as string | undefined;
+      return version !== undefined && Buffer.from(version, 'base64').toString('utf8').includes('settled-approval-answers');
+    };
+    const history = withoutEvents(
+      load('recorded-approved-by-three-at-once'),
+      (e) => (isType('MARKER_RECORDED')(e) && patchOf(e) === 'settled-approval-answers') || (isType('UPSERT_WORKFLOW_SEARCH_ATTRIBUTES')(e) && namesPatch(e)),
+    );
+    expect(history.events.length).toBe(load('recorded-approved-by-three-at-once').events.length - 2);
+    await expectNondeterminism(history, /Nondeterminism|does not match|does not handle/);
   });
 });
 

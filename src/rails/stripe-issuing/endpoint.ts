@@ -1,9 +1,11 @@
 import Stripe from 'stripe';
 import type { AuthorizationDeps } from '../../authorization/authorization.service.js';
-import { invalid } from '../../errors.js';
+import { invalid } from '../../kernel/errors.js';
+import { IJsonViolation, parseIJson } from '../../kernel/i-json.js';
 import { applyCardLifeEvent } from '../../rail-connections/card-life.service.js';
 import { answerBody, answerRailAuthorization, DeadlinePassed, recordTimeoutAnswer, type RailAnswer, type RailAuthorizationRequest } from '../../rail-connections/rail-answers.service.js';
-import type { EndpointConnection, RailConnectionCache } from '../../rail-connections/rail-connections.service.js';
+import type { RailEndpoint, RailEnvironment } from '../../rail-connections/rail-endpoint.js';
+import type { EndpointConnection } from '../../rail-connections/rail-connections.service.js';
 import { stripeEventSchema, type StripeEvent } from '../../rail-connections/rail-endpoint.view.js';
 import { CARD_LIFE_EVENTS, REQUEST_EVENT, toAuthorizationRequest, toCardLifeEvent } from './stripe-objects.js';
 
@@ -12,19 +14,7 @@ export const SIGNATURE_TOLERANCE_SECONDS = 300;
 /** Stripe waits 2 s for a real-time authorization answer; this leaves the rest for the network. */
 export const DEFAULT_DECISION_DEADLINE_MS = 1_500;
 
-/** How an authorization request was answered, for /metrics: by an approval, a decision, a decline, the timeout answer, or a repeat. */
-export type RailAnswerKind = 'matched' | 'approved' | 'declined' | 'timeout' | 'replayed';
-
-export interface StripeIssuingDeps {
-  authz: AuthorizationDeps;
-  connections: RailConnectionCache;
-  /** The whole decision's budget, from the request's arrival; DEFAULT_DECISION_DEADLINE_MS when absent. */
-  deadlineMs?: number;
-  /** Counted in /metrics. */
-  onAnswer?: (kind: RailAnswerKind) => void;
-  /** Work that outlived its answer (a decision rolled back past the deadline, a timeout answer not recorded). */
-  log?: (level: 'warn' | 'error', message: string, details: Record<string, unknown>) => void;
-}
+export type StripeIssuingDeps = RailEnvironment;
 
 /** A request whose signature holds, with its connection. */
 export interface VerifiedEvent {
@@ -32,10 +22,7 @@ export interface VerifiedEvent {
   event: StripeEvent;
 }
 
-export interface RailAnswerHttp {
-  headers: Record<string, string>;
-  body: Record<string, unknown>;
-}
+export type RailAnswerHttp = Awaited<ReturnType<RailEndpoint['answer']>>;
 
 const SIGNATURE = 'Stripe-Signature';
 const CONNECTION_ID = /^rail_[0-9A-Za-z]{1,64}$/;
@@ -45,7 +32,7 @@ const CONNECTION_ID = /^rail_[0-9A-Za-z]{1,64}$/;
  * (docs/rails/stripe-issuing.md): `authenticate` checks the request before anything is read of it,
  * `answer` decides or records it.
  */
-export function stripeIssuingRail(deps: StripeIssuingDeps) {
+export function stripeIssuingRail(deps: StripeIssuingDeps): RailEndpoint<VerifiedEvent> {
   const deadlineMs = deps.deadlineMs ?? DEFAULT_DECISION_DEADLINE_MS;
 
   /**
@@ -64,6 +51,14 @@ export function stripeIssuingRail(deps: StripeIssuingDeps) {
       if (err instanceof Stripe.errors.StripeSignatureVerificationError) {
         throw invalid(`The ${SIGNATURE} header does not verify: no signature matches, or its timestamp is outside the tolerance.`, SIGNATURE);
       }
+      throw invalid('The request body is not valid JSON.', 'body');
+    }
+    // The signature held over these bytes; read them again as I-JSON (docs/api.md, "Request bodies"),
+    // so a member named twice is refused here as on every other endpoint.
+    try {
+      event = parseIJson(rawBody.toString('utf8').replace(/^\uFEFF/, ''));
+    } catch (err) {
+      if (err instanceof IJsonViolation) throw invalid(err.message, err.path);
       throw invalid('The request body is not valid JSON.', 'body');
     }
     const parsed = stripeEventSchema.safeParse(event);
@@ -122,7 +117,7 @@ export function stripeIssuingRail(deps: StripeIssuingDeps) {
   /** When a request that arrived at `arrivedAt` must be answered (epoch ms). */
   const deadlineOf = (arrivedAt: number) => arrivedAt + deadlineMs;
 
-  return { authenticate, answer, deadlineOf };
+  return { signatureHeader: SIGNATURE, authenticate, answer, deadlineOf };
 }
 
 export type StripeIssuingRail = ReturnType<typeof stripeIssuingRail>;

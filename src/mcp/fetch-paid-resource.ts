@@ -1,0 +1,179 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { ApiFailure } from '../client/api-call.js';
+import type { McpConfig, McpX402Config } from '../kernel/config.js';
+import { requireResourceOnRequestedHost, USD_STABLECOINS, withSpendAuthorization, type SpendAuthorizationOutcome } from '../rails/x402/index.js';
+import { resolveSafeTarget, UnsafeUrlError } from '../webhooks/ssrf.js';
+
+/**
+ * The MCP tool `fetch_paid_resource`: fetches a URL for the model through the x402 rail
+ * (`spend-auth/x402`), so the model pays for a resource only within its agent's policy. On only
+ * when configured (SPEND_AUTH_X402_PRIVATE_KEY); docs/api.md, MCP tool server.
+ */
+
+/** What the model is shown of a body at most; the rest is cut (`truncated: true`). */
+export const MAX_BODY_CHARS = 20_000;
+/** Per paid fetch, on top of any wait for a reviewer. */
+const FETCH_TIMEOUT_MS = 60_000;
+const TEXTUAL = /^(text\/|application\/(json|xml|[\w.+-]+\+(json|xml))|application\/javascript)/i;
+
+type PaidFetch = (input: string, init?: RequestInit) => Promise<Response>;
+type AgentId = () => Promise<{ ok: true; body: string } | ApiFailure>;
+
+const toolError = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
+const money = (minor: number, currency: string) => `${(minor / 100).toFixed(2)} ${currency}`;
+
+/** The official x402 client, signing with the configured key on every network of the known stablecoins, with this service's authorization on it. */
+async function buildPaidFetch(config: McpConfig, x402: McpX402Config, agentId: string, outcomes: AsyncLocalStorage<SpendAuthorizationOutcome[]>): Promise<PaidFetch> {
+  // Loaded only when the tool is on: they are the agent's dependencies, not the service's.
+  const [{ wrapFetchWithPayment, x402Client, x402HTTPClient }, { ExactEvmScheme }, { privateKeyToAccount }] = await Promise.all([
+    import('@x402/fetch'),
+    import('@x402/evm/exact/client'),
+    import('viem/accounts'),
+  ]);
+  const scheme = new ExactEvmScheme(privateKeyToAccount(x402.privateKey));
+  const client = new x402Client();
+  for (const network of new Set(USD_STABLECOINS.map((c) => c.network))) client.register(network as `${string}:${string}`, scheme);
+  // The agent's policy is the spend limit; the client's own $1 default cap would overrule it.
+  client.setSpendControls({ maxAmountPerPayment: false });
+  withSpendAuthorization(client, { baseUrl: config.baseUrl, apiKey: config.apiKey, agentId, maxWaitSeconds: x402.maxWaitSeconds, onOutcome: (o) => outcomes.getStore()?.push(o) });
+  return wrapFetchWithPayment(fetch, requireResourceOnRequestedHost(new x402HTTPClient(client)));
+}
+
+async function readBody(res: Response): Promise<{ body: string; truncated: boolean }> {
+  const type = res.headers.get('content-type') ?? '';
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  if (type && !TEXTUAL.test(type)) return { body: `(${bytes.length} bytes of ${type}, not shown)`, truncated: false };
+  const text = new TextDecoder().decode(bytes);
+  return text.length > MAX_BODY_CHARS ? { body: text.slice(0, MAX_BODY_CHARS), truncated: true } : { body: text, truncated: false };
+}
+
+/** What the rail did in this call, for the model: the payment, if one was made. */
+function paymentOf(outcomes: SpendAuthorizationOutcome[]) {
+  const at = lastIndex(outcomes, 'approved');
+  const approved = outcomes[at];
+  if (!approved || approved.type !== 'approved') return null;
+  const after = outcomes.slice(at + 1);
+  const captured = after.find((o) => o.type === 'captured');
+  return {
+    decision_id: approved.decisionId,
+    amount: approved.amount,
+    currency: approved.currency,
+    status: captured ? 'captured' : after.some((o) => o.type === 'settlement_failed') ? 'settlement_failed' : after.some((o) => o.type === 'payment_not_accepted') ? 'not_accepted' : after.some((o) => o.type === 'capture_failed') ? 'paid_not_captured' : 'approved',
+    ...(captured && captured.type === 'captured' ? { transaction: captured.transaction, network: captured.network } : {}),
+  } as const;
+}
+
+function summary(url: string, status: number, payment: ReturnType<typeof paymentOf>): string {
+  if (!payment) return `HTTP ${status} from ${url} (no payment asked).`;
+  const paid = money(payment.amount, payment.currency);
+  switch (payment.status) {
+    case 'captured':
+      return `Paid ${paid} for ${url} (decision ${payment.decision_id}, transaction ${payment.transaction}). HTTP ${status}.`;
+    case 'paid_not_captured':
+      return `Paid ${paid} for ${url} (decision ${payment.decision_id}); recording the capture failed, tell an operator. HTTP ${status}.`;
+    case 'settlement_failed':
+      return `The payment of ${paid} for ${url} was not settled: nothing was paid (decision ${payment.decision_id}). HTTP ${status}.`;
+    case 'not_accepted':
+      return `The server did not accept the payment of ${paid} (HTTP ${status}): nothing was paid. Decision ${payment.decision_id} stays approved for a retry at that price.`;
+    default:
+      return `Approved ${paid} for ${url} (decision ${payment.decision_id}). HTTP ${status}.`;
+  }
+}
+
+/** Registers `fetch_paid_resource` on the server (only called when the tool is configured). */
+export function registerFetchPaidResource(server: McpServer, config: McpConfig, x402: McpX402Config, ownAgentId: AgentId): void {
+  const outcomes = new AsyncLocalStorage<SpendAuthorizationOutcome[]>();
+  let paidFetch: Promise<PaidFetch> | undefined;
+  async function payer(): Promise<PaidFetch | ApiFailure> {
+    if (paidFetch) return paidFetch;
+    const agent = x402.agentId ? { ok: true as const, body: x402.agentId } : await ownAgentId();
+    if (!agent.ok) return agent;
+    paidFetch ??= buildPaidFetch(config, x402, agent.body, outcomes);
+    return paidFetch;
+  }
+
+  server.registerTool(
+    'fetch_paid_resource',
+    {
+      title: 'Fetch a paid (x402) resource',
+      description:
+        'Fetch an http(s) URL. When the server asks for an x402 payment (HTTP 402), the payment is first authorized by ' +
+        "the spend authorization service under this agent's policy and paid only if approved; the result says what was " +
+        'paid (decision id, amount, transaction). Denied or held payments are not made: the error says why (a held one ' +
+        'names its decision; call again once a reviewer approved it).',
+      inputSchema: {
+        url: z.string().min(1).max(2_048).describe('The absolute http(s) URL to fetch'),
+        method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional().describe('HTTP method; GET by default'),
+        body: z.string().max(100_000).optional().describe('Request body, sent as is (as JSON when it parses as JSON)'),
+      },
+      outputSchema: {
+        status: z.number().int().describe('HTTP status of the final answer'),
+        url: z.string(),
+        content_type: z.string().nullable(),
+        body: z.string().describe(`The body as text, at most ${MAX_BODY_CHARS} characters`),
+        truncated: z.boolean(),
+        payment: z
+          .object({
+            decision_id: z.string(),
+            amount: z.number().int().describe('Minor units (cents)'),
+            currency: z.string(),
+            status: z.enum(['captured', 'paid_not_captured', 'settlement_failed', 'not_accepted', 'approved']),
+            transaction: z.string().optional(),
+            network: z.string().optional(),
+          })
+          .nullable()
+          .describe('The payment made for this answer, or null when none was asked'),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    async ({ url, method, body }) => {
+      let target: URL;
+      if (!/^https?:\/\//i.test(url)) return toolError('invalid_request: url must be an absolute http:// or https:// URL');
+      try {
+        target = (await resolveSafeTarget(url, { livemode: false, allowPrivate: x402.allowPrivateUrls })).url;
+      } catch (err) {
+        if (err instanceof UnsafeUrlError) return toolError(`invalid_request: url ${err.message}`);
+        throw err;
+      }
+      if (body !== undefined && (method ?? 'GET') === 'GET') return toolError('invalid_request: a GET request has no body; pass method as well');
+      const pay = await payer();
+      if (typeof pay !== 'function') return toolError(`${pay.code}: ${pay.message}`);
+      const seen: SpendAuthorizationOutcome[] = [];
+      const headers: Record<string, string> = {};
+      if (body !== undefined) headers['content-type'] = isJson(body) ? 'application/json' : 'text/plain; charset=utf-8';
+      let res: Response;
+      try {
+        res = await outcomes.run(seen, () =>
+          pay(target.href, { method: method ?? 'GET', headers, body, redirect: 'manual', signal: AbortSignal.timeout(FETCH_TIMEOUT_MS + x402.maxWaitSeconds * 1000) }),
+        );
+      } catch (err) {
+        const refused = seen[lastIndex(seen, 'refused')];
+        if (refused && refused.type === 'refused') return toolError(`spend authorization ${refused.reason}`);
+        const message = err instanceof Error ? err.message : String(err);
+        return toolError(message.startsWith('spend authorization') ? message : `network_error: could not fetch ${target.href} (${message}). No payment was made.`);
+      }
+      const { body: text, truncated } = await readBody(res);
+      const payment = paymentOf(seen);
+      const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
+      const head = summary(target.href, res.status, payment) + (location ? ` Redirected to ${location} (not followed; fetch it to go on).` : '');
+      return {
+        content: [{ type: 'text', text: `${head}\n\n${text}` }],
+        structuredContent: { status: res.status, url: target.href, content_type: res.headers.get('content-type'), body: text, truncated, payment },
+      };
+    },
+  );
+}
+
+const lastIndex = (outcomes: SpendAuthorizationOutcome[], type: SpendAuthorizationOutcome['type']) => outcomes.map((o) => o.type).lastIndexOf(type);
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
