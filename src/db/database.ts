@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Kysely, Selectable, Transaction } from 'kysely';
 import type { Plan, Role } from '../kernel/caller.js';
+import type { RailAuthorizationsTable, RailConnectionsTable, RailEventsTable, RailTransactionsTable, RailType } from './rail-tables.js';
 
 export type { Plan, Role };
 
@@ -330,63 +331,8 @@ export interface VaultsTable {
   revoked_at: Date | null;
 }
 
-export type RailType = 'stripe_issuing';
-
-export interface RailConnectionsTable {
-  id: string;
-  account_id: string;
-  livemode: boolean;
-  type: RailType;
-  /** AES-256-GCM, the connection id as authenticated data (rail-connections/signing-secret.ts). */
-  signing_secret_sealed: string;
-  stripe_version: string;
-  on_timeout: 'decline' | 'approve';
-  created_at: Date;
-  deleted_at: Date | null;
-}
-
-export type RailAnswerOutcome = 'matched' | 'decided' | 'declined' | 'timeout';
-
-/** One card authorization a connection answered, and what it counts now (migration 021). */
-export interface RailAuthorizationsTable {
-  connection_id: string;
-  authorization_id: string;
-  account_id: string;
-  livemode: boolean;
-  request_event_id: string;
-  agent_id: string | null;
-  decision_id: string | null;
-  outcome: RailAnswerOutcome;
-  approved: boolean;
-  reason_code: string | null;
-  answer: Json<Record<string, unknown>>;
-  counted_amount: number;
-  stripe_approved: boolean | null;
-  stripe_status: string | null;
-  stripe_amount: number | null;
-  /** Unix seconds of the event the stored `stripe_amount` came from: an older one never overwrites it. */
-  stripe_amount_at: number | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface RailEventsTable {
-  connection_id: string;
-  event_id: string;
-  type: string;
-  received_at: Date;
-}
-
-export interface RailTransactionsTable {
-  connection_id: string;
-  transaction_id: string;
-  authorization_id: string | null;
-  type: string;
-  /** As the rail reports it: negative for a capture, positive for a refund. */
-  amount: number;
-  currency: string;
-  created_at: Date;
-}
+// The rails' tables (migration 021) are in rail-tables.ts, to keep this file readable.
+export type { RailAnswerOutcome, RailAuthorizationsTable, RailConnectionsTable, RailEventsTable, RailTransactionsTable, RailType } from './rail-tables.js';
 
 export interface DB {
   rail_connections: RailConnectionsTable;
