@@ -5,15 +5,11 @@
 // move with whatever else the machine runs; CPU per request is the stable figure.
 //   npm run bench -- --duration 15 --connections 64 --label my-change
 //   npm run bench -- --soak 600     (10 minutes at 64 connections: RSS and p99 per minute)
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
+import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { exportJWK, generateKeyPair } from 'jose';
-import pg from 'pg';
+import { DEFAULT_ADMIN_URL, MACHINE, perRequest, postgresAdmin, ROOT, rssMbOf, saveResult, selfCpu, startService, stop, waitForLine, type CpuPerRequest } from './harness.js';
 import { CpuMeter, descendants, measure } from './proc.js';
 
 const { values: args } = parseArgs({
@@ -37,7 +33,7 @@ const { values: args } = parseArgs({
     soak: { type: 'string' },
     // Writes a V8 CPU profile of the API process to bench/profiles/ (steady state dominates it).
     profile: { type: 'boolean', default: false },
-    'admin-url': { type: 'string', default: process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'admin-url': { type: 'string', default: DEFAULT_ADMIN_URL },
   },
 });
 const DURATION_S = Number(args.duration);
@@ -45,66 +41,7 @@ const CONNECTIONS = args.connections!.split(',').map(Number);
 const ADMIN_URL = args['admin-url']!;
 const DB_NAME = 'spend_auth_bench';
 const PGBENCH_DB = 'spend_auth_pgbench';
-const ROOT = path.resolve(import.meta.dirname, '..');
-const dbUrl = (name: string) => {
-  const u = new URL(ADMIN_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
-};
-
-async function admin(sqlText: string) {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(sqlText);
-  } finally {
-    await c.end();
-  }
-}
-
-function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 30_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}`)), timeoutMs);
-    const onData = (chunk: Buffer) => {
-      const m = pattern.exec(chunk.toString());
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1] ?? m[0]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`process exited early (${code})`)));
-  });
-}
-
-async function waitForHealth(base: string, child: ChildProcess, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode})`);
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('server did not become healthy');
-}
-
-const rssMb = (pid: number) => {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024);
-};
-
-/** Stops the API and waits for it to exit (a CPU profile is written on exit). */
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
+const { admin, dbUrl, backendsOf } = postgresAdmin(ADMIN_URL);
 
 async function seed(base: string, key: string) {
   const h = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
@@ -150,18 +87,6 @@ interface Row {
   requests: number;
 }
 
-/** CPU per request of one step, in milliseconds (user and sys), from /proc. */
-interface CpuPerRequest {
-  user: number;
-  sys: number;
-  total: number;
-}
-
-const perRequest = (cpu: { user_ms: number; sys_ms: number }, requests: number): CpuPerRequest => {
-  const r = (v: number) => Number((v / Math.max(1, requests)).toFixed(3));
-  return { user: r(cpu.user_ms), sys: r(cpu.sys_ms), total: r(cpu.user_ms + cpu.sys_ms) };
-};
-
 async function load(name: string, url: string, connections: number, durationS: number, opts: { headers?: Record<string, string>; body?: () => string; rate?: number }): Promise<Row> {
   const result = await autocannon({
     url,
@@ -183,29 +108,6 @@ async function load(name: string, url: string, connections: number, durationS: n
     non2xx: result.non2xx,
     requests: result.requests.total,
   };
-}
-
-/** The server processes serving one database's connections (pool connections come and go: asked again at each sample). */
-function backendsOf(database: string): { pids: () => Promise<number[]>; close: () => Promise<void> } {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  const connected = client.connect();
-  return {
-    pids: async () => {
-      await connected;
-      const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
-      return rows.map((r) => r.pid);
-    },
-    close: () => connected.then(() => client.end()),
-  };
-}
-
-/** The load generator runs in this process: its CPU, for comparison. */
-function selfCpu<T>(work: () => Promise<T>): Promise<{ value: T; user_ms: number; sys_ms: number }> {
-  const start = process.cpuUsage();
-  return work().then((value) => {
-    const d = process.cpuUsage(start);
-    return { value, user_ms: d.user / 1000, sys_ms: d.system / 1000 };
-  });
 }
 
 async function pgbench(connections: number, durationS: number): Promise<{ tps: number; transactions: number; postgres_cpu_ms_per_txn: CpuPerRequest }> {
@@ -235,63 +137,13 @@ async function bareExpress(connections: number, durationS: number): Promise<Row 
   }
 }
 
-/** Production needs its keys given: fresh ones for the run. */
-async function productionKeys(): Promise<Record<string, string>> {
-  const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
-  return {
-    TOKEN_SIGNING_KEY: JSON.stringify({ ...(await exportJWK(privateKey)), kid: 'bench' }),
-    IDEMPOTENCY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    AUDIT_HMAC_KEY: randomBytes(32).toString('hex'),
-  };
-}
-
-/**
- * Writes a run's result to bench/results/<date>-<name>.json, or with the time added when a run of
- * that name already saved one that day; returns the path.
- */
-function saveResult(stamp: string, name: string, result: object): string {
-  const dated = path.join(ROOT, `bench/results/${stamp.slice(0, 10)}-${name}.json`);
-  const file = fs.existsSync(dated) ? path.join(ROOT, `bench/results/${stamp.slice(0, 10)}-${name}-${stamp.slice(11, 16).replace(':', '')}.json`) : dated;
-  fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  return file;
-}
-
-const MACHINE = { cpus: os.cpus().length, node: process.version };
-
-const rssMbOf = (pids: number[]) => pids.reduce((sum, pid) => sum + (fs.existsSync(`/proc/${pid}`) ? rssMb(pid) : 0), 0);
-
 async function main() {
-  if (!args['no-build']) {
-    console.log('building dist/ (npm run build)');
-    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
-  }
   console.log(`preparing databases ${DB_NAME} and ${PGBENCH_DB}`);
-  for (const db of [DB_NAME, PGBENCH_DB]) {
-    await admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
-    await admin(`CREATE DATABASE ${db}`);
-  }
-  const env = {
-    ...process.env,
-    ...(await productionKeys()),
-    DATABASE_URL: dbUrl(DB_NAME),
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'production',
-    DATA_DIR: path.join(ROOT, '.data/bench'),
-    TEMPORAL_ADDRESS: '127.0.0.1:1',
-  };
-  execFileSync(process.execPath, ['bin/spend-auth.js', 'migrate'], { cwd: ROOT, env, stdio: 'ignore' });
-  const created = JSON.parse(
-    execFileSync(process.execPath, ['bin/spend-auth.js', 'accounts', 'create', '--name', 'bench', '--plan', 'enterprise', '--rate-limit', '100000000', '--json'], { cwd: ROOT, env, encoding: 'utf8' }),
-  );
-  const key: string = created.keys.live;
-
-  const port = 3900 + Math.floor(Math.random() * 90);
+  await admin(`DROP DATABASE IF EXISTS ${PGBENCH_DB} WITH (FORCE)`);
+  await admin(`CREATE DATABASE ${PGBENCH_DB}`);
   const nodeArgs = args.profile ? ['--cpu-prof', '--cpu-prof-dir', path.join(ROOT, 'bench/profiles')] : [];
   const serveArgs = args.workers ? ['--workers', args.workers] : [];
-  const server = spawn(process.execPath, [...nodeArgs, 'bin/spend-auth.js', 'serve', ...serveArgs], { cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-  server.stderr.on('data', (c: Buffer) => process.stderr.write(c));
-  const base = `http://127.0.0.1:${port}`;
-  await waitForHealth(base, server);
+  const { base, key, server } = await startService({ adminUrl: ADMIN_URL, database: DB_NAME, build: !args['no-build'], nodeArgs, serveArgs });
   const agents = await seed(base, key);
   const authorize = (c: number, d: number, rate?: number) =>
     load('authorize', `${base}/v1/authorize`, c, d, { headers: { authorization: `Bearer ${key}` }, body: () => requestBody(agents), rate });
@@ -315,7 +167,6 @@ async function main() {
   // Warm-up: JIT, pools, caches.
   await authorize(16, 3);
   const rssBefore = rssMbOf(apiPids());
-  fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
   const stamp = new Date().toISOString();
 
   if (args.soak) {

@@ -12,6 +12,7 @@ import * as webhooks from './pages/webhooks.js';
 import * as webhook from './pages/webhook.js';
 import * as apiKeys from './pages/api-keys.js';
 import * as usage from './pages/usage.js';
+import * as rails from './pages/rails.js';
 import * as signIn from './pages/sign-in.js';
 
 const ROUTES = [
@@ -25,6 +26,7 @@ const ROUTES = [
   [/^webhooks\/([\w-]+)$/, webhook, 'Webhook endpoint'],
   [/^api-keys$/, apiKeys, 'API keys'],
   [/^usage$/, usage, 'Usage'],
+  [/^rails$/, rails, 'Rails'],
 ];
 
 const $ = (id) => document.getElementById(id);

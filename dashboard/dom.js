@@ -169,3 +169,30 @@ export function splitList(text) {
     .map((s) => s.trim())
     .filter(Boolean);
 }
+
+/**
+ * A button that copies `value` to the clipboard (selecting `input` first, when given, so Ctrl+C
+ * works where the clipboard is refused) and says what it did.
+ */
+export function copyButton(text, value, { input, attrs = {} } = {}) {
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      ...attrs,
+      onclick: async (e) => {
+        // currentTarget is null once the handler has awaited: keep the button now.
+        const btn = e.currentTarget;
+        input?.select();
+        try {
+          await navigator.clipboard.writeText(value);
+          btn.textContent = 'Copied';
+        } catch {
+          btn.textContent = input ? 'Selected: press Ctrl+C to copy' : 'Copy refused by the browser';
+        }
+      },
+    },
+    text,
+  );
+}

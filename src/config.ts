@@ -67,6 +67,8 @@ const envSchema = z.object({
   IDEMPOTENCY_ENCRYPTION_KEY: secretKey(32, true).optional(),
   /** HMAC-SHA-256 key of the audit chain (32 bytes or more). */
   AUDIT_HMAC_KEY: secretKey(32, false).optional(),
+  /** A rail's authorization request is answered within this (Stripe waits 2 s); past it, the connection's on_timeout. */
+  RAIL_DECISION_DEADLINE_MS: z.coerce.number().int().min(100).max(1_900).default(1_500),
 });
 
 /** Every environment variable the service reads; nothing else in the environment affects it. */
@@ -124,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
     idempotencyEncryptionKey: e.IDEMPOTENCY_ENCRYPTION_KEY,
     auditHmacKey: e.AUDIT_HMAC_KEY,
+    railDecisionDeadlineMs: e.RAIL_DECISION_DEADLINE_MS,
   };
 }
 

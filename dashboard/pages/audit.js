@@ -9,6 +9,7 @@ const TYPES = [
   'agent.deactivated', 'policy.created', 'policy.updated', 'policy.deleted', 'api_key.created', 'api_key.revoked',
   'webhook_endpoint.created', 'webhook_endpoint.updated', 'webhook_endpoint.deleted', 'webhook_endpoint.secret_rotated',
   'vault.created', 'vault.revoked',
+  'authorization.adjusted', 'rail_connection.created', 'rail_connection.deleted',
 ];
 export const AUDIT_PAGE_SIZE = 50;
 

@@ -1,5 +1,5 @@
 // A secret the API returns once (webhook secret, raw API key): shown in this box only, never stored.
-import { h } from '../dom.js';
+import { copyButton, h } from '../dom.js';
 
 export function secretOnce(title, label, value, advice) {
   const id = `secret-${Math.random().toString(36).slice(2, 7)}`;
@@ -11,24 +11,6 @@ export function secretOnce(title, label, value, advice) {
     h('h2', { id: `${id}-title`, tabindex: '-1' }, title),
     h('p', {}, h('strong', {}, advice)),
     h('div', { class: 'field' }, h('label', { for: id }, label), output),
-    h(
-      'button',
-      {
-        type: 'button',
-        class: 'secondary',
-        onclick: async (e) => {
-          // currentTarget is null once the handler has awaited: keep the button now.
-          const btn = e.currentTarget;
-          output.select();
-          try {
-            await navigator.clipboard.writeText(value);
-            btn.textContent = 'Copied';
-          } catch {
-            btn.textContent = 'Selected: press Ctrl+C to copy';
-          }
-        },
-      },
-      `Copy ${label.toLowerCase()}`,
-    ),
+    copyButton(`Copy ${label.toLowerCase()}`, value, { input: output }),
   );
 }

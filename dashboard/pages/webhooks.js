@@ -66,7 +66,7 @@ export async function render(view) {
       'form',
       { class: 'stack' },
       field({ label: 'URL', name: 'url', type: 'url', required: true, hint: 'https is required in live mode.', attrs: { placeholder: 'https://example.com/webhooks/spend' } }),
-      field({ label: 'Events', name: 'events', value: '*', required: true, hint: 'Comma separated event names, or * for all (authorize.approved, authorize.denied, authorize.held, agent.frozen, approval.completed, approval.escalated, authorization.captured, authorization.voided, authorization.expired).' }),
+      field({ label: 'Events', name: 'events', value: '*', required: true, hint: 'Comma separated event names, or * for all (authorize.approved, authorize.denied, authorize.held, agent.frozen, approval.completed, approval.escalated, authorization.captured, authorization.voided, authorization.expired, authorization.adjusted).' }),
       field({ label: 'Description (optional)', name: 'description', attrs: { maxlength: '500' } }),
       h('button', { type: 'submit' }, 'Create endpoint'),
     );

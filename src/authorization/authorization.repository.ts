@@ -127,3 +127,29 @@ export async function deniedCount(db: DbOrTrx, agentId: string, windowSeconds: n
 }
 
 export type { DecisionsTable };
+
+/** How many covering approvals a rail's match looks at (vendors are compared by the caller). */
+export const MAX_MATCH_CANDIDATES = 100;
+
+/**
+ * The agent's approvals a rail request could take (docs/rails/stripe-issuing.md, rule 1):
+ * uncaptured, in `currency`, of at least `amount`, inside their capture window, token unused;
+ * the smallest first, then the oldest. Read under the agent's row lock, so two requests never
+ * both see one as free.
+ */
+export async function coveringApprovals(db: DbOrTrx, agentId: string, r: { currency: string; amount: number }, now: Date) {
+  return db
+    .selectFrom('decisions')
+    .select(['id', 'vendor'])
+    .where('agent_id', '=', agentId)
+    .where('capture_status', '=', 'uncaptured')
+    .where('currency', '=', r.currency)
+    .where('amount', '>=', r.amount)
+    .where('token_consumed_at', 'is', null)
+    .where((eb) => eb.or([eb('capture_expires_at', 'is', null), eb('capture_expires_at', '>', now)]))
+    .orderBy('amount')
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(MAX_MATCH_CANDIDATES)
+    .execute();
+}

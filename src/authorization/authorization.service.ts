@@ -1,7 +1,7 @@
 import { approvalsRequiredFor, escalatesAt } from '../policies/approval-rules.js';
 import { actorOf, requireRole, ADMIN, ANY_ROLE, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
-import { appendAudit, auditInsertStatement, auditRecord, decisionAuditFields } from '../audit/audit.repository.js';
+import { appendAudit, auditInsertStatement, auditRecord, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
 import { consumeToken } from '../decisions/decisions.repository.js';
 import { AppError, forbidden, notFound } from '../kernel/errors.js';
 import { eventInsert, eventRecord } from '../events/events.repository.js';
@@ -14,7 +14,8 @@ import { agentUnchanged, countDecision, decisionInsert, deniedCount, lockAgentWi
 import { findDecisionInScope } from '../decisions/decisions.repository.js';
 import { periodsOf, readSpend, spendIncrease } from '../decisions/spend.repository.js';
 import type { AuthorizeInput } from './authorize.schemas.js';
-import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
+import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView, type RailRef } from '../decisions/decision.view.js';
+import { captureAtOnce, railActor, takeCoveringApproval, type RailOutcome, type RailRequest } from './rail-request.js';
 import type { DecisionWaiter } from './decision-waiter.js';
 import { autoFreezeTips, evaluate } from '../policies/evaluate.js';
 import { loadSafetyInputs } from './safety.js';
@@ -50,22 +51,40 @@ type AgentState = NonNullable<Awaited<ReturnType<typeof readAgentState>>>;
  * agent's row lock, which queues concurrent requests of one agent instead of retrying them.
  */
 export async function authorize(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem?: IdempotencyHandle<DbOrTrx>): Promise<DecisionView> {
+  return (await decide(deps, caller, input, { idem })).decision;
+}
+
+/**
+ * The one entry point of every spend decision: `POST /v1/authorize` (and the quick-start surface)
+ * and the rails that ask first. With `rail`, the request is decided under the agent's row lock,
+ * where an uncaptured approval that covers it is taken first (rule 1), and the rail's record is
+ * written in the same transaction (rail-request.ts).
+ */
+export async function decide(
+  deps: AuthorizationDeps,
+  caller: Caller,
+  input: AuthorizeInput,
+  opts: { idem?: IdempotencyHandle<DbOrTrx> | undefined; rail?: RailRequest | undefined } = {},
+): Promise<RailOutcome> {
   if (caller.role === 'reviewer') throw forbidden('Reviewer keys cannot request spend authorizations.');
   if (caller.role === 'agent' && caller.agentId !== input.agent_id) throw notFound('agent', 'agent_id');
+  const { idem, rail } = opts;
 
   // Requests of one agent take turns in this process: each then finds the state the previous one
   // committed, so its unlocked write holds (two statements), where racing would have sent it to
   // the locked path (five). Other processes, and changes made elsewhere, are still caught by the
   // write's condition.
   const turn = takeTurn(`${caller.accountId}:${caller.livemode}:${input.agent_id}`);
-  let decided: DecisionView;
+  let decided: RailOutcome;
   try {
     await turn.ready;
-    decided = (await decideWithoutLock(deps, caller, input, idem)) ?? (await decideUnderLock(deps, caller, input, idem));
+    rail?.checkInTime();
+    const unlocked = rail ? undefined : await decideWithoutLock(deps, caller, input, idem);
+    decided = unlocked ? { kind: 'decided', decision: unlocked } : await decideUnderLock(deps, caller, input, idem, rail);
   } finally {
     turn.done();
   }
-  deps.onDecision?.(decided.decision);
+  if (decided.kind === 'decided') deps.onDecision?.(decided.decision.decision);
   return decided;
 }
 
@@ -103,15 +122,26 @@ async function decideWithoutLock(deps: AuthorizationDeps, caller: Caller, input:
   return decision.view;
 }
 
-async function decideUnderLock(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem?: IdempotencyHandle<DbOrTrx>): Promise<DecisionView> {
+async function decideUnderLock(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem: IdempotencyHandle<DbOrTrx> | undefined, rail: RailRequest | undefined): Promise<RailOutcome> {
   return deps.db.transaction().execute(async (trx) => {
     const locked = await lockAgentWithPolicy(trx, caller.accountId, caller.livemode, input.agent_id);
+    rail?.checkInTime();
     const now = deps.now?.() ?? new Date();
+    const actor = rail ? railActor(rail.ref) : actorOf(caller);
+    if (rail && locked?.agent.status === 'active') {
+      const matched = await takeCoveringApproval(trx, locked.agent.id, input, actor, now);
+      if (matched) {
+        const outcome = { kind: 'matched' as const, decision: matched };
+        await rail.record(trx, outcome);
+        return outcome;
+      }
+    }
     // Spend is read after the lock is granted, by its own statement, so it is the latest committed.
     const state = locked && { ...locked, spend: await readSpend(trx, locked.agent.id, periodsOf(now)) };
-    const decision = await prepareDecision(deps, trx, caller, input, idem, state, now);
+    const decision = await prepareDecision(deps, trx, caller, input, idem, state, now, { actor, rail: rail?.ref });
     await executeTogether(trx, [countDecision(trx, decision.agent.id), ...decision.writes]);
-    if (idem && !idem.completion) await idem.complete(trx, 200, JSON.stringify(decision.view));
+    const view = rail && decision.view.decision === 'approved' ? await captureAtOnce(trx, decision.view, actor, now) : decision.view;
+    if (idem && !idem.completion) await idem.complete(trx, 200, JSON.stringify(view));
     if (decision.tipsAutoFreeze) {
       // Runaway protection: this denial still gets its answer; the agent stops here.
       const denied = await deniedCount(trx, decision.agent.id, decision.tipsAutoFreeze.window_seconds, now);
@@ -119,7 +149,9 @@ async function decideUnderLock(deps: AuthorizationDeps, caller: Caller, input: A
         await transitionAgent(trx, decision.agent, 'frozen', { type: 'system', id: null }, agentStopHooks, 'runaway protection');
       }
     }
-    return decision.view;
+    const outcome = { kind: 'decided' as const, decision: view };
+    if (rail) await rail.record(trx, outcome);
+    return outcome;
   });
 }
 
@@ -135,6 +167,7 @@ async function prepareDecision(
   idem: IdempotencyHandle<DbOrTrx> | undefined,
   state: AgentState | undefined,
   now: Date,
+  via: { actor: AuditInput['actor']; rail?: RailRef | undefined } = { actor: actorOf(caller) },
 ) {
   if (!state) throw notFound('agent', 'agent_id');
   const { agent, policy, spend } = state;
@@ -193,8 +226,12 @@ async function prepareDecision(
     capture_expires_at: outcome.decision === 'approved' ? new Date(now.getTime() + (policy?.capture_window_seconds ?? DEFAULT_CAPTURE_WINDOW_SECONDS) * 1000) : null,
     capture_resolved_at: null,
     token_consumed_at: null,
-    requested_by: caller.keyId,
+    // No API key asks for a rail's request (docs/api.md, "Four eyes in live mode").
+    requested_by: via.rail ? null : caller.keyId,
     capture_metadata: null,
+    rail_type: via.rail?.type ?? null,
+    rail_connection_id: via.rail?.connection_id ?? null,
+    rail_authorization_id: via.rail?.authorization_id ?? null,
   };
   const view = toDecisionView(row);
   const event = eventRecord({ accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: decisionEventData(row), now });
@@ -207,7 +244,7 @@ async function prepareDecision(
         accountId: caller.accountId,
         livemode: caller.livemode,
         type: 'authorization.decision',
-        actor: actorOf(caller),
+        actor: via.actor,
         agentId: agent.id,
         decisionId: id,
         decision: outcome.decision,
@@ -217,7 +254,8 @@ async function prepareDecision(
         category: request.category,
         policyId: outcome.policy_applied,
         reason: outcome.reason_code,
-        metadata: input.metadata ?? {},
+        // A rail's decision names its rail (an object: request metadata never holds one).
+        metadata: via.rail ? { ...input.metadata, rail: via.rail } : (input.metadata ?? {}),
       }),
     ),
     eventInsert(event),

@@ -44,3 +44,23 @@ export async function overdueUncapturedIds(db: DbOrTrx, now: Date, limit: number
     .execute();
   return rows.map((r) => r.id);
 }
+
+/**
+ * Sets what a captured (or rail-voided) approval counts: `capturedAmount` > 0 keeps it captured at
+ * that amount, null voids it. For rails that report the final amount after the capture.
+ */
+export async function setCapturedAmount(db: DbOrTrx, id: string, capturedAmount: number | null, now: Date): Promise<DecisionRow> {
+  return db
+    .updateTable('decisions')
+    .set((eb) => ({
+      capture_status: capturedAmount === null ? 'voided' : 'captured',
+      captured_amount: capturedAmount,
+      captured_at: capturedAmount === null ? null : eb.fn.coalesce('captured_at', eb.val(now)),
+      capture_resolved_at: now,
+      updated_at: now,
+    }))
+    .where('id', '=', id)
+    .where('capture_status', 'in', ['captured', 'voided'])
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

@@ -1,13 +1,13 @@
 import { actorOf, ADMIN, requireRole, type Caller, type Role } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
 import { appendAudit, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
-import { findDecisionById, findDecisionInScope, lockAgentThenDecision } from '../decisions/decisions.repository.js';
+import { findDecisionById, findDecisionInScope, lockAgentThenDecision, lockDecision } from '../decisions/decisions.repository.js';
 import { changeSpend } from '../decisions/spend.repository.js';
 import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
 import { AppError, conflict, forbidden, invalid, notFound } from '../kernel/errors.js';
 import { emitEvent } from '../events/events.repository.js';
 import type { IdempotencyHandle } from '../kernel/idempotency.js';
-import { overdueUncapturedIds, settleCapture } from './capture.repository.js';
+import { overdueUncapturedIds, setCapturedAmount, settleCapture } from './capture.repository.js';
 import type { CaptureInput } from './capture.schemas.js';
 
 export interface CaptureDeps {
@@ -147,4 +147,52 @@ export async function expireUncapturedApprovals(deps: CaptureDeps, opts: { limit
     if (changed) expired.push(id);
   }
   return { expired, more: ids.length === limit };
+}
+
+/**
+ * Captures an uncaptured approval for `amount` inside the caller's transaction, which already holds
+ * the agent's row lock (a rail that asks first captures at the moment it approves the card): the
+ * same record as `POST /v1/decisions/:id/capture`. Undefined, with nothing written, when the
+ * approval is no longer uncaptured, is past its capture deadline, or is smaller than `amount`.
+ */
+export async function captureLocked(trx: DbOrTrx, id: string, amount: number, actor: AuditInput['actor'], now: Date): Promise<DecisionRow | undefined> {
+  const row = await lockDecision(trx, id);
+  if (!row || row.decision !== 'approved' || row.capture_status !== 'uncaptured' || pastDeadline(row, now) || amount > Number(row.amount)) return undefined;
+  return settle(trx, row, 'captured', actor, now, amount);
+}
+
+/**
+ * A rail that asks first reports what a captured approval finally charged (a partial reversal, a
+ * settlement, a refund, a decline): the approval then counts `amount`, at most its approved amount
+ * (0 voids it), and the difference goes back to, or comes from, the agent's spend in the period the
+ * approval counted in; an audit record and an event (`authorization.adjusted`, or
+ * `authorization.voided` at 0) say so. The caller holds the agent's and the decision's row locks
+ * (lockAgentThenDecision). Undefined, with nothing written, when the amount does not change or the
+ * approval was never captured.
+ */
+export async function adjustCaptureLocked(
+  trx: DbOrTrx,
+  row: DecisionRow,
+  amount: number,
+  actor: AuditInput['actor'],
+  now: Date,
+  details: Record<string, unknown>,
+): Promise<DecisionRow | undefined> {
+  if (row.capture_status !== 'captured' && row.capture_status !== 'voided') return undefined;
+  const before = row.capture_status === 'captured' ? Number(row.captured_amount) : 0;
+  const after = Math.max(0, Math.min(amount, Number(row.amount)));
+  if (after === before) return undefined;
+  const updated = await setCapturedAmount(trx, row.id, after > 0 ? after : null, now);
+  await changeSpend(trx, row.agent_id, { month: row.spend_month, day: row.spend_day }, { approved: after - before, reserved: 0 });
+  const type = after === 0 ? 'authorization.voided' : 'authorization.adjusted';
+  await appendAudit(trx, {
+    ...decisionAuditFields(row),
+    type,
+    actor,
+    reason: String(details.reason ?? type),
+    amount: after,
+    metadata: { ...details, previous_captured_amount: before, captured_amount: after, released_amount: Math.max(0, before - after), added_amount: Math.max(0, after - before) },
+  });
+  await emitEvent(trx, { accountId: row.account_id, livemode: row.livemode, type, data: decisionEventData(updated), now });
+  return updated;
 }

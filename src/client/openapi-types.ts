@@ -817,6 +817,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rail-connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List rail connections
+         * @description Roles: admin, reviewer.
+         */
+        get: operations["getV1RailConnections"];
+        put?: never;
+        /**
+         * Connect a rail that asks first (Stripe Issuing real-time authorizations); the signing secret is write-only
+         * @description Answers the connection with its `endpoint_url`: give it to Stripe as the real-time authorization webhook and the endpoint of the issuing events. See docs/rails/stripe-issuing.md.
+         *
+         *     Roles: admin.
+         */
+        post: operations["postV1RailConnections"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rail-connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a rail connection
+         * @description Roles: admin, reviewer.
+         */
+        get: operations["getV1RailConnectionsId"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a rail connection: its endpoint refuses every request from then on
+         * @description Roles: admin.
+         */
+        delete: operations["deleteV1RailConnectionsId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rails/stripe-issuing/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe Issuing's real-time authorization webhook, and the card's later events (no key: Stripe's signature authenticates)
+         * @description `issuing_authorization.request` is decided as `POST /v1/authorize` decides (an uncaptured approval of the agent that covers it is captured first) and answered within the deadline (1.5 s; past it, the connection's `on_timeout`). `issuing_authorization.created|updated` and `issuing_transaction.created` adjust what the approval counts (reversal, partial capture, decline, refund), once however often sent. A repeated event or authorization gets the first answer. Other events: `{"received": true}`. A bad or stale signature, an unknown connection, a body that is not I-JSON or a livemode that differs from the connection's → 400, nothing recorded. Limited per connection at its account's limit for the mode. See docs/rails/stripe-issuing.md.
+         *
+         *     Public: no key needed.
+         */
+        post: operations["postRailsStripeIssuingId"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "authorize.approved": {
@@ -999,6 +1071,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "authorization.adjusted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event `authorization.adjusted`
+         * @description A rail that asks first reported a new amount for a captured approval (a partial reversal, a settlement, a refund); `data` is the decision, `capture.captured_amount` the amount it counts now. Sent as a POST with a JSON body to every enabled endpoint subscribed to `authorization.adjusted` (or `*`). Verify `X-Service-Signature` over the raw body before parsing it; dedupe by `id` (deliveries are at least once, in no guaranteed order).
+         */
+        post: operations["webhookAuthorizationAdjustedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1074,7 +1166,7 @@ export interface components {
                  */
                 at: string;
             }[];
-            /** @description Only for held decisions: the API key that requested the spend (in live mode it cannot approve it); null for holds from before this was kept */
+            /** @description Only for held decisions: the API key that requested the spend (in live mode it cannot approve it); null for holds from before this was kept and for those a rail asked for */
             requested_by?: string | null;
             resolved_at: string | null;
             /** @description What the rail did with an approval; null for denied and pending decisions */
@@ -1091,6 +1183,18 @@ export interface components {
                 metadata: {
                     [key: string]: unknown;
                 } | null;
+            } | null;
+            /** @description The rail request that made this decision (a card swipe); null for decisions asked for through the API */
+            rail: {
+                /**
+                 * @description The rail: `stripe_issuing` (a card authorization of Stripe Issuing)
+                 * @enum {string}
+                 */
+                type: "stripe_issuing";
+                /** @description The rail connection that asked */
+                connection_id: string;
+                /** @description The rail's own id of the request (Stripe Issuing: the authorization, `iauth_…`) */
+                authorization_id: string;
             } | null;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
@@ -1157,7 +1261,7 @@ export interface components {
                  */
                 at: string;
             }[];
-            /** @description Only for held decisions: the API key that requested the spend (in live mode it cannot approve it); null for holds from before this was kept */
+            /** @description Only for held decisions: the API key that requested the spend (in live mode it cannot approve it); null for holds from before this was kept and for those a rail asked for */
             requested_by?: string | null;
             resolved_at: string | null;
             /** @description What the rail did with an approval; null for denied and pending decisions */
@@ -1174,6 +1278,18 @@ export interface components {
                 metadata: {
                     [key: string]: unknown;
                 } | null;
+            } | null;
+            /** @description The rail request that made this decision (a card swipe); null for decisions asked for through the API */
+            rail: {
+                /**
+                 * @description The rail: `stripe_issuing` (a card authorization of Stripe Issuing)
+                 * @enum {string}
+                 */
+                type: "stripe_issuing";
+                /** @description The rail connection that asked */
+                connection_id: string;
+                /** @description The rail's own id of the request (Stripe Issuing: the authorization, `iauth_…`) */
+                authorization_id: string;
             } | null;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
@@ -1603,7 +1719,7 @@ export interface components {
             /** @description Free text */
             description: string | null;
             /** @description Subscribed event types, or `["*"]` for all */
-            events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
+            events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "authorization.adjusted" | "*")[];
             /** @description Disabled endpoints get no new deliveries */
             enabled: boolean;
             /** @description Until when the secret before the last rotation also signs deliveries (X-Service-Signature-Previous); null when it does not */
@@ -1632,7 +1748,7 @@ export interface components {
             /** @description Free text */
             description: string | null;
             /** @description Subscribed event types, or `["*"]` for all */
-            events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
+            events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "authorization.adjusted" | "*")[];
             /** @description Disabled endpoints get no new deliveries */
             enabled: boolean;
             /** @description Until when the secret before the last rotation also signs deliveries (X-Service-Signature-Previous); null when it does not */
@@ -1863,6 +1979,21 @@ export interface components {
             timestamp: string;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
+        } | {
+            /** @description Event id */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            event: "authorization.adjusted";
+            data: components["schemas"]["DecisionEventData"];
+            /**
+             * Format: date-time
+             * @description Time of the event
+             */
+            timestamp: string;
+            /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
+            livemode: boolean;
         };
         /** @description A page of events, newest first (keyset-paginated). */
         EventList: {
@@ -2065,6 +2196,69 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description A rail that asks this service before it moves money: a Stripe Issuing card program. The signing secret is never shown. */
+        RailConnection: {
+            /** @description Connection id */
+            id: string;
+            /** @constant */
+            object: "rail_connection";
+            /**
+             * @description The rail
+             * @enum {string}
+             */
+            type: "stripe_issuing";
+            /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
+            livemode: boolean;
+            /** @description The URL to give the rail: Stripe's real-time authorization webhook (and the issuing events) go here */
+            endpoint_url: string;
+            /** @description The Stripe API version of the endpoint, sent as `Stripe-Version` on every answer */
+            stripe_version: string;
+            /**
+             * @description The answer when no decision is reached within the deadline
+             * @enum {string}
+             */
+            on_timeout: "decline" | "approve";
+            /**
+             * Format: date-time
+             * @description Creation time
+             */
+            created_at: string;
+        };
+        /** @description A page of rail connections, newest first (keyset-paginated). */
+        RailConnectionList: {
+            /** @constant */
+            object: "list";
+            /** @description Newest first */
+            data: components["schemas"]["RailConnection"][];
+            /** @description True when another page follows */
+            has_more: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        /** @description The answer to deleting a rail connection: its endpoint refuses every request from now on. */
+        DeletedRailConnection: {
+            /** @description Connection id */
+            id: string;
+            /** @constant */
+            object: "rail_connection";
+            /** @constant */
+            deleted: true;
+        };
+        /** @description The answer of a rail endpoint: a decision for a real-time authorization request, a receipt for any other event. */
+        RailAnswer: {
+            /** @description Stripe approves the card authorization when true, declines it when false */
+            approved: boolean;
+            /** @description Kept by Stripe on the authorization */
+            metadata: {
+                /** @description The decision made or matched */
+                decision_id?: string;
+                /** @description Only when declined: the decision's reason code, or `unknown_agent`, `agent_frozen`, `agent_deactivated`, `invalid_request`, `timeout` */
+                reason_code?: string;
+            };
+        } | {
+            /** @constant */
+            received: true;
+        };
         /** @description The `authorize.approved` webhook body. A POST /v1/authorize call returned approved; `data` is the decision without its token. */
         AuthorizeApprovedWebhook: {
             /** @description Event id: receivers dedupe by it */
@@ -2192,6 +2386,21 @@ export interface components {
             /** @constant */
             event: "approval.escalated";
             data: components["schemas"]["ApprovalEscalatedData"];
+            /**
+             * Format: date-time
+             * @description Time of the event
+             */
+            timestamp: string;
+            /** @description `sha256=<hex>`: HMAC-SHA256 with the endpoint secret of `{"id","event","data","timestamp"}` as serialized here; verify the X-Service-Signature header instead, over the raw body */
+            signature: string;
+        };
+        /** @description The `authorization.adjusted` webhook body. A rail that asks first reported a new amount for a captured approval (a partial reversal, a settlement, a refund); `data` is the decision, `capture.captured_amount` the amount it counts now. */
+        AuthorizationAdjustedWebhook: {
+            /** @description Event id: receivers dedupe by it */
+            id: string;
+            /** @constant */
+            event: "authorization.adjusted";
+            data: components["schemas"]["DecisionEventData"];
             /**
              * Format: date-time
              * @description Time of the event
@@ -4172,7 +4381,7 @@ export interface operations {
                      * @description An absolute https URL (http only in test mode) whose host resolves to public addresses; no credentials
                      */
                     url: string;
-                    events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
+                    events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "authorization.adjusted" | "*")[];
                     description?: string;
                 };
             };
@@ -4321,7 +4530,7 @@ export interface operations {
                      * @description An absolute https URL (http only in test mode) whose host resolves to public addresses; no credentials
                      */
                     url?: string;
-                    events?: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
+                    events?: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "authorization.adjusted" | "*")[];
                     enabled?: boolean;
                     description?: string | null;
                 };
@@ -4478,7 +4687,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `next_cursor` of the previous page, exactly as this service returned it (opaque; any other value is refused with 400, `param` `cursor`) */
                 cursor?: string;
-                type?: "authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated";
+                type?: "authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "authorization.adjusted";
             };
             header?: never;
             path?: never;
@@ -4828,6 +5037,272 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1RailConnections: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `next_cursor` of the previous page, exactly as this service returned it (opaque; any other value is refused with 400, `param` `cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A list: `{object: "list", data, has_more, next_cursor}`, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RailConnectionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Any other error (`internal_error` for a bug, with a generic message) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1RailConnections: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The rail: `stripe_issuing` (Stripe Issuing real-time authorizations)
+                     * @constant
+                     */
+                    type: "stripe_issuing";
+                    /** @description The endpoint's signing secret from Stripe (`whsec_…`): write-only, never returned */
+                    signing_secret: string;
+                    /** @description The Stripe API version of the endpoint, sent back as `Stripe-Version` on every answer (default 2026-10-28.endive) */
+                    stripe_version?: string;
+                    /**
+                     * @description The answer when no decision is reached within the deadline (1.5 s): `decline` (default) or `approve`
+                     * @enum {string}
+                     */
+                    on_timeout?: "decline" | "approve";
+                };
+            };
+        };
+        responses: {
+            /** @description The rail connection (never its secret) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RailConnection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Any other error (`internal_error` for a bug, with a generic message) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1RailConnectionsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Connection id (`rail_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rail connection */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RailConnection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Any other error (`internal_error` for a bug, with a generic message) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1RailConnectionsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Connection id (`rail_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deletion */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedRailConnection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Any other error (`internal_error` for a bug, with a generic message) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postRailsStripeIssuingId: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the signing secret>` (any matching `v1`; 300 s tolerance) */
+                "Stripe-Signature": string;
+            };
+            path: {
+                /** @description Connection id (`rail_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (`evt_…`): a repeat gets the first answer */
+                    id: string;
+                    /** @description `issuing_authorization.request` (answered with a decision), `issuing_authorization.created`, `issuing_authorization.updated`, `issuing_transaction.created`; any other type is received and ignored */
+                    type: string;
+                    /** @description Must match the connection's mode */
+                    livemode: boolean;
+                    /** @description Unix seconds */
+                    created: number;
+                    data: {
+                        /** @description The issuing authorization or transaction */
+                        object: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The answer as Stripe reads it: `{approved, metadata}` for a request, `{received: true}` otherwise */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description The connection's Stripe API version */
+                    "Stripe-Version": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RailAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Any other error (`internal_error` for a bug, with a generic message) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5215,6 +5690,51 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ApprovalEscalatedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2XX answer within 10 s ends the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the attempt failed and is retried with exponential backoff for up to 3 days (a `Retry-After` on 429 is honoured) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 10 s, fails the attempt; it is retried as for 4XX */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookAuthorizationAdjustedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
+                "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
+                /** @description The event type */
+                "X-Service-Event": "authorization.adjusted";
+                /** @description The event id (`evt_…`), the same on every attempt and redelivery */
+                "X-Service-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthorizationAdjustedWebhook"];
             };
         };
         responses: {

@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Kysely, Selectable, Transaction } from 'kysely';
 import type { Plan, Role } from '../kernel/caller.js';
+import type { RailAuthorizationsTable, RailConnectionsTable, RailEventsTable, RailTransactionsTable, RailType } from './rail-tables.js';
 
 export type { Plan, Role };
 
@@ -189,6 +190,10 @@ export interface DecisionsTable {
   requested_by: ColumnType<string | null, string | null | undefined, string | null>;
   /** What the rail sent with its capture (migration 022); null until captured. Written as JSON text. */
   capture_metadata: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** The rail request that made the decision (migration 021): all three set, or none. */
+  rail_type: ColumnType<RailType | null, RailType | null | undefined, RailType | null>;
+  rail_connection_id: ColumnType<string | null, string | null | undefined, string | null>;
+  rail_authorization_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AgentSpendTable {
@@ -326,7 +331,14 @@ export interface VaultsTable {
   revoked_at: Date | null;
 }
 
+// The rails' tables (migration 021) are in rail-tables.ts, to keep this file readable.
+export type { RailAnswerOutcome, RailAuthorizationsTable, RailConnectionsTable, RailEventsTable, RailTransactionsTable, RailType } from './rail-tables.js';
+
 export interface DB {
+  rail_connections: RailConnectionsTable;
+  rail_authorizations: RailAuthorizationsTable;
+  rail_events: RailEventsTable;
+  rail_transactions: RailTransactionsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

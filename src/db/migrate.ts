@@ -20,6 +20,7 @@ import * as m017 from './migrations/017_trigger_conditions.js';
 import * as m020 from './migrations/020_requester_and_previous_secret.js';
 import * as m004 from './migrations/004_quickstart.js';
 import * as m022 from './migrations/022_capture_metadata.js';
+import * as m021 from './migrations/021_rails_stripe_issuing.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
 const migrations: Record<string, Migration> = {
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '020_requester_and_previous_secret': m020,
   '004_quickstart': m004,
   '022_capture_metadata': m022,
+  '021_rails_stripe_issuing': m021,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -29,6 +29,17 @@ export const captureSchema = z
   .describe('What the rail did with an approval.');
 export type CaptureView = z.infer<typeof captureSchema>;
 
+export const RAIL_TYPES = ['stripe_issuing'] as const;
+
+export const railRefSchema = z
+  .object({
+    type: z.enum(RAIL_TYPES).describe('The rail: `stripe_issuing` (a card authorization of Stripe Issuing)'),
+    connection_id: idOf('rail', 'The rail connection that asked'),
+    authorization_id: z.string().describe("The rail's own id of the request (Stripe Issuing: the authorization, `iauth_…`)"),
+  })
+  .describe('The rail request a decision answered (docs/rails/stripe-issuing.md).');
+export type RailRef = z.infer<typeof railRefSchema>;
+
 export const approvalEntrySchema = z
   .object({
     api_key_id: idOf('key', 'The approving key').nullable().describe("The approving key; null for an operator's signal"),
@@ -64,9 +75,10 @@ export const decisionSchema = z
     requested_by: idOf('key', 'The API key that requested it')
       .nullable()
       .optional()
-      .describe('Only for held decisions: the API key that requested the spend (in live mode it cannot approve it); null for holds from before this was kept'),
+      .describe('Only for held decisions: the API key that requested the spend (in live mode it cannot approve it); null for holds from before this was kept and for those a rail asked for'),
     resolved_at: instant('When a hold was resolved').nullable(),
     capture: captureSchema.nullable().describe('What the rail did with an approval; null for denied and pending decisions'),
+    rail: railRefSchema.nullable().describe('The rail request that made this decision (a card swipe); null for decisions asked for through the API'),
     livemode: livemodeField,
     timestamp: instant('Server time of the decision'),
   })
@@ -118,6 +130,7 @@ export function toDecisionView(row: DecisionRow): DecisionView {
       : {}),
     resolved_at: row.resolved_at?.toISOString() ?? null,
     capture: captureView(row),
+    rail: railView(row),
     livemode: row.livemode,
     timestamp: row.created_at.toISOString(),
   };
@@ -138,6 +151,12 @@ export function captureView(row: DecisionRow): CaptureView | null {
     capture_before: row.capture_expires_at?.toISOString() ?? null,
     metadata: row.capture_status === 'captured' ? (row.capture_metadata ?? {}) : null,
   };
+}
+
+/** The rail request that made the decision, or null. */
+export function railView(row: DecisionRow): RailRef | null {
+  if (!row.rail_type || !row.rail_connection_id || !row.rail_authorization_id) return null;
+  return { type: row.rail_type, connection_id: row.rail_connection_id, authorization_id: row.rail_authorization_id };
 }
 
 /** The `data` of a decision's events, from its row. */

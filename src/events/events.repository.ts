@@ -14,7 +14,8 @@ export type EventType =
   | 'authorization.captured'
   | 'authorization.voided'
   | 'authorization.expired'
-  | 'approval.escalated';
+  | 'approval.escalated'
+  | 'authorization.adjusted';
 
 /**
  * Records an event and its delivery work in the caller's transaction (transactional outbox).
@@ -49,6 +50,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'authorization.voided',
   'authorization.expired',
   'approval.escalated',
+  'authorization.adjusted',
 ];
 
 export async function findEvent(db: DbOrTrx, scope: { accountId: string; livemode: boolean } | null, id: string) {

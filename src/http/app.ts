@@ -19,6 +19,9 @@ import { openApiDocument } from './openapi.js';
 import { mountRoutes, type RouteDeps } from './route.js';
 import { ROUTES } from './routes/index.js';
 import { attachMetrics, createMetrics, type Metrics } from '../observability/metrics.js';
+import type { RailEndpointFactory } from '../rail-connections/rail-endpoint.js';
+import { RailConnectionCache } from '../rail-connections/rail-connections.service.js';
+import { signingSecretCipher } from '../rail-connections/signing-secret.js';
 
 export interface AppDeps {
   db: Db;
@@ -45,8 +48,17 @@ export interface AppDeps {
   metrics?: Metrics;
   /** OTEL_EXPORTER_OTLP_ENDPOINT set: a server span per request (the process registered a tracer provider). */
   tracing?: boolean;
-  /** IDEMPOTENCY_ENCRYPTION_KEY: stored idempotent responses are encrypted with it. */
+  /** IDEMPOTENCY_ENCRYPTION_KEY: stored idempotent responses are encrypted with it (and, through a derived key, rail signing secrets). */
   idempotencyKey: Buffer;
+  /** PUBLIC_BASE_URL: the base of rail connections' endpoint URLs; absent: the address a request came to. */
+  publicBaseUrl?: string | undefined;
+  /** RAIL_DECISION_DEADLINE_MS: a rail's authorization request is answered by then (from its arrival). */
+  railDeadlineMs?: number | undefined;
+  /**
+   * The rails that ask first this app serves, built from what it gives them (src/rails/<rail>/,
+   * composed by src/process/); a rail not given answers as an unknown connection.
+   */
+  rails?: { stripeIssuing?: RailEndpointFactory | undefined };
 }
 
 const isV1 = (path: string) => path.startsWith('/v1/');
@@ -72,9 +84,19 @@ export function createApp(deps: AppDeps): Express {
   const waiter = deps.waiter ?? new DecisionWaiter();
   const now = deps.now ? { now: deps.now } : {};
   const dashboardDir = findDashboardDir();
+  const authorization = { db: deps.db, signer: deps.signer, waiter, onDecision: metrics.recordDecision, ...now };
+  const railSecrets = signingSecretCipher(deps.idempotencyKey);
+  const railConnections = new RailConnectionCache({ db: deps.db, secrets: railSecrets });
+  const stripeIssuing = deps.rails?.stripeIssuing?.({
+    authz: authorization,
+    connections: railConnections,
+    deadlineMs: deps.railDeadlineMs,
+    onAnswer: (outcome) => metrics.recordRailAnswer('stripe_issuing', outcome),
+    log: (level, message, details) => deps.log?.[level](details, message),
+  });
   const routeDeps: RouteDeps = {
     db: deps.db,
-    authorization: { db: deps.db, signer: deps.signer, waiter, onDecision: metrics.recordDecision, ...now },
+    authorization,
     approvals: { db: deps.db, gateway: deps.gateway, onResolved: (id) => waiter.notify(id), ...now },
     webhooks: { db: deps.db, allowPrivateUrls: deps.allowPrivateUrls ?? false },
     agentHooks: deps.agentHooks ?? agentStopHooks,
@@ -83,6 +105,8 @@ export function createApp(deps: AppDeps): Express {
     engine: deps.engine,
     openApi: openApiDocument,
     dashboardDir,
+    railConnections: { db: deps.db, secrets: railSecrets, cache: railConnections, publicBaseUrl: deps.publicBaseUrl },
+    rails: { stripeIssuing, limit: limits.perRailConnection },
   };
   const keyed = [authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount, ...jsonBody, idempotency({ db: deps.db, cipher: responseCipher(deps.idempotencyKey), routes: ROUTES })];
 

@@ -60,3 +60,16 @@ const parseJson: RequestHandler = (req, _res, next) => {
  * then path and query refused in one place when they hold text PostgreSQL cannot store.
  */
 export const jsonBody: RequestHandler[] = [requireJsonBody, readJson, parseJson, rejectUnstorableInput];
+
+/**
+ * Before a rail's handler: the arrival time (the decision's deadline counts from it), then the body
+ * exactly as sent, held to the size limit: the signature is over these bytes (no decompression, no
+ * parsing; the rail reads them as I-JSON once its signature holds).
+ */
+export const RAW_BODY: readonly RequestHandler[] = [
+  (_req, res, next) => {
+    res.locals.arrivedAt = Date.now();
+    next();
+  },
+  express.raw({ type: () => true, limit: BODY_LIMIT_BYTES, inflate: false }),
+];

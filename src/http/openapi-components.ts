@@ -21,6 +21,8 @@ import {
   webhookEndpointWithSecretSchema,
 } from '../webhooks/webhook.view.js';
 import { healthSchema, readinessSchema } from './health.view.js';
+import { deletedRailConnectionSchema, railConnectionListSchema, railConnectionSchema } from '../rail-connections/rail-connection.view.js';
+import { railAnswerSchema } from '../rail-connections/rail-endpoint.view.js';
 import { openApiDocumentSchema } from './openapi-document.view.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -100,6 +102,10 @@ export const COMPONENT_SCHEMAS: Record<string, z.ZodType> = {
   Health: healthSchema,
   Readiness: readinessSchema,
   OpenApiDocument: openApiDocumentSchema,
+  RailConnection: railConnectionSchema,
+  RailConnectionList: railConnectionListSchema,
+  DeletedRailConnection: deletedRailConnectionSchema,
+  RailAnswer: railAnswerSchema,
   ...Object.fromEntries(EVENT_TYPES.map((type) => [webhookComponentName(type), webhookPayloadSchema(type)])),
 };
 

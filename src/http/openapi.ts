@@ -66,6 +66,7 @@ const TAGS: Record<string, string> = {
   Webhooks: 'Signed event deliveries, their endpoints and events',
   Usage: 'Billable checks and overage per month',
   'Quick start': 'The short surface: unprefixed paths, decimal USD amounts, vault tokens',
+  Rails: 'Rails that ask first: a card program asks this service before it approves a card authorization',
 };
 
 const ref = (kind: 'schemas' | 'headers' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });
@@ -109,13 +110,18 @@ const ERROR_RESPONSES: Record<string, { status: string; description: string; hea
 const isPost = (route: Route) => route.method === 'post';
 /**
  * Rate limiting covers every authenticated route (src/http/app.ts); public documents and probes are
- * outside every bucket, so a flood of bad keys never starves a rail's key fetch.
+ * outside every bucket, so a flood of bad keys never starves a rail's key fetch. A rail's endpoint
+ * is limited per connection once its signature holds, and lists its 429 itself.
  */
 const isRateLimited = (route: Route) => route.roles !== 'public';
 
 /** The error answers of an operation: those every operation of its kind can give, plus its own. */
 function errorResponses(route: Route): string[] {
-  if (route.roles === 'public') return isRateLimited(route) ? ['TooManyRequests'] : [];
+  if (route.roles === 'public') {
+    // A public route answers only what it lists (a rail's endpoint: 400, 413, 429).
+    const own = new Set(route.errors ?? []);
+    return [...(own.has(400) ? ['BadRequest'] : []), ...(own.has(413) ? ['PayloadTooLarge'] : []), ...(own.has(429) ? ['TooManyRequests'] : [])];
+  }
   const own = new Set(route.errors ?? []);
   const hasBody = route.method === 'post' || route.method === 'patch';
   return [
@@ -138,6 +144,7 @@ function operation(route: Route, nameOf: (schema: z.ZodType) => string, routes: 
   const parameters: object[] = [
     ...pathParams(route.path).map((name) => ({ name, in: 'path', required: true, description: route.params?.[name], schema: { type: 'string', ...NO_NUL } })),
     ...(route.query ? queryParameters(route.query) : []),
+    ...Object.entries(route.headers ?? {}).map(([name, h]) => ({ name, in: 'header', required: h.required, description: h.description, schema: h.schema })),
   ];
   if (!isPublic && isPost(route)) {
     parameters.push({
@@ -169,6 +176,7 @@ function operation(route: Route, nameOf: (schema: z.ZodType) => string, routes: 
         ...cacheHeaders,
         ...(!isPublic && isPost(route) ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : {}),
         ...(route.response.csv ? { 'X-Next-Cursor': ref('headers', 'NextCursor') } : {}),
+        ...route.responseHeaders,
       },
       content,
       ...(links.length ? { links: Object.fromEntries(links) } : {}),

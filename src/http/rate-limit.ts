@@ -7,7 +7,9 @@ import {
   addressBucket,
   blockSize,
   limitFor,
+  railBucket,
   type LimitOverrides,
+  type LimitSubject,
   UNAUTHENTICATED_LIMIT_PER_MINUTE,
   verdict,
   windowAt,
@@ -34,6 +36,22 @@ export interface RateLimiter {
    * address. Public documents and probes are in no bucket (src/http/public-document.ts).
    */
   onAuthFailure: ErrorRequestHandler;
+  /**
+   * For a rail's endpoint, once the request's signature holds: counts it against its connection at
+   * its account's limit for the mode (throws the 429). A counter that has not answered by the
+   * request's deadline lets it through, as an unreachable one does.
+   */
+  perRailConnection(req: Request, res: Response, subject: RailRateLimitSubject): Promise<void>;
+}
+
+/** Whom a rail's request is counted against: its connection, at its account's limit for the mode. */
+export interface RailRateLimitSubject {
+  connectionId: string;
+  livemode: boolean;
+  plan: LimitSubject['plan'];
+  rateLimit: number | null;
+  /** Epoch ms by which the request must be answered. */
+  deadline: number;
 }
 
 function setHeaders(res: Response, v: RateLimitVerdict): void {
@@ -128,6 +146,15 @@ export function rateLimiter(deps: RateLimitDeps): RateLimiter {
       if (!(err instanceof AppError) || err.code !== 'unauthorized') return next(err);
       // Over the address's limit, the answer is 429 instead of 401: a key-guesser learns nothing more.
       next((await byAddress(req, res)) ?? err);
+    },
+    perRailConnection: async (req, res, subject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, subject.deadline - Date.now()))));
+      const v = await Promise.race([count(req, railBucket(subject.connectionId), limitFor(subject, deps.limits)), late]).finally(() => clearTimeout(timer));
+      if (v) {
+        setHeaders(res, v);
+        if (!v.allowed) throw tooMany(res, v, `this rail connection (its account in ${subject.livemode ? 'live' : 'test'} mode)`);
+      }
     },
   };
 }

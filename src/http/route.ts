@@ -6,11 +6,15 @@ import type { AuthorizationDeps } from '../authorization/authorization.service.j
 import { requireRole, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx, Role } from '../db/database.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { RailEndpoint } from '../rail-connections/rail-endpoint.js';
+import type { RailConnectionDeps } from '../rail-connections/rail-connections.service.js';
 import type { WebhookDeps } from '../webhooks/webhooks.service.js';
 import { callerOf } from './context.js';
 import type { IdempotencyHandle } from '../kernel/idempotency.js';
 import type { OpenApiDocument } from './openapi.js';
 import { bodyObject, parse } from './validate.js';
+import type { RateLimiter } from './rate-limit.js';
+import { RAW_BODY } from './body.js';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 
@@ -38,6 +42,10 @@ export interface RouteDeps {
   openApi: () => OpenApiDocument;
   /** The folder holding dashboard/index.html; undefined when the package has none. */
   dashboardDir: string | undefined;
+  /** `/v1/rail-connections`; `publicBaseUrl` (PUBLIC_BASE_URL) is where their endpoints are, else the address a request came to. */
+  railConnections: RailConnectionDeps & { publicBaseUrl?: string | undefined };
+  /** The rails that ask first this process serves (src/rails/<rail>/, handed in by the process), and their per-connection rate limit. */
+  rails: { stripeIssuing: RailEndpoint | undefined; limit: RateLimiter['perRailConnection'] };
 }
 
 /** One request, as a handler sees it: its input already parsed by the route's schemas. */
@@ -73,6 +81,13 @@ interface Success<S extends z.ZodType | undefined> {
   csv?: boolean;
 }
 
+/** A header as the OpenAPI document describes it. */
+export interface HeaderDoc {
+  description: string;
+  required: boolean;
+  schema: Record<string, unknown>;
+}
+
 interface Declaration<Path extends string, B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, S extends z.ZodType | undefined> {
   method: HttpMethod;
   /** Written the Express way (`/v1/agents/:id`); the document turns `:id` into `{id}`. */
@@ -89,8 +104,20 @@ interface Declaration<Path extends string, B extends z.ZodType | undefined, Q ex
   query?: Q;
   /** The status, meaning and schema of a successful answer; the handler's return value is sent with it. */
   response: Success<S>;
-  /** Error statuses this operation can answer beyond the ones every operation of its kind can (see openapi.ts). */
-  errors?: readonly (403 | 404 | 409 | 503)[];
+  /**
+   * Error statuses this operation can answer beyond the ones every operation of its kind can (see
+   * openapi.ts); a public route lists all of its own (a rail's endpoint: 400, 413, 429).
+   */
+  errors?: readonly (400 | 403 | 404 | 409 | 413 | 429 | 503)[];
+  /**
+   * The handler reads the body's bytes as sent (`req.body`, a Buffer; `res.locals.arrivedAt`): a
+   * rail's signature is over them. `body` then only documents it.
+   */
+  rawBody?: true;
+  /** Request headers the operation reads (beyond the bearer key and Idempotency-Key), by name. */
+  headers?: Record<string, HeaderDoc>;
+  /** Headers of the successful answer (beyond the request id and rate-limit headers), by name. */
+  responseHeaders?: Record<string, HeaderDoc>;
   /** Operations a client can call next with a value of this answer (OpenAPI links): name → target and parameters. */
   links?: Record<string, { to: `${HttpMethod} ${string}`; parameters: Record<string, string> }>;
   /**
@@ -139,10 +166,10 @@ export function mountRoutes(router: Router, routes: readonly Route[], deps: Rout
   const prefix = opts.prefix ?? '';
   for (const r of routes) {
     if (!r.path.startsWith(`${prefix}/`)) throw new Error(`${r.method} ${r.path} is not under ${prefix}`);
-    router[r.method](r.path.slice(prefix.length), ...(opts.before ?? []), async (req: Request, res: Response) => {
+    router[r.method](r.path.slice(prefix.length), ...(opts.before ?? []), ...(r.rawBody ? RAW_BODY : []), async (req: Request, res: Response) => {
       if (r.roles !== 'public') requireRole(callerOf(req), r.roles);
       const query = r.query ? parse(r.query, req.query) : undefined;
-      const body = r.body ? parse(r.body, bodyObject(req.body)) : undefined;
+      const body = r.body && !r.rawBody ? parse(r.body, bodyObject(req.body)) : undefined;
       const answer = await r.handler({
         deps,
         get caller() {

@@ -49,6 +49,8 @@ export interface Config {
   /** Absent: a development key kept under DATA_DIR (refused in production); see server-keys.ts. */
   idempotencyEncryptionKey: Buffer | undefined;
   auditHmacKey: Buffer | undefined;
+  /** Milliseconds from a rail request's arrival to its answer at the latest (docs/rails/stripe-issuing.md). */
+  railDecisionDeadlineMs: number;
 }
 
 /** Raised when the environment holds a bad value; the message names the variable. */

@@ -11,6 +11,9 @@ const OUTBOX_LAG_REUSE_MS = 1_000;
 
 export type DecisionOutcome = 'approved' | 'denied' | 'held';
 export type WebhookAttemptResult = 'delivered' | 'retry' | 'failed';
+/** How a rail's authorization request was answered (src/rails/): `timeout` is the connection's `on_timeout` answer. */
+export type RailAnswerOutcome = 'matched' | 'approved' | 'declined' | 'timeout' | 'replayed';
+const RAIL_ANSWER_OUTCOMES: readonly RailAnswerOutcome[] = ['matched', 'approved', 'declined', 'timeout', 'replayed'];
 
 /**
  * The service's Prometheus metrics, in a registry of their own (tests build several apps in one
@@ -22,9 +25,11 @@ export interface Metrics {
   decisions: Counter<'outcome'>;
   webhookAttempts: Counter<'result'>;
   rateLimitRejections: Counter;
+  railAnswers: Counter<'rail' | 'outcome'>;
   recordDecision(outcome: DecisionOutcome): void;
   recordWebhookAttempt(result: WebhookAttemptResult): void;
   recordRateLimitRejection(): void;
+  recordRailAnswer(rail: string, outcome: RailAnswerOutcome): void;
 }
 
 export interface MetricsOptions {
@@ -60,7 +65,14 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     help: 'Requests refused with 429 rate_limited',
     registers: [registry],
   });
+  const railAnswers = new Counter({
+    name: 'rail_answers_total',
+    help: 'Authorization requests of rails that ask first, by rail and how they were answered (timeout: the connection\'s on_timeout answer, given at the deadline)',
+    labelNames: ['rail', 'outcome'] as const,
+    registers: [registry],
+  });
   // Zero-valued series from the start, so rates and alerts work before the first event.
+  for (const outcome of RAIL_ANSWER_OUTCOMES) railAnswers.inc({ rail: 'stripe_issuing', outcome }, 0);
   for (const outcome of ['approved', 'denied', 'held'] as const) decisions.inc({ outcome }, 0);
   for (const result of ['delivered', 'retry', 'failed'] as const) webhookAttempts.inc({ result }, 0);
 
@@ -102,7 +114,9 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     decisions,
     webhookAttempts,
     rateLimitRejections,
+    railAnswers,
     recordDecision: (outcome) => decisions.inc({ outcome }),
+    recordRailAnswer: (rail, outcome) => railAnswers.inc({ rail, outcome }),
     recordWebhookAttempt: (result) => webhookAttempts.inc({ result }),
     recordRateLimitRejection: () => rateLimitRejections.inc(),
   };

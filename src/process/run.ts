@@ -14,6 +14,7 @@ import { startMetricsServer } from '../observability/metrics-server.js';
 import type { ServerKeys } from '../server-keys.js';
 import { DEFAULT_ISSUER } from '../tokens/authorization-token.js';
 import { loadSigningKeys } from '../tokens/signing-keys.js';
+import { stripeIssuingRail } from '../rails/stripe-issuing/endpoint.js';
 import { prepareDevDatabase, printDevBanner } from './dev.js';
 import { engineSettings } from './engine-settings.js';
 import { requireMigrated } from './migrations.js';
@@ -121,7 +122,21 @@ export async function runProcess(config: Config, mode: ProcessMode, serverKeys: 
     const running = await startHttpServer(
       database,
       config,
-      { signer, gateway, engine, waiter, allowPrivateUrls: config.webhookAllowPrivateUrls, rateLimit: { unauthenticatedLimit: config.unauthenticatedRateLimit }, metrics, idempotencyKey: serverKeys.idempotency, tracing: tracing !== undefined },
+      {
+        signer,
+        gateway,
+        engine,
+        waiter,
+        allowPrivateUrls: config.webhookAllowPrivateUrls,
+        rateLimit: { unauthenticatedLimit: config.unauthenticatedRateLimit },
+        metrics,
+        idempotencyKey: serverKeys.idempotency,
+        tracing: tracing !== undefined,
+        // The rails that ask first (docs/rails/stripe-issuing.md): composed here, so neither adapter imports the other.
+        publicBaseUrl: config.publicBaseUrl,
+        railDeadlineMs: config.railDecisionDeadlineMs,
+        rails: { stripeIssuing: stripeIssuingRail },
+      },
       log,
       host,
       listener,

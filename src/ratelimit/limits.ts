@@ -36,6 +36,8 @@ export function limitFor(subject: LimitSubject, overrides: LimitOverrides = {}):
 
 /** The counter a request of an authenticated caller adds to: one per account and mode. */
 export const accountBucket = (accountId: string, livemode: boolean) => `acct:${accountId}:${livemode ? 'live' : 'test'}`;
+/** The counter of a rail connection's requests (counted once their signature holds). */
+export const railBucket = (connectionId: string) => `rail:${connectionId}`;
 /** The counter of requests without a valid key: one per client address. */
 export const addressBucket = (address: string) => `addr:${address}`;
 

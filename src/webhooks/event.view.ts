@@ -17,6 +17,7 @@ export const EVENT_DATA = {
   'authorization.voided': decisionEventDataSchema,
   'authorization.expired': decisionEventDataSchema,
   'approval.escalated': approvalEscalatedDataSchema,
+  'authorization.adjusted': decisionEventDataSchema,
 } as const satisfies Record<EventType, z.ZodType>;
 
 const EVENT_SUMMARY: Record<EventType, string> = {
@@ -29,6 +30,8 @@ const EVENT_SUMMARY: Record<EventType, string> = {
   'authorization.voided': 'An uncaptured approval was voided; `data` is the decision',
   'authorization.expired': 'An approval was not captured in time and expired; `data` is the decision',
   'approval.escalated': 'A hold is still pending at its escalation time (`escalate_after_seconds`)',
+  'authorization.adjusted':
+    'A rail that asks first reported a new amount for a captured approval (a partial reversal, a settlement, a refund); `data` is the decision, `capture.captured_amount` the amount it counts now',
 };
 export const eventSummary = (type: EventType) => EVENT_SUMMARY[type];
 

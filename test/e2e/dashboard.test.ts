@@ -420,6 +420,47 @@ suite('reviewer dashboard (headless Chromium)', () => {
     await context.close();
   });
 
+  test('rails: connect a Stripe Issuing program, copy its endpoint URL; the secret is never shown; delete it', async () => {
+    const { page, context } = await newPage();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ctx.baseUrl });
+    await signIn(page, acct.test.key, '#/rails');
+    const secret = `whsec_${'s3cr3t'.repeat(6)}`;
+    await page.getByLabel('Signing secret').fill(secret);
+    await page.getByLabel('When no decision is ready in time').selectOption('decline');
+    await page.getByRole('button', { name: 'Connect' }).click();
+    const endpoint = page.getByLabel('Endpoint URL', { exact: true });
+    await endpoint.waitFor();
+    const endpointUrl = await endpoint.inputValue();
+    expect(endpointUrl).toMatch(new RegExp(`^${ctx.baseUrl}/rails/stripe-issuing/rail_[0-9A-Za-z]+$`));
+    await page.getByRole('button', { name: /^Copy the endpoint URL of rail_/ }).first().click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(endpointUrl);
+    expect(await page.content()).not.toContain(secret);
+    await shot(page, 'rails');
+
+    // The connection answers at that URL (an unsigned request is refused by its signature check, not as an unknown route).
+    const id = endpointUrl.split('/').at(-1)!;
+    const probe = await ctx.raw(`/rails/stripe-issuing/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(probe.body.error).toMatchObject({ code: 'invalid_request', param: 'Stripe-Signature' });
+
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('row').filter({ hasText: id }).getByRole('button', { name: `Delete ${id}` }).click();
+    await page.getByText(`Deleted ${id}.`).waitFor();
+    expect(await page.getByRole('row').filter({ hasText: id }).count()).toBe(0);
+    await context.close();
+  });
+
+  test('rails: a reviewer sees the connections and their URLs but cannot connect or delete', async () => {
+    const conn = await acct.test.post('/v1/rail-connections', { type: 'stripe_issuing', signing_secret: 'whsec_reviewerview0000' });
+    const reviewer = await acct.test.post('/v1/api-keys', { name: 'rails reviewer', mode: 'test', role: 'reviewer' });
+    const { page, context } = await newPage();
+    await signIn(page, reviewer.body.key, '#/rails');
+    await page.getByRole('row').filter({ hasText: conn.body.id }).waitFor();
+    expect(await page.getByRole('button', { name: 'Connect' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: `Delete ${conn.body.id}` }).count()).toBe(0);
+    expect(await page.locator('main').textContent()).toContain(conn.body.endpoint_url);
+    await context.close();
+  });
+
   test('API keys: create one and see the raw key once; revoke it', async () => {
     const { page, context } = await newPage();
     await signIn(page, acct.test.key, '#/api-keys');
@@ -585,7 +626,7 @@ suite('reviewer dashboard (headless Chromium)', () => {
     // A 1280-pixel-wide window at 200% zoom lays out 640 CSS pixels.
     const { page, context } = await newPage({ viewport: { width: 640, height: 900 }, deviceScaleFactor: 2 });
     await signIn(page, acct.test.key);
-    for (const hash of ['#/approvals', '#/agents', '#/policies', `#/policies/${heldPolicyId}`, '#/audit', '#/webhooks', '#/api-keys', '#/usage']) {
+    for (const hash of ['#/approvals', '#/agents', '#/policies', `#/policies/${heldPolicyId}`, '#/audit', '#/webhooks', '#/rails', '#/api-keys', '#/usage']) {
       await page.goto(url(hash));
       await page.locator('#page-heading').waitFor();
       await page.waitForLoadState('networkidle');

@@ -11,6 +11,7 @@ import { TemporalGateway, type WorkflowGateway } from '../../src/temporal/gatewa
 import { EngineMonitor } from '../../src/temporal/engine-status.js';
 import { checkResponse, warmUp } from './openapi-conformance.js';
 import { TEST_IDEMPOTENCY_KEY, useTestAuditKey } from './server-keys.js';
+import { stripeIssuingRail } from '../../src/rails/stripe-issuing/endpoint.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -110,7 +111,7 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   const server = await startHttpServer(
     database,
     { port: 0 },
-    { signer, gateway, engine, rateLimit, idempotencyKey: TEST_IDEMPOTENCY_KEY, allowPrivateUrls: opts.allowPrivateUrls ?? false, ...(opts.now ? { now: opts.now } : {}), ...(opts.tracing ? { tracing: true } : {}) },
+    { signer, gateway, engine, rateLimit, idempotencyKey: TEST_IDEMPOTENCY_KEY, rails: { stripeIssuing: stripeIssuingRail }, allowPrivateUrls: opts.allowPrivateUrls ?? false, ...(opts.now ? { now: opts.now } : {}), ...(opts.tracing ? { tracing: true } : {}) },
     opts.log ?? createLogger('silent'),
     '127.0.0.1',
   );

@@ -138,6 +138,7 @@ describe('loadConfig with values', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
       IDEMPOTENCY_ENCRYPTION_KEY: '11'.repeat(32),
       AUDIT_HMAC_KEY: Buffer.alloc(48, 2).toString('base64'),
+      RAIL_DECISION_DEADLINE_MS: '1200',
     });
     expect(config).toEqual({
       port: 8080,
@@ -164,6 +165,7 @@ describe('loadConfig with values', () => {
       otlpEndpoint: 'http://otel-collector:4318',
       idempotencyEncryptionKey: Buffer.alloc(32, 0x11),
       auditHmacKey: Buffer.alloc(48, 2),
+      railDecisionDeadlineMs: 1_200,
     });
   });
 
@@ -176,6 +178,10 @@ describe('loadConfig with values', () => {
     const err = configError({ [name]: value });
     expect(err.message).toContain(name);
     expect(err.message).not.toContain(value);
+  });
+
+  it.each(['2500', '0', '1.5'])('refuses a RAIL_DECISION_DEADLINE_MS of %s (100–1900 ms: Stripe waits 2 s)', (value) => {
+    expect(configError({ RAIL_DECISION_DEADLINE_MS: value }).message).toContain('RAIL_DECISION_DEADLINE_MS');
   });
 
   it('resolves a relative DATA_DIR against the working directory', () => {
@@ -283,6 +289,7 @@ describe('CONFIG_VARIABLES', () => {
     OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318',
     IDEMPOTENCY_ENCRYPTION_KEY: 'cc'.repeat(32),
     AUDIT_HMAC_KEY: 'dd'.repeat(32),
+    RAIL_DECISION_DEADLINE_MS: '1200',
   };
 
   /** Variables valid only in pairs: each is set with its companion, against the companion alone. */

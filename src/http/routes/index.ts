@@ -8,6 +8,8 @@ import { decisionsRoutes } from './decisions.js';
 import { operationsRoutes } from './operations.js';
 import { policiesRoutes } from './policies.js';
 import { quickstartRoutes } from './quickstart.js';
+import { railConnectionsRoutes } from './rail-connections.js';
+import { railsRoutes } from './rails.js';
 import { tokensRoutes } from './tokens.js';
 import { usageRoutes } from './usage.js';
 import { webhooksRoutes } from './webhooks.js';
@@ -29,4 +31,6 @@ export const ROUTES: readonly Route[] = [
   ...webhooksRoutes,
   ...usageRoutes,
   ...quickstartRoutes,
+  ...railConnectionsRoutes,
+  ...railsRoutes,
 ];

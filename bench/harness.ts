@@ -1,0 +1,180 @@
+// What every benchmark here shares: a scratch PostgreSQL database, the compiled service started as
+// deployed (NODE_ENV=production, fresh keys) with one enterprise account, CPU per request from /proc,
+// and the results file in bench/results/.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { exportJWK, generateKeyPair } from 'jose';
+import pg from 'pg';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+export const MACHINE = { cpus: os.cpus().length, node: process.version };
+export const DEFAULT_ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** The server's database `name`, and statements run as the administrator. */
+export function postgresAdmin(adminUrl: string) {
+  const dbUrl = (name: string) => {
+    const u = new URL(adminUrl);
+    u.pathname = `/${name}`;
+    return u.toString();
+  };
+  const admin = async (sqlText: string) => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    try {
+      await c.query(sqlText);
+    } finally {
+      await c.end();
+    }
+  };
+  /** The server processes serving one database's connections (pool connections come and go: asked again at each sample). */
+  const backendsOf = (database: string): { pids: () => Promise<number[]>; close: () => Promise<void> } => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    const connected = client.connect();
+    return {
+      pids: async () => {
+        await connected;
+        const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+        return rows.map((r) => r.pid);
+      },
+      close: () => connected.then(() => client.end()),
+    };
+  };
+  return { dbUrl, admin, backendsOf };
+}
+
+export function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 30_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      const m = pattern.exec(chunk.toString());
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1] ?? m[0]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`process exited early (${code})`)));
+  });
+}
+
+export async function waitForHealth(base: string, child: ChildProcess, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode})`);
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('server did not become healthy');
+}
+
+const rssMb = (pid: number) => {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024);
+};
+export const rssMbOf = (pids: number[]) => pids.reduce((sum, pid) => sum + (fs.existsSync(`/proc/${pid}`) ? rssMb(pid) : 0), 0);
+
+/** Stops the API and waits for it to exit (a CPU profile is written on exit). */
+export function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** CPU per request of one step, in milliseconds (user and sys), from /proc. */
+export interface CpuPerRequest {
+  user: number;
+  sys: number;
+  total: number;
+}
+
+export const perRequest = (cpu: { user_ms: number; sys_ms: number }, requests: number): CpuPerRequest => {
+  const r = (v: number) => Number((v / Math.max(1, requests)).toFixed(3));
+  return { user: r(cpu.user_ms), sys: r(cpu.sys_ms), total: r(cpu.user_ms + cpu.sys_ms) };
+};
+
+/** The load generator runs in this process: its CPU, for comparison. */
+export function selfCpu<T>(work: () => Promise<T>): Promise<{ value: T; user_ms: number; sys_ms: number }> {
+  const start = process.cpuUsage();
+  return work().then((value) => {
+    const d = process.cpuUsage(start);
+    return { value, user_ms: d.user / 1000, sys_ms: d.system / 1000 };
+  });
+}
+
+/** Production needs its keys given: fresh ones for the run. */
+async function productionKeys(): Promise<Record<string, string>> {
+  const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+  return {
+    TOKEN_SIGNING_KEY: JSON.stringify({ ...(await exportJWK(privateKey)), kid: 'bench' }),
+    IDEMPOTENCY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    AUDIT_HMAC_KEY: randomBytes(32).toString('hex'),
+  };
+}
+
+/**
+ * Writes a run's result to bench/results/<date>-<name>.json, or with the time added when a run of
+ * that name already saved one that day; returns the path.
+ */
+export function saveResult(stamp: string, name: string, result: object): string {
+  fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
+  const dated = path.join(ROOT, `bench/results/${stamp.slice(0, 10)}-${name}.json`);
+  const file = fs.existsSync(dated) ? path.join(ROOT, `bench/results/${stamp.slice(0, 10)}-${name}-${stamp.slice(11, 16).replace(':', '')}.json`) : dated;
+  fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  return file;
+}
+
+export interface RunningService {
+  base: string;
+  /** The enterprise account's live admin key (rate limit far above any load here). */
+  key: string;
+  server: ChildProcess;
+}
+
+/**
+ * Builds dist/ (unless told not to), recreates `database`, migrates it, creates an enterprise
+ * account and starts `spend-auth serve` on it as deployed; no workflow engine.
+ */
+export async function startService(opts: { adminUrl: string; database: string; build: boolean; nodeArgs?: string[]; serveArgs?: string[]; env?: Record<string, string> }): Promise<RunningService> {
+  const { admin, dbUrl } = postgresAdmin(opts.adminUrl);
+  if (opts.build) {
+    console.log('building dist/ (npm run build)');
+    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+  }
+  await admin(`DROP DATABASE IF EXISTS ${opts.database} WITH (FORCE)`);
+  await admin(`CREATE DATABASE ${opts.database}`);
+  const env = {
+    ...process.env,
+    ...(await productionKeys()),
+    DATABASE_URL: dbUrl(opts.database),
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    DATA_DIR: path.join(ROOT, '.data/bench'),
+    TEMPORAL_ADDRESS: '127.0.0.1:1',
+    ...opts.env,
+  };
+  execFileSync(process.execPath, ['bin/spend-auth.js', 'migrate'], { cwd: ROOT, env, stdio: 'ignore' });
+  const created = JSON.parse(
+    execFileSync(process.execPath, ['bin/spend-auth.js', 'accounts', 'create', '--name', 'bench', '--plan', 'enterprise', '--rate-limit', '100000000', '--json'], { cwd: ROOT, env, encoding: 'utf8' }),
+  );
+  const port = 3900 + Math.floor(Math.random() * 90);
+  const server = spawn(process.execPath, [...(opts.nodeArgs ?? []), 'bin/spend-auth.js', 'serve', ...(opts.serveArgs ?? [])], { cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stderr.on('data', (c: Buffer) => process.stderr.write(c));
+  // The log goes to stdout: kept in a file, never left unread (a full pipe would block the service's
+  // logger, and with it the service).
+  const logFile = path.join(ROOT, '.data/bench', `${opts.database}.log`);
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  server.stdout.pipe(fs.createWriteStream(logFile));
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHealth(base, server);
+  return { base, key: created.keys.live as string, server };
+}

@@ -1,0 +1,60 @@
+import type { Json } from './database.js';
+
+/** The tables of the rails that ask first (migration 021; docs/rails/stripe-issuing.md). */
+export type RailType = 'stripe_issuing';
+
+export interface RailConnectionsTable {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  type: RailType;
+  /** AES-256-GCM, the connection id as authenticated data (rail-connections/signing-secret.ts). */
+  signing_secret_sealed: string;
+  stripe_version: string;
+  on_timeout: 'decline' | 'approve';
+  created_at: Date;
+  deleted_at: Date | null;
+}
+
+export type RailAnswerOutcome = 'matched' | 'decided' | 'declined' | 'timeout';
+
+/** One card authorization a connection answered, and what it counts now (migration 021). */
+export interface RailAuthorizationsTable {
+  connection_id: string;
+  authorization_id: string;
+  account_id: string;
+  livemode: boolean;
+  request_event_id: string;
+  agent_id: string | null;
+  decision_id: string | null;
+  outcome: RailAnswerOutcome;
+  approved: boolean;
+  reason_code: string | null;
+  answer: Json<Record<string, unknown>>;
+  counted_amount: number;
+  stripe_approved: boolean | null;
+  stripe_status: string | null;
+  stripe_amount: number | null;
+  /** Unix seconds of the event the stored `stripe_amount` came from: an older one never overwrites it. */
+  stripe_amount_at: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface RailEventsTable {
+  connection_id: string;
+  event_id: string;
+  type: string;
+  received_at: Date;
+}
+
+export interface RailTransactionsTable {
+  connection_id: string;
+  transaction_id: string;
+  authorization_id: string | null;
+  type: string;
+  /** As the rail reports it: negative for a capture, positive for a refund. */
+  amount: number;
+  currency: string;
+  created_at: Date;
+}

@@ -1,0 +1,60 @@
+/**
+ * What a card authorization counts against the agent's budget, from what the rail has reported of
+ * it so far (docs/rails/stripe-issuing.md, "The card's later life"). A pure function of the facts,
+ * so a repeated or reordered event computes the same amount again and changes nothing.
+ */
+
+/** The latest facts the rail reported about one authorization. */
+export interface AuthorizationFacts {
+  /** The rail's own verdict (false: it declined, whatever this service answered). */
+  approved: boolean | null;
+  /** `pending`, then one of `closed`, `reversed`, `expired`. */
+  status: string | null;
+  /** The amount still held while pending (lower after a partial reversal). */
+  amount: number | null;
+}
+
+/** The settled transactions of the authorization, by kind, in the rail's signs (captures negative). */
+export interface Settlement {
+  captureNet: number;
+  captures: number;
+  refundNet: number;
+}
+
+export type CountReason = 'declined' | 'settled' | 'refunded' | 'reversed' | 'expired' | 'held' | 'unchanged';
+
+const TERMINAL = new Set(['closed', 'reversed', 'expired']);
+
+/** A later status never goes back to `pending`; the amount of an older event never replaces a newer one. */
+export function mergeFacts(
+  stored: AuthorizationFacts & { amountAt: number | null },
+  reported: AuthorizationFacts,
+  reportedAt: number,
+): AuthorizationFacts & { amountAt: number | null } {
+  const status = stored.status && TERMINAL.has(stored.status) && reported.status === 'pending' ? stored.status : (reported.status ?? stored.status);
+  const newer = stored.amountAt === null || reportedAt >= stored.amountAt;
+  return {
+    approved: reported.approved ?? stored.approved,
+    status,
+    amount: newer && reported.amount !== null ? reported.amount : stored.amount,
+    amountAt: newer && reported.amount !== null ? reportedAt : stored.amountAt,
+  };
+}
+
+/**
+ * - declined by the rail → 0;
+ * - once a capture settled → what the captures took, less refunds (never below 0);
+ * - reversed or expired without a capture → 0;
+ * - still pending → the amount the rail still holds;
+ * - otherwise (closed, its settlement not seen yet; nothing reported) → `current`: nothing is
+ *   released on a guess, the settlement will say.
+ */
+export function countedAmount(facts: AuthorizationFacts, settled: Settlement, current: number): { amount: number; reason: CountReason } {
+  if (facts.approved === false) return { amount: 0, reason: 'declined' };
+  if (settled.captures > 0) {
+    return { amount: Math.max(0, -(settled.captureNet + settled.refundNet)), reason: settled.refundNet > 0 ? 'refunded' : 'settled' };
+  }
+  if (facts.status === 'reversed' || facts.status === 'expired') return { amount: 0, reason: facts.status };
+  if (facts.status === 'pending' && facts.amount !== null) return { amount: facts.amount, reason: 'held' };
+  return { amount: current, reason: 'unchanged' };
+}

@@ -1,0 +1,123 @@
+import Stripe from 'stripe';
+import type { AuthorizationDeps } from '../../authorization/authorization.service.js';
+import { invalid } from '../../kernel/errors.js';
+import { IJsonViolation, parseIJson } from '../../kernel/i-json.js';
+import { applyCardLifeEvent } from '../../rail-connections/card-life.service.js';
+import { answerBody, answerRailAuthorization, DeadlinePassed, recordTimeoutAnswer, type RailAnswer, type RailAuthorizationRequest } from '../../rail-connections/rail-answers.service.js';
+import type { RailEndpoint, RailEnvironment } from '../../rail-connections/rail-endpoint.js';
+import type { EndpointConnection } from '../../rail-connections/rail-connections.service.js';
+import { stripeEventSchema, type StripeEvent } from '../../rail-connections/rail-endpoint.view.js';
+import { CARD_LIFE_EVENTS, REQUEST_EVENT, toAuthorizationRequest, toCardLifeEvent } from './stripe-objects.js';
+
+/** Stripe's own tolerance for the signature's timestamp (seconds). */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+/** Stripe waits 2 s for a real-time authorization answer; this leaves the rest for the network. */
+export const DEFAULT_DECISION_DEADLINE_MS = 1_500;
+
+export type StripeIssuingDeps = RailEnvironment;
+
+/** A request whose signature holds, with its connection. */
+export interface VerifiedEvent {
+  connection: EndpointConnection;
+  event: StripeEvent;
+}
+
+export type RailAnswerHttp = Awaited<ReturnType<RailEndpoint['answer']>>;
+
+const SIGNATURE = 'Stripe-Signature';
+const CONNECTION_ID = /^rail_[0-9A-Za-z]{1,64}$/;
+
+/**
+ * Stripe Issuing's real-time authorizations and the events of a card's later life
+ * (docs/rails/stripe-issuing.md): `authenticate` checks the request before anything is read of it,
+ * `answer` decides or records it.
+ */
+export function stripeIssuingRail(deps: StripeIssuingDeps): RailEndpoint<VerifiedEvent> {
+  const deadlineMs = deps.deadlineMs ?? DEFAULT_DECISION_DEADLINE_MS;
+
+  /**
+   * The connection by id, then Stripe's signature over the raw body (any `v1` of the header, 300 s
+   * tolerance), then the mode. Nothing is parsed before the signature holds, and nothing is
+   * recorded here. Every refusal is a 400 that says no more than which check failed.
+   */
+  async function authenticate(connectionId: string, rawBody: Buffer, signature: string | undefined): Promise<VerifiedEvent> {
+    const connection = CONNECTION_ID.test(connectionId) ? await deps.connections.get(connectionId) : undefined;
+    if (!connection) throw invalid('No such rail connection.', 'id');
+    if (!signature) throw invalid(`Missing ${SIGNATURE} header.`, SIGNATURE);
+    let event: unknown;
+    try {
+      event = Stripe.webhooks.constructEvent(rawBody, signature, connection.signingSecret, SIGNATURE_TOLERANCE_SECONDS);
+    } catch (err) {
+      if (err instanceof Stripe.errors.StripeSignatureVerificationError) {
+        throw invalid(`The ${SIGNATURE} header does not verify: no signature matches, or its timestamp is outside the tolerance.`, SIGNATURE);
+      }
+      throw invalid('The request body is not valid JSON.', 'body');
+    }
+    // The signature held over these bytes; read them again as I-JSON (docs/api.md, "Request bodies"),
+    // so a member named twice is refused here as on every other endpoint.
+    try {
+      event = parseIJson(rawBody.toString('utf8').replace(/^\uFEFF/, ''));
+    } catch (err) {
+      if (err instanceof IJsonViolation) throw invalid(err.message, err.path);
+      throw invalid('The request body is not valid JSON.', 'body');
+    }
+    const parsed = stripeEventSchema.safeParse(event);
+    if (!parsed.success) throw invalid('The body is not a Stripe event.', 'body');
+    if (parsed.data.livemode !== connection.livemode) {
+      throw invalid(`The event's livemode (${parsed.data.livemode}) does not match the connection's mode.`, 'livemode');
+    }
+    return { connection, event: parsed.data };
+  }
+
+  /**
+   * A real-time authorization request, answered by `deadline` whatever the database does: with the
+   * decision when it is recorded in time, else (or when it fails) with the connection's
+   * `on_timeout`, which is then recorded.
+   */
+  async function answerRequest(connection: EndpointConnection, request: RailAuthorizationRequest, deadline: number): Promise<RailAnswer> {
+    const where = { connection_id: connection.id, authorization_id: request.authorizationId };
+    let timer: NodeJS.Timeout | undefined;
+    const deadlineReached = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()))));
+    const decided = answerRailAuthorization(deps.authz, connection, request, deadline).catch((err: unknown) => {
+      // Rolled back for being too late: the timeout answer is (about to be) given.
+      if (err instanceof DeadlinePassed) return deadlineReached;
+      deps.log?.('error', 'a rail decision failed; the rail gets the on_timeout answer', { err, ...where });
+      return 'failed' as const;
+    });
+    const first = await Promise.race([decided, deadlineReached]).finally(() => clearTimeout(timer));
+    if (typeof first === 'object') return first;
+    recordTimeoutAnswer(deps.authz, connection, request).then(
+      (stored) => {
+        if (!stored) deps.log?.('warn', 'a decision was recorded although the rail got the timeout answer; its later events reconcile it', where);
+      },
+      (err: unknown) => deps.log?.('error', 'the timeout answer could not be recorded', { err, ...where }),
+    );
+    const approved = connection.onTimeout === 'approve';
+    return { approved, decisionId: null, reasonCode: approved ? null : 'timeout', outcome: 'timeout', replayed: false };
+  }
+
+  /** The answer to a verified event: HTTP 200 with `Stripe-Version`; a bad shape or a failure is thrown. */
+  async function answer({ connection, event }: VerifiedEvent, arrivedAt: number): Promise<RailAnswerHttp> {
+    const headers = { 'Stripe-Version': connection.stripeVersion };
+    if (event.type === REQUEST_EVENT) {
+      const request = toAuthorizationRequest(event);
+      if (!request) throw invalid('The event does not hold an issuing authorization this rail can read.', 'data.object');
+      const a = await answerRequest(connection, request, deadlineOf(arrivedAt));
+      deps.onAnswer?.(a.replayed ? 'replayed' : a.outcome === 'timeout' ? 'timeout' : a.outcome === 'matched' ? 'matched' : a.approved ? 'approved' : 'declined');
+      return { headers, body: answerBody(a) };
+    }
+    if (CARD_LIFE_EVENTS.has(event.type)) {
+      const life = toCardLifeEvent(event);
+      if (!life) throw invalid(`The event does not hold the object a ${event.type} event carries.`, 'data.object');
+      await applyCardLifeEvent(deps.authz, connection, life);
+    }
+    return { headers, body: { received: true } };
+  }
+
+  /** When a request that arrived at `arrivedAt` must be answered (epoch ms). */
+  const deadlineOf = (arrivedAt: number) => arrivedAt + deadlineMs;
+
+  return { signatureHeader: SIGNATURE, authenticate, answer, deadlineOf };
+}
+
+export type StripeIssuingRail = ReturnType<typeof stripeIssuingRail>;
