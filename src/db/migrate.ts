@@ -17,6 +17,7 @@ import * as m015 from './migrations/015_capture.js';
 import * as m016 from './migrations/016_approval_chains.js';
 import * as m017 from './migrations/017_trigger_conditions.js';
 import * as m004 from './migrations/004_quickstart.js';
+import * as m018 from './migrations/018_audit_head_evidence.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
 const migrations: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '016_approval_chains': m016,
   '017_trigger_conditions': m017,
   '004_quickstart': m004,
+  '018_audit_head_evidence': m018,
 };
 
 class StaticProvider implements MigrationProvider {
