@@ -123,7 +123,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/api-keys', apiKeysRouter(deps.db, deps.onKeyRevoked));
   v1.use('/agents', agentsRouter(deps.db, deps.agentHooks ?? agentStopHooks));
   v1.use('/policies', policiesRouter(deps.db));
-  v1.use('/audit-logs', auditLogsRouter(deps.db));
+  v1.use('/audit-logs', auditLogsRouter(deps.db, deps.signer.keys));
   v1.use('/usage', usageRouter(deps.db));
   app.use('/v1', v1);
 

@@ -507,7 +507,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Recompute the hash chain
+         * Recompute the hash chain, count decisions without a record, check a kept checkpoint and sign a new one
          * @description Roles: admin, reviewer.
          */
         get: operations["getV1AuditLogsVerify"];
@@ -1486,7 +1486,7 @@ export interface components {
         AuditVerification: {
             /** @constant */
             object: "audit_verification";
-            /** @description True when every record and the stored head verify */
+            /** @description True when every record and the stored head verify, no decision lacks its record and a given checkpoint matched */
             valid: boolean;
             /** @description Records checked */
             records: number;
@@ -1500,6 +1500,12 @@ export interface components {
             } | null;
             /** @description Sequence of `first_invalid` (kept for existing clients) */
             first_invalid_sequence: number | null;
+            /** @description Decisions of this account and mode that have no `authorization.decision` record; any makes `valid` false */
+            decisions_without_record: number;
+            /** @description A signed checkpoint of the head that verified: a compact JWS (EdDSA, `kid` in the JWKS, header `typ: "audit-checkpoint+jwt"`) with claims `{aud: account id, livemode, sequence, head_hash, iat}`. Keep it outside the service and pass it back as `?checkpoint=` */
+            checkpoint: string;
+            /** @description With `?checkpoint=`: whether the record at its sequence is still there with its hash (`mismatched` makes `valid` false); null without it */
+            checkpoint_check: ("matched" | "mismatched") | null;
         };
         /** @description An API key. The key itself is shown only once, when it is created. */
         ApiKey: {
@@ -3817,7 +3823,10 @@ export interface operations {
     };
     getV1AuditLogsVerify: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A checkpoint an earlier verify returned: the answer says whether the record it names is still there (`checkpoint_check`) */
+                checkpoint?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;

@@ -20,7 +20,7 @@ import { healthSchema, readinessSchema } from './health.view.js';
 import { openApiDocumentSchema } from './openapi-document.view.js';
 import { createAgentSchema, listAgentsQuery, updateAgentSchema } from '../agents/agents.schemas.js';
 import { listApprovalsQuery, resolveApprovalSchema } from '../approvals/approvals.schemas.js';
-import { listAuditQuery } from '../audit/audit.schemas.js';
+import { listAuditQuery, verifyAuditQuery } from '../audit/audit.schemas.js';
 import { authorizeSchema, getDecisionQuery, verifyTokenSchema } from '../authorization/authorize.schemas.js';
 import { captureSchema, voidSchema } from '../capture/capture.schemas.js';
 import type { Role } from '../db/database.js';
@@ -248,7 +248,7 @@ const audit: RouteDoc[] = [
     query: listAuditQuery,
     response: { status: 200, schema: auditRecordListSchema, csv: true, description: `${LIST_PAGE} With \`Accept: text/csv\`: RFC 4180 CSV with a header row, the next cursor in \`X-Next-Cursor\`.` },
   },
-  { method: 'get', path: '/v1/audit-logs/verify', tag: 'Audit log', roles: STAFF, summary: 'Recompute the hash chain', response: { status: 200, description: 'The result of the check', schema: auditVerificationSchema } },
+  { method: 'get', path: '/v1/audit-logs/verify', tag: 'Audit log', roles: STAFF, summary: 'Recompute the hash chain, count decisions without a record, check a kept checkpoint and sign a new one', query: verifyAuditQuery, response: { status: 200, description: 'The result of the check', schema: auditVerificationSchema } },
 ];
 
 const apiKeys: RouteDoc[] = [

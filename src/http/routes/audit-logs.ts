@@ -1,9 +1,10 @@
 import { Router } from 'express';
 import { requireRole, STAFF } from '../../caller.js';
 import type { Db } from '../../db/database.js';
+import type { SigningKeys } from '../../tokens/signing-keys.js';
 import { decodeCursor, encodeCursor, type Page } from '../../db/pagination.js';
-import { listAuditQuery } from '../../audit/audit.schemas.js';
-import { listAuditRecords, verifyAuditChain } from '../../audit/audit.service.js';
+import { listAuditQuery, verifyAuditQuery } from '../../audit/audit.schemas.js';
+import { listAuditRecords, verifyAuditLog } from '../../audit/audit.service.js';
 import { auditCsv, toAuditVerificationView, toAuditView, type AuditRecordView } from '../../audit/audit.view.js';
 import { invalid } from '../../errors.js';
 import { callerOf } from '../context.js';
@@ -16,13 +17,14 @@ function sequenceCursor(cursor: string | undefined): number | undefined {
   return n;
 }
 
-export function auditLogsRouter(db: Db): Router {
+export function auditLogsRouter(db: Db, keys: SigningKeys): Router {
   const r = Router();
   r.get('/verify', async (req, res) => {
     const caller = callerOf(req);
     requireRole(caller, STAFF);
-    const check = await verifyAuditChain(db, caller.accountId, caller.livemode);
-    res.json(toAuditVerificationView(check));
+    const q = parse(verifyAuditQuery, req.query);
+    const verification = await verifyAuditLog({ db, keys }, { accountId: caller.accountId, livemode: caller.livemode }, q.checkpoint);
+    res.json(toAuditVerificationView(verification));
   });
   r.get('/', async (req, res) => {
     const caller = callerOf(req);

@@ -1,0 +1,57 @@
+import { sql } from 'kysely';
+import type { DbOrTrx } from '../db/database.js';
+
+/** Decisions read per statement when counting those without a record: each statement stays short on any account. */
+export const DECISION_SCAN_BATCH = 10_000;
+
+interface ScanPage {
+  n: number;
+  missing: number;
+  /** The page's last key: created_at as text (microseconds kept) and id. */
+  last_created_at: string | null;
+  last_id: string | null;
+}
+
+/**
+ * Decisions of the account and mode that have no `authorization.decision` audit record. A keyset
+ * scan of the decisions index (newest first) in pages of `batch`, each page probing the partial
+ * index on the records' decision id (migration 018): every statement is bounded, whatever the
+ * account's size, and inside the caller's snapshot the pages add up to one consistent count.
+ */
+export async function countDecisionsWithoutRecord(db: DbOrTrx, accountId: string, livemode: boolean, batch = DECISION_SCAN_BATCH): Promise<number> {
+  let missing = 0;
+  let after: { createdAt: string; id: string } | undefined;
+  for (;;) {
+    const page = (
+      await sql<ScanPage>`
+        WITH page AS MATERIALIZED (
+          SELECT id, created_at FROM decisions
+          WHERE account_id = ${accountId} AND livemode = ${livemode}
+            ${after ? sql`AND (created_at, id) < (${after.createdAt}::timestamptz, ${after.id})` : sql``}
+          ORDER BY created_at DESC, id DESC
+          LIMIT ${batch})
+        SELECT
+          (SELECT count(*) FROM page)::int AS n,
+          (SELECT count(*) FROM page p WHERE NOT EXISTS (
+             SELECT 1 FROM audit_records r
+             WHERE r.account_id = ${accountId} AND r.livemode = ${livemode} AND r.type = 'authorization.decision' AND r.decision_id = p.id))::int AS missing,
+          last.created_at::text AS last_created_at, last.id AS last_id
+        FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT id, created_at FROM page ORDER BY created_at, id LIMIT 1) last ON true`.execute(db)
+    ).rows[0]!;
+    missing += Number(page.missing);
+    if (Number(page.n) < batch || page.last_id === null || page.last_created_at === null) return missing;
+    after = { createdAt: page.last_created_at, id: page.last_id };
+  }
+}
+
+/** The hash of the record at `sequence` of the chain, if there is one. */
+export async function recordHashAt(db: DbOrTrx, accountId: string, livemode: boolean, sequence: number): Promise<string | null | undefined> {
+  const row = await db
+    .selectFrom('audit_records')
+    .select('hash')
+    .where('account_id', '=', accountId)
+    .where('livemode', '=', livemode)
+    .where('sequence', '=', sequence)
+    .executeTakeFirst();
+  return row?.hash;
+}
