@@ -15,7 +15,7 @@ import { startMetricsServer } from './observability/metrics-server.js';
 import { startHousekeeping } from './housekeeping.js';
 import { startAuditSealer } from './audit/audit-sealer.js';
 import { loadSigningKeys } from './tokens/signing-keys.js';
-import { loadServerKeys, type ServerKeys } from './server-keys.js';
+import { bindServerKeys, loadServerKeys, type ServerKeys } from './server-keys.js';
 import { useAuditHmacKey } from './audit/audit-chain.js';
 import { DEFAULT_ISSUER } from './tokens/authorization-token.js';
 import { DecisionWaiter } from './authorization/decision-waiter.js';
@@ -198,9 +198,11 @@ function parseCommand(name: CommandName, args: string[]): OptionValues | undefin
 
 const PLANS = ['sandbox', 'starter', 'growth', 'enterprise'] as const;
 
-async function withDatabase<T>(config: Config, fn: (d: Database) => Promise<T>): Promise<T> {
+/** The database, once the server keys are known to be the ones it was first used with (refused otherwise, before anything is written). */
+async function withDatabase<T>(config: Config, serverKeys: ServerKeys, fn: (d: Database) => Promise<T>): Promise<T> {
   const database = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
   try {
+    await bindServerKeys(database.db, serverKeys);
     return await fn(database);
   } finally {
     await database.close();
@@ -215,6 +217,13 @@ const bindHost = (config: Config, mode: ProcessMode) => config.host ?? (mode ===
 /** The host name to print in an address a person opens: a wildcard or loopback bind is reached as localhost. */
 const browsableHost = (host: string) =>
   ['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost'].includes(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+
+/** Applies pending migrations, then stores the key fingerprints if this is the first run (migration 019). */
+async function migrateBound(database: Database, serverKeys: ServerKeys): Promise<string[]> {
+  const applied = await migrateToLatest(database.db);
+  await bindServerKeys(database.db, serverKeys);
+  return applied;
+}
 
 /** HTTP drain (≤ 10 s) and worker drain (≤ 10 s) run side by side; past this the process exits 1. */
 export const SHUTDOWN_HARD_LIMIT_MS = 25_000;
@@ -233,10 +242,11 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
   const listener = mode === 'worker' || cluster.isWorker ? undefined : await listenHttp(config.port, host);
   const poolSize = config.databasePoolSize ?? (mode === 'serve' ? API_DATABASE_POOL_SIZE : undefined);
   const database = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize });
+  await bindServerKeys(database.db, serverKeys);
   // What `dev` says about its account, printed with the addresses once the API listens.
   const devAccount: string[] = [];
   if (mode === 'dev') {
-    const applied = await migrateToLatest(database.db);
+    const applied = await migrateBound(database, serverKeys);
     if (applied.length) log.info({ migrations: applied }, 'migrations applied');
     if (database.kind === 'embedded') {
       const existing = await firstAccount(database.db);
@@ -456,11 +466,11 @@ function accountInput(values: OptionValues): AccountInput {
   return { name, plan, rateLimit, includedChecks, overageRateMicros, json: values.json === true };
 }
 
-async function accountsCommand(config: Config, input: AccountInput): Promise<void> {
+async function accountsCommand(config: Config, serverKeys: ServerKeys, input: AccountInput): Promise<void> {
   const { json, ...account } = input;
-  const created = await withDatabase(config, async ({ db }) => {
-    await migrateToLatest(db);
-    return createAccount(db, account);
+  const created = await withDatabase(config, serverKeys, async (database) => {
+    await migrateBound(database, serverKeys);
+    return createAccount(database.db, account);
   });
   if (json) {
     process.stdout.write(`${JSON.stringify(created)}\n`);
@@ -480,12 +490,12 @@ function reportMonth(values: OptionValues): string {
   return month;
 }
 
-async function usageCommand(config: Config, month: string, json: boolean): Promise<void> {
+async function usageCommand(config: Config, serverKeys: ServerKeys, month: string, json: boolean): Promise<void> {
   // Loaded here: the other commands should not pay for the Temporal SDK.
   const { createUsageReportActivities } = await import('../activities/usage-report.js');
   const { runUsageReport } = await import('./usage/usage-report.runner.js');
   const log = createLogger(config.logLevel, 'spend-auth', pino.destination({ fd: 2, sync: true }));
-  const summary = await withDatabase(config, async ({ db }) => {
+  const summary = await withDatabase(config, serverKeys, async ({ db }) => {
     const pending = await pendingMigrations(db);
     if (pending.length) throw new UsageError(`The database has pending migrations (${pending.join(', ')}); run \`spend-auth migrate\` first.`);
     return runUsageReport({ month, activities: createUsageReportActivities({ db, billingMeter: config.billingMeter, log }) });
@@ -582,8 +592,8 @@ export async function main(argv: string[]): Promise<void> {
       }
       case 'migrate': {
         if (!parseCommand('migrate', args)) return;
-        const { config } = await serverSetup();
-        const applied = await withDatabase(config, ({ db }) => migrateToLatest(db));
+        const { config, serverKeys } = await serverSetup();
+        const applied = await withDatabase(config, serverKeys, (database) => migrateBound(database, serverKeys));
         process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
         return;
       }
@@ -592,7 +602,8 @@ export async function main(argv: string[]): Promise<void> {
         const values = parseCommand('accounts create', args.slice(1));
         if (!values) return;
         const input = accountInput(values);
-        await accountsCommand((await serverSetup()).config, input);
+        const { config, serverKeys } = await serverSetup();
+        await accountsCommand(config, serverKeys, input);
         return;
       }
       case 'usage': {
@@ -600,7 +611,8 @@ export async function main(argv: string[]): Promise<void> {
         const values = parseCommand('usage report', args.slice(1));
         if (!values) return;
         const month = reportMonth(values);
-        await usageCommand((await serverSetup()).config, month, values.json === true);
+        const { config, serverKeys } = await serverSetup();
+        await usageCommand(config, serverKeys, month, values.json === true);
         return;
       }
       case 'temporal': {

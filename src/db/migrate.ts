@@ -18,6 +18,7 @@ import * as m016 from './migrations/016_approval_chains.js';
 import * as m017 from './migrations/017_trigger_conditions.js';
 import * as m004 from './migrations/004_quickstart.js';
 import * as m018 from './migrations/018_audit_head_evidence.js';
+import * as m019 from './migrations/019_server_key_fingerprints.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
 const migrations: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '017_trigger_conditions': m017,
   '004_quickstart': m004,
   '018_audit_head_evidence': m018,
+  '019_server_key_fingerprints': m019,
 };
 
 class StaticProvider implements MigrationProvider {
