@@ -324,7 +324,7 @@ async function runProcess(config: Config, mode: ProcessMode, serverKeys: ServerK
     relay.start();
     const worker = superviseWorker(
       settings,
-      { db: database.db, signer, gateway, allowPrivateUrls: config.webhookAllowPrivateUrls, onResolved: (id) => waiter.notify(id), onAttempt: metrics.recordWebhookAttempt, billingMeter: config.billingMeter, log },
+      { db: database.db, signer, gateway, allowPrivateUrls: config.webhookAllowPrivateUrls, onResolved: (id) => waiter.notify(id), onAttempt: metrics.recordWebhookAttempt, billingMeter: config.billingMeter, auditCheckpointWebhooks: config.auditCheckpointWebhooks, log },
       log,
       engine,
     );
@@ -403,6 +403,7 @@ function engineSettings(config: Config) {
     tls: t.tls,
     apiKey: t.apiKey,
     reconcileIntervalSeconds: t.reconcileIntervalSeconds,
+    auditCheckpointWebhooks: config.auditCheckpointWebhooks,
   };
 }
 

@@ -75,6 +75,8 @@ const envSchema = z.object({
   IDEMPOTENCY_ENCRYPTION_KEY: secretKey(32, true).optional(),
   /** HMAC-SHA-256 key of the audit chain (32 bytes or more). */
   AUDIT_HMAC_KEY: secretKey(32, false).optional(),
+  /** The worker sends each day's signed audit checkpoint to the accounts' webhook endpoints. */
+  AUDIT_CHECKPOINT_WEBHOOKS: bool.default(false),
 });
 
 /** Every environment variable the service reads; nothing else in the environment affects it. */
@@ -127,6 +129,8 @@ export interface Config {
   /** Absent: a development key kept under DATA_DIR (refused in production); see server-keys.ts. */
   idempotencyEncryptionKey: Buffer | undefined;
   auditHmacKey: Buffer | undefined;
+  /** The daily `audit.checkpoint` event to webhook endpoints (a Temporal Schedule the worker keeps). */
+  auditCheckpointWebhooks: boolean;
 }
 
 /** Raised when the environment holds a bad value; the message names the variable. */
@@ -185,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
     idempotencyEncryptionKey: e.IDEMPOTENCY_ENCRYPTION_KEY,
     auditHmacKey: e.AUDIT_HMAC_KEY,
+    auditCheckpointWebhooks: e.AUDIT_CHECKPOINT_WEBHOOKS,
   };
 }
 

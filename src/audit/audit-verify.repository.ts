@@ -55,3 +55,28 @@ export async function recordHashAt(db: DbOrTrx, accountId: string, livemode: boo
     .executeTakeFirst();
   return row?.hash;
 }
+
+/** A chain with records, as the daily checkpoint job pages through them. */
+export interface ChainKey {
+  accountId: string;
+  livemode: boolean;
+}
+
+/** Chains with at least one sealed record, after `after` in (account, mode) order: a keyset page of the chain heads. */
+export async function chainsWithRecords(db: DbOrTrx, limit: number, after?: ChainKey): Promise<ChainKey[]> {
+  let q = db.selectFrom('audit_chains').select(['account_id', 'livemode']).where('sequence', '>', 0);
+  if (after) q = q.where(sql<boolean>`(account_id, livemode) > (${after.accountId}, ${after.livemode})`);
+  const rows = await q.orderBy('account_id').orderBy('livemode').limit(limit).execute();
+  return rows.map((r) => ({ accountId: r.account_id, livemode: r.livemode }));
+}
+
+/** Claims the day's checkpoint for the chain; false when it was sent already (a retried or repeated run). */
+export async function claimCheckpointDay(db: DbOrTrx, chain: ChainKey, day: string, head: { sequence: number; head_hash: string }, eventId: string): Promise<boolean> {
+  const row = await db
+    .insertInto('audit_checkpoint_days')
+    .values({ account_id: chain.accountId, livemode: chain.livemode, day, sequence: head.sequence, head_hash: head.head_hash, event_id: eventId })
+    .onConflict((oc) => oc.columns(['account_id', 'livemode', 'day']).doNothing())
+    .returning('event_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}

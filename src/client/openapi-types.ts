@@ -997,6 +997,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "audit.checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event `audit.checkpoint`
+         * @description The day's signed checkpoint of the account and mode's audit chain (sent once a day when AUDIT_CHECKPOINT_WEBHOOKS is on). Sent as a POST with a JSON body to every enabled endpoint subscribed to `audit.checkpoint` (or `*`). Verify `X-Service-Signature` over the raw body before parsing it; dedupe by `id` (deliveries are at least once, in no guaranteed order).
+         */
+        post: operations["webhookAuditCheckpointWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1595,7 +1615,7 @@ export interface components {
             /** @description Free text */
             description: string | null;
             /** @description Subscribed event types, or `["*"]` for all */
-            events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
+            events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "audit.checkpoint" | "*")[];
             /** @description Disabled endpoints get no new deliveries */
             enabled: boolean;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
@@ -1622,7 +1642,7 @@ export interface components {
             /** @description Free text */
             description: string | null;
             /** @description Subscribed event types, or `["*"]` for all */
-            events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
+            events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "audit.checkpoint" | "*")[];
             /** @description Disabled endpoints get no new deliveries */
             enabled: boolean;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
@@ -1844,6 +1864,34 @@ export interface components {
             /** @constant */
             event: "approval.escalated";
             data: components["schemas"]["ApprovalEscalatedData"];
+            /**
+             * Format: date-time
+             * @description Time of the event
+             */
+            timestamp: string;
+            /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
+            livemode: boolean;
+        } | {
+            /** @description Event id */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            event: "audit.checkpoint";
+            /** @description The `data` of `audit.checkpoint`: the day's signed checkpoint of this account and mode's audit chain. */
+            data: {
+                /** @description The signed checkpoint, as `GET /v1/audit-logs/verify` returns it: keep it, and pass it back as `?checkpoint=` */
+                checkpoint: string;
+                /** @description The sequence of the chain head it names */
+                sequence: number;
+                /** @description That record's hash */
+                head_hash: string;
+                /**
+                 * Format: date
+                 * @description The day (UTC) the checkpoint was sent for
+                 */
+                day: string;
+            };
             /**
              * Format: date-time
              * @description Time of the event
@@ -2180,6 +2228,34 @@ export interface components {
             /** @constant */
             event: "approval.escalated";
             data: components["schemas"]["ApprovalEscalatedData"];
+            /**
+             * Format: date-time
+             * @description Time of the event
+             */
+            timestamp: string;
+            /** @description `sha256=<hex>`: HMAC-SHA256 with the endpoint secret of `{"id","event","data","timestamp"}` as serialized here; verify the X-Service-Signature header instead, over the raw body */
+            signature: string;
+        };
+        /** @description The `audit.checkpoint` webhook body. The day's signed checkpoint of the account and mode's audit chain (sent once a day when AUDIT_CHECKPOINT_WEBHOOKS is on). */
+        AuditCheckpointWebhook: {
+            /** @description Event id: receivers dedupe by it */
+            id: string;
+            /** @constant */
+            event: "audit.checkpoint";
+            /** @description The `data` of `audit.checkpoint`: the day's signed checkpoint of this account and mode's audit chain. */
+            data: {
+                /** @description The signed checkpoint, as `GET /v1/audit-logs/verify` returns it: keep it, and pass it back as `?checkpoint=` */
+                checkpoint: string;
+                /** @description The sequence of the chain head it names */
+                sequence: number;
+                /** @description That record's hash */
+                head_hash: string;
+                /**
+                 * Format: date
+                 * @description The day (UTC) the checkpoint was sent for
+                 */
+                day: string;
+            };
             /**
              * Format: date-time
              * @description Time of the event
@@ -4117,7 +4193,7 @@ export interface operations {
                      * @description An absolute https URL (http only in test mode) whose host resolves to public addresses; no credentials
                      */
                     url: string;
-                    events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
+                    events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "audit.checkpoint" | "*")[];
                     description?: string;
                 };
             };
@@ -4266,7 +4342,7 @@ export interface operations {
                      * @description An absolute https URL (http only in test mode) whose host resolves to public addresses; no credentials
                      */
                     url?: string;
-                    events?: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "*")[];
+                    events?: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "audit.checkpoint" | "*")[];
                     enabled?: boolean;
                     description?: string | null;
                 };
@@ -4413,7 +4489,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `next_cursor` of the previous page, exactly as this service returned it (opaque; any other value is refused with 400, `param` `cursor`) */
                 cursor?: string;
-                type?: "authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated";
+                type?: "authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "audit.checkpoint";
             };
             header?: never;
             path?: never;
@@ -5132,6 +5208,49 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ApprovalEscalatedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2XX answer within 10 s ends the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the attempt failed and is retried with exponential backoff for up to 3 days (a `Retry-After` on 429 is honoured) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 10 s, fails the attempt; it is retried as for 4XX */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookAuditCheckpointWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": "audit.checkpoint";
+                /** @description The event id (`evt_…`), the same on every attempt and redelivery */
+                "X-Service-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuditCheckpointWebhook"];
             };
         };
         responses: {

@@ -32,6 +32,16 @@ export const approvalEscalatedDataSchema = z
   .describe('The `data` of `approval.escalated`: a hold still pending at its escalation time.');
 export type ApprovalEscalatedData = z.infer<typeof approvalEscalatedDataSchema>;
 
+export const auditCheckpointDataSchema = z
+  .object({
+    checkpoint: z.string().describe('The signed checkpoint, as `GET /v1/audit-logs/verify` returns it: keep it, and pass it back as `?checkpoint=`'),
+    sequence: z.number().int().nonnegative().describe('The sequence of the chain head it names'),
+    head_hash: z.string().regex(/^[0-9a-f]{64}$/).describe('That record\'s hash'),
+    day: z.iso.date().describe('The day (UTC) the checkpoint was sent for'),
+  })
+  .describe('The `data` of `audit.checkpoint`: the day\'s signed checkpoint of this account and mode\'s audit chain.');
+export type AuditCheckpointData = z.infer<typeof auditCheckpointDataSchema>;
+
 /** What `data` holds for each event type: the one list of event types and their payloads. */
 export const EVENT_DATA = {
   'authorize.approved': decisionEventDataSchema,
@@ -43,6 +53,7 @@ export const EVENT_DATA = {
   'authorization.voided': decisionEventDataSchema,
   'authorization.expired': decisionEventDataSchema,
   'approval.escalated': approvalEscalatedDataSchema,
+  'audit.checkpoint': auditCheckpointDataSchema,
 } as const satisfies Record<EventType, z.ZodType>;
 
 const EVENT_SUMMARY: Record<EventType, string> = {
@@ -55,6 +66,7 @@ const EVENT_SUMMARY: Record<EventType, string> = {
   'authorization.voided': 'An uncaptured approval was voided; `data` is the decision',
   'authorization.expired': 'An approval was not captured in time and expired; `data` is the decision',
   'approval.escalated': 'A hold is still pending at its escalation time (`escalate_after_seconds`)',
+  'audit.checkpoint': "The day's signed checkpoint of the account and mode's audit chain (sent once a day when AUDIT_CHECKPOINT_WEBHOOKS is on)",
 };
 export const eventSummary = (type: EventType) => EVENT_SUMMARY[type];
 

@@ -13,7 +13,8 @@ export type EventType =
   | 'authorization.captured'
   | 'authorization.voided'
   | 'authorization.expired'
-  | 'approval.escalated';
+  | 'approval.escalated'
+  | 'audit.checkpoint';
 
 /**
  * Records an event and its delivery work in the caller's transaction (transactional outbox).
@@ -48,6 +49,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'authorization.voided',
   'authorization.expired',
   'approval.escalated',
+  'audit.checkpoint',
 ];
 
 export async function findEvent(db: DbOrTrx, scope: { accountId: string; livemode: boolean } | null, id: string) {

@@ -12,6 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import { clientConnectionOptions, nativeConnectionOptions, type EngineConnectionSettings } from './connection.js';
 import { ensureReconcileSchedule, RECONCILE_SCHEDULE_ID } from './reconcile-schedule.js';
 import { CAPTURE_EXPIRY_SCHEDULE_ID, ensureCaptureExpirySchedule } from './capture-expiry-schedule.js';
+import { AUDIT_CHECKPOINT_SCHEDULE_ID, syncAuditCheckpointSchedule } from './audit-checkpoint-schedule.js';
 import { taskQueues } from './task-queues.js';
 import { ensureUsageReportSchedule, USAGE_REPORT_SCHEDULE_ID } from './usage-schedule.js';
 import { WORKFLOW_TRACING_MODULE, workerTracing } from './tracing.js';
@@ -47,6 +48,8 @@ export interface WorkerSettings extends EngineConnectionSettings {
   reconcileIntervalSeconds?: number;
   /** Tracing is on: workflow and activity spans, children of the caller's span. */
   tracing?: Pick<Tracing, 'spanProcessor' | 'resource'> | undefined;
+  /** AUDIT_CHECKPOINT_WEBHOOKS: the daily audit-checkpoint Schedule exists (else it is deleted). */
+  auditCheckpointWebhooks?: boolean;
 }
 
 /** The namespace lacks search attributes the workflows set: every start would fail. */
@@ -90,7 +93,7 @@ export async function ensureSearchAttributes(settings: EngineConnectionSettings,
 }
 
 /** Creates or updates every Schedule the service runs: the monthly usage report, the reconciler and the capture-expiry sweep. */
-export async function ensureSchedules(settings: WorkerSettings, log?: Logger): Promise<Record<string, 'created' | 'updated'>> {
+export async function ensureSchedules(settings: WorkerSettings, log?: Logger): Promise<Record<string, 'created' | 'updated' | 'deleted'>> {
   return withClientConnection(settings, async (connection) => {
     const client = new Client({ connection, namespace: settings.namespace });
     const outcome = {
@@ -98,6 +101,9 @@ export async function ensureSchedules(settings: WorkerSettings, log?: Logger): P
       [RECONCILE_SCHEDULE_ID]: await ensureReconcileSchedule(client, settings.taskQueue, settings.reconcileIntervalSeconds),
       [CAPTURE_EXPIRY_SCHEDULE_ID]: await ensureCaptureExpirySchedule(client, settings.taskQueue),
     };
+    // Optional: listed when created, updated or (the setting turned off) deleted.
+    const checkpoints = await syncAuditCheckpointSchedule(client, settings.taskQueue, settings.auditCheckpointWebhooks === true);
+    if (checkpoints !== 'absent') Object.assign(outcome, { [AUDIT_CHECKPOINT_SCHEDULE_ID]: checkpoints });
     log?.info({ schedules: outcome }, 'schedules ready');
     return outcome;
   });

@@ -82,6 +82,7 @@ describe('loadConfig defaults', () => {
         'OTEL_EXPORTER_OTLP_ENDPOINT',
         'IDEMPOTENCY_ENCRYPTION_KEY',
         'AUDIT_HMAC_KEY',
+        'AUDIT_CHECKPOINT_WEBHOOKS',
       ].map((k) => [k, '']),
     );
     expect(loadConfig(empty)).toEqual(loadConfig({}));
@@ -125,6 +126,7 @@ describe('loadConfig with values', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
       IDEMPOTENCY_ENCRYPTION_KEY: '11'.repeat(32),
       AUDIT_HMAC_KEY: Buffer.alloc(48, 2).toString('base64'),
+      AUDIT_CHECKPOINT_WEBHOOKS: 'true',
     });
     expect(config).toEqual({
       port: 8080,
@@ -151,6 +153,7 @@ describe('loadConfig with values', () => {
       otlpEndpoint: 'http://otel-collector:4318',
       idempotencyEncryptionKey: Buffer.alloc(32, 0x11),
       auditHmacKey: Buffer.alloc(48, 2),
+      auditCheckpointWebhooks: true,
     });
   });
 
@@ -270,6 +273,7 @@ describe('CONFIG_VARIABLES', () => {
     OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318',
     IDEMPOTENCY_ENCRYPTION_KEY: 'cc'.repeat(32),
     AUDIT_HMAC_KEY: 'dd'.repeat(32),
+    AUDIT_CHECKPOINT_WEBHOOKS: 'true',
   };
 
   /** Variables valid only in pairs: each is set with its companion, against the companion alone. */

@@ -101,6 +101,7 @@ const RESOLVE_ACTIVITIES: Record<string, string> = {
   'recorded-approved-by-operator-and-reviewers': 'recordApproval',
   'recorded-escalated-then-approved': 'escalateHold',
   'recorded-capture-expiry-sweep': 'expireUncapturedApprovals',
+  'recorded-audit-checkpoints': 'sendAuditCheckpoints',
 };
 
 async function replay(history: HistoryJson): Promise<void> {
