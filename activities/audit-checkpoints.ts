@@ -1,4 +1,4 @@
-import { Context } from '@temporalio/activity';
+import { asyncLocalStorage as activityContext } from '@temporalio/activity';
 import { logChainCut } from '../src/audit/audit-sealer.js';
 import { sealAllChains } from '../src/audit/audit.repository.js';
 import { sendDailyCheckpoint } from '../src/audit/audit-checkpoint.service.js';
@@ -20,14 +20,6 @@ export interface AuditCheckpointActivityDeps {
   now?: () => Date;
 }
 
-const heartbeat = (details: unknown) => {
-  try {
-    Context.current().heartbeat(details);
-  } catch {
-    // Called outside an activity (a test): nothing to report to.
-  }
-};
-
 export function createAuditCheckpointActivities(deps: AuditCheckpointActivityDeps) {
   return {
     /** The day's checkpoint of every chain with records, to each account's subscribed endpoints; safe to repeat. */
@@ -47,7 +39,8 @@ export function createAuditCheckpointActivities(deps: AuditCheckpointActivityDep
           else if (outcome === 'already_sent') result.alreadySent += 1;
           else result.noEndpoint += 1;
         }
-        heartbeat(result);
+        // Outside an activity (a test) there is nothing to report to.
+        activityContext.getStore()?.heartbeat(result);
         if (page.length < AUDIT_CHECKPOINT_PAGE) break;
         after = page.at(-1);
       }

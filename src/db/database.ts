@@ -136,7 +136,7 @@ export interface AuditChainsTable {
   sequence: number;
   head_hash: string;
   /** HMAC of the head's place with the audit key (migration 018): only the sealer can move a head. */
-  head_mac: string | null;
+  head_mac: string;
   /** Set once, when the sealer found the head moved without the key; never cleared. */
   tampered_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** The sequence the moved head pointed at then: the records after it were removed. */

@@ -181,3 +181,15 @@ describe('the checkpoint itself', () => {
     expect((await a.test.get(`/v1/audit-logs/verify?checkpoint=${kept}`)).body).toMatchObject({ valid: true, records: 9, checkpoint_check: 'matched' });
   });
 });
+
+describe('a head moved by anything but a current sealer', () => {
+  test("a sealer of the version before (no head MAC), still running during a deploy, moves no head: its records wait for a current sealer", async () => {
+    const { a } = await accountWithHistory();
+    // What that sealer ran: an upsert of the head without its MAC, then the head moved without a new one.
+    await expect(sql`INSERT INTO audit_chains (account_id, livemode, sequence, head_hash) VALUES (${a.id}, false, 0, ${'0'.repeat(64)})
+      ON CONFLICT (account_id, livemode) DO UPDATE SET sequence = audit_chains.sequence`.execute(db())).rejects.toThrow(/head_mac/);
+    await expect(sql`UPDATE audit_chains SET sequence = sequence + 1, head_hash = ${'a'.repeat(64)} WHERE account_id = ${a.id} AND livemode = false`.execute(db())).rejects.toThrow(/forward only/);
+    expect((await a.test.post('/v1/policies', policyBody({ name: 'during the deploy' }))).status).toBe(201);
+    expect((await a.test.get('/v1/audit-logs/verify')).body).toMatchObject({ valid: true, records: 9 });
+  });
+});

@@ -19,6 +19,9 @@ import { bindServerKeys, keyFingerprint, type ServerKeys } from '../../src/serve
 import { createScratchDatabase } from '../support/context.js';
 import { TEST_AUDIT_HMAC_KEY, useTestAuditKey } from '../support/server-keys.js';
 
+/** Each test migrates a database of its own (several seconds on the embedded engine, more on a busy machine). */
+const OWN_DATABASE_TIMEOUT = 120_000;
+
 const keys = (): ServerKeys => ({ auditHmac: randomBytes(32), idempotency: randomBytes(32) });
 
 const opened: Array<() => Promise<void>> = [];
@@ -80,7 +83,7 @@ describe('a database used for the first time', () => {
     ]);
     const stored = JSON.stringify(rows);
     for (const key of [k.auditHmac, k.idempotency]) for (const form of ['hex', 'base64', 'base64url'] as const) expect(stored).not.toContain(key.toString(form));
-  });
+  }, OWN_DATABASE_TIMEOUT);
 
   test.each([
     ['AUDIT_HMAC_KEY', (k: ServerKeys) => ({ ...k, auditHmac: randomBytes(32) })],
@@ -96,7 +99,7 @@ describe('a database used for the first time', () => {
     if (!names.includes('IDEMPOTENCY')) expect(message).not.toContain('IDEMPOTENCY_ENCRYPTION_KEY');
     expect(message).not.toContain(k.auditHmac.toString('hex'));
     await bindServerKeys(db, k);
-  });
+  }, OWN_DATABASE_TIMEOUT);
 
   test('two processes starting at once with different keys: the first keeps the database, the other is refused', async () => {
     const { db } = await ownDatabase();
@@ -105,7 +108,7 @@ describe('a database used for the first time', () => {
     const outcomes = await Promise.allSettled([bindServerKeys(db, k1), bindServerKeys(db, k2)]);
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     expect((outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(ConfigError);
-  });
+  }, OWN_DATABASE_TIMEOUT);
 });
 
 describe('a database migrated before the keys were bound', () => {
@@ -128,7 +131,7 @@ describe('a database migrated before the keys were bound', () => {
     await migrateToLatest(db);
     expect(await refusal(bindServerKeys(db, other))).toMatch(/^AUDIT_HMAC_KEY: not the key that sealed/);
     expect(await db.selectFrom('server_key_fingerprints').selectAll().execute()).toEqual([]);
-  });
+  }, OWN_DATABASE_TIMEOUT);
 
   test('the key that sealed them is bound when first started with, and from then on only it', async () => {
     const k = keys();
@@ -140,7 +143,7 @@ describe('a database migrated before the keys were bound', () => {
     expect(await refusal(bindServerKeys(db, { ...k, auditHmac: randomBytes(32) }))).toMatch(/^AUDIT_HMAC_KEY: not the key this database was first used with/);
     // The idempotency key has no records to be checked against: the first one given is bound.
     expect(await refusal(bindServerKeys(db, { ...k, idempotency: randomBytes(32) }))).toMatch(/^IDEMPOTENCY_ENCRYPTION_KEY:/);
-  });
+  }, OWN_DATABASE_TIMEOUT);
 
   test('migration 018, run with another audit key, stops before signing any chain head with it', async () => {
     const k = keys();
@@ -150,5 +153,5 @@ describe('a database migrated before the keys were bound', () => {
     expect(auditHmacKey()).not.toEqual(TEST_AUDIT_HMAC_KEY);
     useAuditHmacKey(k.auditHmac);
     await migrateToLatest(db);
-  });
+  }, OWN_DATABASE_TIMEOUT);
 });

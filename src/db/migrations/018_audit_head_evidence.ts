@@ -9,8 +9,8 @@ import { auditHmacKey, isAuditHmacKeyLoaded } from '../../audit/audit-chain.js';
  *   sequence, hash). Someone without the key who moves a head back after deleting the records past
  *   it cannot write a MAC for the new place; the sealer then marks the chain (`tampered_at`,
  *   `tampered_sequence`) before writing on, and verification reports it for good.
- * - Triggers keep a head moving forward: no lower sequence, no clearing of the mark, no DELETE or
- *   TRUNCATE (a role that does not own the table cannot disable them).
+ * - Triggers keep a head moving forward, and only with a new MAC: no lower sequence, no clearing of
+ *   the mark, no DELETE or TRUNCATE (a role that does not own the table cannot disable them).
  * - An index finds a decision's `authorization.decision` record, so verification counts the
  *   decisions that have none in one pass of indexes.
  * - `audit_checkpoint_days`: the daily checkpoint sent to an account's webhook endpoints, once per
@@ -31,9 +31,13 @@ BEGIN
   RAISE EXCEPTION 'audit_chains moves forward only (% refused)', TG_OP;
 END;
 $$`,
+  // A head moves forward only, and only with a new MAC: the sealer of the version before this one
+  // (still running during a deploy) cannot move a head without signing it, so its records wait
+  // for a current sealer instead of leaving heads that would read as tampered. The mark stays.
   // IS NOT FALSE: a condition that came out unknown refuses.
   `CREATE TRIGGER audit_chains_no_rewind BEFORE UPDATE ON audit_chains FOR EACH ROW
      WHEN ((NEW.sequence < OLD.sequence OR NEW.account_id <> OLD.account_id OR NEW.livemode <> OLD.livemode
+            OR ((NEW.sequence, NEW.head_hash) IS DISTINCT FROM (OLD.sequence, OLD.head_hash) AND NEW.head_mac IS NOT DISTINCT FROM OLD.head_mac)
             OR (OLD.tampered_at IS NOT NULL AND (NEW.tampered_at, NEW.tampered_sequence) IS DISTINCT FROM (OLD.tampered_at, OLD.tampered_sequence))) IS NOT FALSE)
      EXECUTE FUNCTION audit_chains_forward_only()`,
   `CREATE TRIGGER audit_chains_no_delete BEFORE DELETE ON audit_chains FOR EACH ROW EXECUTE FUNCTION audit_chains_forward_only()`,
@@ -87,6 +91,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql.raw('ALTER TABLE audit_chains ADD COLUMN tampered_at timestamptz').execute(db);
   await sql.raw('ALTER TABLE audit_chains ADD COLUMN tampered_sequence bigint').execute(db);
   await macExistingHeads(db);
+  // A head without a MAC could only read as tampered: an older sealer's new head is refused instead.
+  await sql.raw('ALTER TABLE audit_chains ALTER COLUMN head_mac SET NOT NULL').execute(db);
   for (const statement of statements) await sql.raw(statement).execute(db);
 }
 
