@@ -196,7 +196,7 @@ async function main() {
     const stamp = new Date().toISOString();
     const result = {
       date: stamp,
-      machine: { cpus: os.cpus().length, node: process.version },
+      machine: { cpus: os.cpus().length, node: process.version, load_average: os.loadavg().map((l) => Math.round(l * 10) / 10) },
       records: N,
       decisions: N + MISSING,
       runs,

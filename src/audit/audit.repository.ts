@@ -191,7 +191,8 @@ async function lockAuthenticHead(trx: DbOrTrx, key: Buffer, accountId: string, l
   }
   const place = { account_id: accountId, livemode, sequence: Number(head.sequence), head_hash: head.head_hash };
   const mac = headMac(key, place);
-  const moved = head.head_mac !== mac || (place.sequence === 0 && (await hasSealedRecords(trx, accountId, livemode)));
+  // A genesis head already marked is not found again each time the chain is sealed.
+  const moved = head.head_mac !== mac || (place.sequence === 0 && head.tampered_at === null && (await hasSealedRecords(trx, accountId, livemode)));
   if (moved) {
     const firstTime = head.tampered_at === null;
     await trx
