@@ -18,7 +18,9 @@ import { until } from '../support/wait.js';
 let ctx: TestContext;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
+  // A database of this file's own on PostgreSQL: the sealers of other test processes must not be
+  // the ones that find (and report) the cuts made here.
+  ctx = await createTestContext({ ownDatabase: true });
 });
 afterAll(() => ctx?.close());
 
