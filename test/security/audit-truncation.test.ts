@@ -50,8 +50,9 @@ async function asInsider(change: (trx: Transaction<DB>) => Promise<void>) {
   await db()
     .transaction()
     .execute(async (trx) => {
-      await sql`ALTER TABLE audit_records DISABLE TRIGGER USER`.execute(trx);
+      // Heads first, as the sealer locks them: taken the other way round, a running sealer deadlocks with it.
       await sql`ALTER TABLE audit_chains DISABLE TRIGGER USER`.execute(trx);
+      await sql`ALTER TABLE audit_records DISABLE TRIGGER USER`.execute(trx);
       await change(trx);
       await sql`ALTER TABLE audit_chains ENABLE TRIGGER USER`.execute(trx);
       await sql`ALTER TABLE audit_records ENABLE TRIGGER USER`.execute(trx);
