@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import { auditHmacKey, isAuditHmacKeyLoaded } from '../../audit/audit-chain.js';
 
 /**
- * Removing the newest records becomes evident (docs/security.md, "Removing audit records"):
+ * Removing the newest records becomes evident (docs/security.md, "Removed audit records, and keys bound to their database"):
  *
  * - Each chain head carries `head_mac`, an HMAC with AUDIT_HMAC_KEY over its place (account, mode,
  *   sequence, hash). Someone without the key who moves a head back after deleting the records past
