@@ -22,7 +22,7 @@ RUN npm run build && npm run build:workflows
 
 FROM ${NODE_IMAGE} AS runtime
 # Production: TOKEN_SIGNING_KEY, IDEMPOTENCY_ENCRYPTION_KEY and AUDIT_HMAC_KEY are required (no
-# development keys), and bin/spend-auth.js runs dist/src/cli.js.
+# development keys), and bin/spend-auth.js runs dist/src/cli/main.js.
 ENV NODE_ENV=production \
     PORT=3000 \
     METRICS_PORT=9464 \

@@ -1,15 +1,11 @@
-import { asyncLocalStorage as activityContext } from '@temporalio/activity';
 import { logChainCut } from '../src/audit/audit-sealer.js';
-import { sealAllChains } from '../src/audit/audit.repository.js';
-import { sendDailyCheckpoint } from '../src/audit/audit-checkpoint.service.js';
-import { chainsWithRecords, type ChainKey } from '../src/audit/audit-verify.repository.js';
+import { sendDailyCheckpoints } from '../src/audit/audit-checkpoint.service.js';
 import type { Db } from '../src/db/database.js';
-import type { Logger } from '../src/logger.js';
+import type { Logger } from '../src/kernel/logger.js';
 import type { TokenSigner } from '../src/tokens/authorization-token.js';
+import { subscribedEndpoints } from '../src/webhooks/webhooks.repository.js';
 import type { AuditCheckpointsResult } from '../workflows/audit-checkpoints.types.js';
-
-/** Chains read per page. */
-export const AUDIT_CHECKPOINT_PAGE = 100;
+import { heartbeat } from './periodic.js';
 
 export interface AuditCheckpointActivityDeps {
   db: Db;
@@ -24,28 +20,21 @@ export function createAuditCheckpointActivities(deps: AuditCheckpointActivityDep
   return {
     /** The day's checkpoint of every chain with records, to each account's subscribed endpoints; safe to repeat. */
     async sendAuditCheckpoints(input: { day: string }): Promise<AuditCheckpointsResult> {
-      const result: AuditCheckpointsResult = { day: input.day, enabled: deps.auditCheckpointWebhooks === true, chains: 0, sent: 0, alreadySent: 0, noEndpoint: 0 };
-      if (!result.enabled) return result;
-      const serviceDeps = { db: deps.db, keys: deps.signer.keys, ...(deps.now ? { now: deps.now } : {}), ...(deps.log ? { onCut: logChainCut.bind(null, deps.log) } : {}) };
-      // A chain whose first records are not sealed yet has no head to list: seal what is committed first.
-      await sealAllChains(deps.db, serviceDeps.onCut);
-      let after: ChainKey | undefined;
-      for (;;) {
-        const page = await chainsWithRecords(deps.db, AUDIT_CHECKPOINT_PAGE, after);
-        for (const chain of page) {
-          result.chains += 1;
-          const outcome = await sendDailyCheckpoint(serviceDeps, chain, input.day);
-          if (outcome === 'sent') result.sent += 1;
-          else if (outcome === 'already_sent') result.alreadySent += 1;
-          else result.noEndpoint += 1;
-        }
-        // Outside an activity (a test) there is nothing to report to.
-        activityContext.getStore()?.heartbeat(result);
-        if (page.length < AUDIT_CHECKPOINT_PAGE) break;
-        after = page.at(-1);
-      }
-      if (result.sent > 0) deps.log?.info({ day: input.day, sent: result.sent }, 'daily audit checkpoints sent');
-      return result;
+      const enabled = deps.auditCheckpointWebhooks === true;
+      if (!enabled) return { day: input.day, enabled, chains: 0, sent: 0, alreadySent: 0, noEndpoint: 0 };
+      const tally = await sendDailyCheckpoints(
+        {
+          db: deps.db,
+          keys: deps.signer.keys,
+          hasSubscriber: async (trx, chain, type) => (await subscribedEndpoints(trx, chain, type)).length > 0,
+          ...(deps.now ? { now: deps.now } : {}),
+          ...(deps.log ? { onCut: logChainCut.bind(null, deps.log) } : {}),
+        },
+        input.day,
+        (progress) => heartbeat({ day: input.day, enabled, ...progress }),
+      );
+      if (tally.sent > 0) deps.log?.info({ day: input.day, sent: tally.sent }, 'daily audit checkpoints sent');
+      return { day: input.day, enabled, ...tally };
     },
   };
 }

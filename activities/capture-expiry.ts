@@ -1,7 +1,7 @@
-import { Context } from '@temporalio/activity';
 import { CAPTURE_EXPIRY_BATCH, expireUncapturedApprovals } from '../src/capture/capture.service.js';
 import type { Db } from '../src/db/database.js';
-import type { Logger } from '../src/logger.js';
+import { heartbeat } from './periodic.js';
+import type { Logger } from '../src/kernel/logger.js';
 import type { CaptureExpiryResult } from '../workflows/capture-expiry.types.js';
 
 /** One run expires at most this many batches; the next run (a minute later) takes the rest. */
@@ -13,18 +13,11 @@ export interface CaptureExpiryActivityDeps {
   now?: () => Date;
 }
 
-const heartbeat = (details: unknown) => {
-  try {
-    Context.current().heartbeat(details);
-  } catch {
-    // Called outside an activity (a test): nothing to report to.
-  }
-};
-
 /**
- * Approvals not captured within their policy's capture window expire (DECISIONS §15). Safe to run
- * twice, concurrently with itself and with captures and voids: each approval is changed under its
- * agent's lock and only while still uncaptured, so exactly one of them records its outcome.
+ * Approvals not captured within their policy's capture window expire (docs/api.md, "Capture and
+ * void"). Safe to run twice, concurrently with itself and with captures and voids: each approval is
+ * changed under its agent's lock and only while still uncaptured, so exactly one of them records
+ * its outcome.
  */
 export function createCaptureExpiryActivities(deps: CaptureExpiryActivityDeps) {
   return {

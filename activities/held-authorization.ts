@@ -1,10 +1,10 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { findDecisionById } from '../src/approvals/approvals.repository.js';
+import { findDecisionById } from '../src/decisions/decisions.repository.js';
 import { escalateHold, recordApproval, resolveHeldDecision as recordResolution, type Resolution } from '../src/approvals/resolution.service.js';
 import type { AuditInput } from '../src/audit/audit.repository.js';
-import { toDecisionView } from '../src/authorization/decision.view.js';
+import { toDecisionView } from '../src/decisions/decision.view.js';
 import type { Db } from '../src/db/database.js';
-import { AppError } from '../src/errors.js';
+import { AppError } from '../src/kernel/errors.js';
 import type { TokenSigner } from '../src/tokens/authorization-token.js';
 import type { ApprovalActivityInput, EscalationSummary, ResolutionSummary, ResolveActivityInput } from '../workflows/held-authorization.types.js';
 

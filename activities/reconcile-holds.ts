@@ -1,9 +1,9 @@
-import { Context } from '@temporalio/activity';
-import { pendingHoldsToReconcile } from '../src/approvals/approvals.repository.js';
+import { findHoldNames, pendingHoldsToReconcile } from '../src/approvals/approvals.repository.js';
 import { isExpired, resolveHeldDecision } from '../src/approvals/resolution.service.js';
 import type { Db } from '../src/db/database.js';
-import type { Logger } from '../src/logger.js';
-import type { WorkflowGateway } from '../src/temporal/gateway.js';
+import { heartbeat } from './periodic.js';
+import type { Logger } from '../src/kernel/logger.js';
+import type { HoldEngine } from '../src/approvals/hold-engine.js';
 import type { TokenSigner } from '../src/tokens/authorization-token.js';
 import type { ReconcileResult } from '../workflows/reconcile-holds.types.js';
 
@@ -16,20 +16,12 @@ export interface ReconcileActivityDeps {
   db: Db;
   signer: TokenSigner;
   /** The engine as a client sees it; the worker passes its gateway. */
-  gateway?: WorkflowGateway;
+  gateway?: HoldEngine;
   log?: Pick<Logger, 'info' | 'warn'>;
   now?: () => Date;
   /** Overrides RECONCILE_MIN_AGE_MS (tests). */
   minAgeMs?: number;
 }
-
-const heartbeat = (details: unknown) => {
-  try {
-    Context.current().heartbeat(details);
-  } catch {
-    // Called outside an activity (a test, the CLI): nothing to report to.
-  }
-};
 
 /**
  * PostgreSQL is the truth about holds, Temporal about their waits: a hold pending in the database
@@ -57,7 +49,7 @@ export function createReconcileActivities(deps: ReconcileActivityDeps) {
             if (changed) result.expired += 1;
             deps.log?.info({ decision_id: hold.id, workflow: state }, 'reconciler expired a hold whose workflow was not running');
           } else {
-            await gateway.restartHeld(hold);
+            await gateway.restartHeld(hold, await findHoldNames(deps.db, hold));
             result.restarted += 1;
             deps.log?.info({ decision_id: hold.id, workflow: state }, 'reconciler started the workflow of a pending hold again');
           }

@@ -1,138 +1,40 @@
 import { asyncLocalStorage as activityContext } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { Db, UsageReportStatus } from '../src/db/database.js';
-import { isMonth, monthEnd } from '../src/usage/month.js';
-import { listAccountsToReport as listAccounts, readReport, recordAttempt, startReport, unsettledMonthsBefore } from '../src/usage/usage-reports.repository.js';
-import { readChecks } from '../src/usage/usage.repository.js';
-import { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../src/retry-after.js';
-import {
-  METER_REJECTED,
-  METER_UNAVAILABLE,
-  MONTH_NOT_REPORTABLE,
-  UNSETTLED_MONTHS_LOOKBACK,
-  USAGE_REPORT_PAGE_SIZE,
-  usageReportIdempotencyKey,
-  type ReportAccountInput,
-  type ReportAccountResult,
-} from '../workflows/usage-report.types.js';
+import { MeterRejected, MeterUnavailable, MonthNotReportable, type ReportAccountInput, type ReportAccountResult } from '../src/usage/usage-report.js';
+import { createUsageReporter, type UsageReportDeps } from '../src/usage/usage-report.service.js';
+import { METER_REJECTED, METER_UNAVAILABLE, MONTH_NOT_REPORTABLE } from '../workflows/usage-report.types.js';
 
-/** One meter call may take this long; then it counts as failed and is retried. */
-export const METER_ATTEMPT_TIMEOUT_MS = 10_000;
-/** A Retry-After longer than this is not honoured as such: the retry comes after this much at most. */
-export const METER_MAX_RETRY_AFTER_MS = MAX_RETRY_AFTER_MS;
+export type UsageReportActivityDeps = UsageReportDeps;
 
-export interface UsageLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
+/** The reporter's failures as the workflow's retry policy reads them: their type, and whether retrying can help. */
+function asActivityFailure(err: unknown): unknown {
+  if (err instanceof MonthNotReportable) return ApplicationFailure.nonRetryable(err.message, MONTH_NOT_REPORTABLE);
+  if (err instanceof MeterRejected) return ApplicationFailure.nonRetryable(err.message, METER_REJECTED);
+  if (err instanceof MeterUnavailable) {
+    return ApplicationFailure.create({ message: err.message, type: METER_UNAVAILABLE, ...(err.retryAfterMs !== undefined ? { nextRetryDelay: err.retryAfterMs } : {}) });
+  }
+  return err;
 }
 
-export interface UsageReportActivityDeps {
-  db: Db;
-  /** The external billing meter; without a URL, reports are recorded as skipped. */
-  billingMeter?: { url: string | undefined; apiKey: string | undefined };
-  log?: UsageLogger;
-  fetch?: typeof fetch;
-  now?: () => Date;
+async function failingAsActivity<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw asActivityFailure(err);
+  }
 }
 
-const TERMINAL: readonly UsageReportStatus[] = ['accepted', 'skipped'];
-
-/** Seconds or an HTTP date, as Retry-After allows, clamped to an hour; undefined when absent or unreadable. */
-export const retryAfterMs = (header: string | null, now: Date): number | undefined => parseRetryAfter(header, now.getTime(), METER_MAX_RETRY_AFTER_MS);
-
-/** Transient: 408, 429 and 5xx. Any other 4xx (and a redirect) is the meter's final word. */
-const isTransientStatus = (status: number) => status === 408 || status === 429 || status >= 500;
-
-/** Inside an activity, its cancellation; in the CLI, none. Either way, the per-attempt timeout. */
-function attemptSignal(): AbortSignal {
-  const timeout = AbortSignal.timeout(METER_ATTEMPT_TIMEOUT_MS);
-  const cancellation = activityContext.getStore()?.cancellationSignal;
-  return cancellation ? AbortSignal.any([timeout, cancellation]) : timeout;
-}
-
-/**
- * Activities of the monthly usage report, built from injected dependencies. They run in a Temporal
- * worker (the scheduled workflow) and in-process (`spend-auth usage report`), alike.
- */
+/** Activities of the monthly usage report: the usage feature's reporter, run by the workflow. */
 export function createUsageReportActivities(deps: UsageReportActivityDeps) {
-  const now = deps.now ?? (() => new Date());
-  const doFetch = deps.fetch ?? fetch;
-
+  const reporter = createUsageReporter(deps);
   return {
     /** Earlier ended months with live usage left unreported or unaccepted (newest first, at most a year). */
-    async listUnsettledMonths(beforeMonth: string): Promise<string[]> {
-      if (!isMonth(beforeMonth)) throw ApplicationFailure.nonRetryable(`not a month: ${beforeMonth}`, MONTH_NOT_REPORTABLE);
-      return unsettledMonthsBefore(deps.db, beforeMonth, UNSETTLED_MONTHS_LOOKBACK);
-    },
-
+    listUnsettledMonths: (beforeMonth: string): Promise<string[]> => failingAsActivity(() => reporter.listUnsettledMonths(beforeMonth)),
     /** A page of accounts with live usage in `month` whose report is not yet accepted or skipped, in id order. */
-    async listAccountsToReport(month: string, after?: string): Promise<string[]> {
-      if (!isMonth(month)) throw ApplicationFailure.nonRetryable(`not a month: ${month}`, MONTH_NOT_REPORTABLE);
-      return listAccounts(deps.db, month, USAGE_REPORT_PAGE_SIZE, after);
-    },
-
-    /**
-     * Reports one account's checks of one month to the billing meter, at most once: a settled
-     * report (accepted or skipped) is never sent again, and every attempt carries the same
-     * idempotency key and body, so the meter can drop a duplicate of an attempt whose answer was lost.
-     */
-    async reportAccountUsage(input: ReportAccountInput): Promise<ReportAccountResult> {
-      const { accountId, month } = input;
-      if (!isMonth(month)) throw ApplicationFailure.nonRetryable(`not a month: ${month}`, MONTH_NOT_REPORTABLE);
-      if (now() < monthEnd(month)) throw ApplicationFailure.nonRetryable(`${month} has not ended; its usage is not final`, MONTH_NOT_REPORTABLE);
-      const idempotencyKey = usageReportIdempotencyKey(accountId, month);
-
-      const existing = await readReport(deps.db, accountId, month);
-      if (existing && TERMINAL.includes(existing.status)) {
-        return { accountId, month, quantity: existing.quantity, status: existing.status as 'accepted' | 'skipped', posted: false, idempotencyKey };
-      }
-      // The quantity is fixed by the first attempt: every later attempt sends the same body.
-      const report = existing ?? (await startReport(deps.db, { accountId, month, quantity: await readChecks(deps.db, accountId, month), idempotencyKey, now: now() }));
-      const quantity = report.quantity;
-
-      const url = deps.billingMeter?.url;
-      if (!url) {
-        await recordAttempt(deps.db, accountId, month, { status: 'skipped', attempted: false, lastError: 'BILLING_METER_URL is not set', now: now() });
-        deps.log?.warn({ account_id: accountId, month, quantity }, 'usage report skipped: BILLING_METER_URL is not set');
-        return { accountId, month, quantity, status: 'skipped', posted: false, idempotencyKey };
-      }
-
-      let res: Response;
-      try {
-        res = await doFetch(url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'idempotency-key': idempotencyKey,
-            ...(deps.billingMeter?.apiKey ? { authorization: `Bearer ${deps.billingMeter.apiKey}` } : {}),
-          },
-          body: JSON.stringify({ account_id: accountId, month, quantity, idempotency_key: idempotencyKey }),
-          redirect: 'manual',
-          signal: attemptSignal(),
-        });
-        // The body is not needed; reading it releases the connection.
-        await res.arrayBuffer().catch(() => undefined);
-      } catch (err) {
-        const message = `billing meter unreachable: ${(err as Error).message}`;
-        await recordAttempt(deps.db, accountId, month, { status: 'pending', attempted: true, statusCode: null, lastError: message, now: now() });
-        throw ApplicationFailure.create({ message, type: METER_UNAVAILABLE });
-      }
-
-      if (res.ok) {
-        await recordAttempt(deps.db, accountId, month, { status: 'accepted', attempted: true, statusCode: res.status, lastError: null, now: now() });
-        deps.log?.info({ account_id: accountId, month, quantity }, 'usage reported to the billing meter');
-        return { accountId, month, quantity, status: 'accepted', posted: true, idempotencyKey };
-      }
-      const message = `billing meter answered HTTP ${res.status}`;
-      if (isTransientStatus(res.status)) {
-        await recordAttempt(deps.db, accountId, month, { status: 'pending', attempted: true, statusCode: res.status, lastError: message, now: now() });
-        const delay = res.status === 429 || res.status === 503 ? retryAfterMs(res.headers.get('retry-after'), now()) : undefined;
-        throw ApplicationFailure.create({ message, type: METER_UNAVAILABLE, ...(delay !== undefined ? { nextRetryDelay: delay } : {}) });
-      }
-      await recordAttempt(deps.db, accountId, month, { status: 'failed', attempted: true, statusCode: res.status, lastError: message, now: now() });
-      deps.log?.warn({ account_id: accountId, month, quantity, status_code: res.status }, 'billing meter refused the usage report');
-      throw ApplicationFailure.nonRetryable(message, METER_REJECTED);
-    },
+    listAccountsToReport: (month: string, after?: string): Promise<string[]> => failingAsActivity(() => reporter.listAccountsToReport(month, after)),
+    /** One account's month to the meter, at most once; cancelling the activity aborts the attempt. */
+    reportAccountUsage: (input: ReportAccountInput): Promise<ReportAccountResult> =>
+      failingAsActivity(() => reporter.reportAccountUsage(input, activityContext.getStore()?.cancellationSignal)),
   };
 }
 

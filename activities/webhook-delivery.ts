@@ -5,7 +5,7 @@ import { findEvent } from '../src/events/events.repository.js';
 import { postPinned } from '../src/webhooks/http-post.js';
 import { buildSignedDelivery, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../src/webhooks/signature.js';
 import { resolveSafeTarget, UnsafeUrlError } from '../src/webhooks/ssrf.js';
-import { findDelivery, markDeliveryFailed, recordAttempt } from '../src/webhooks/webhooks.repository.js';
+import { findDelivery, findEndpointById, markDeliveryFailed, recordAttempt } from '../src/webhooks/webhooks.repository.js';
 
 export const WEBHOOK_ATTEMPT_TIMEOUT_MS = 10_000;
 
@@ -50,7 +50,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       if (!delivery) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} does not exist`, 'DeliveryNotFound');
       // Settled before this attempt (an earlier attempt whose answer was lost, or failed for good): say which.
       if (delivery.status !== 'pending') return { status: 'already_completed', statusCode: delivery.last_status_code, deliveryStatus: delivery.status === 'delivered' ? 'delivered' : 'failed' };
-      const endpoint = await deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', delivery.endpoint_id).executeTakeFirst();
+      const endpoint = await findEndpointById(deps.db, delivery.endpoint_id);
       if (!endpoint || endpoint.deleted_at || !endpoint.enabled) {
         throw await permanent(deliveryId, 'WebhookEndpointGone', 'the endpoint was deleted or disabled');
       }

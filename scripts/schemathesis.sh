@@ -123,8 +123,12 @@ SCHEMATHESIS_HOOKS="$ROOT/scripts/schemathesis_hooks.py" SPEND_AUTH_FUZZ_KEY_ID=
     --report junit,har \
     --report-junit-path "$REPORT_DIR/junit.xml" \
     --report-har-path "$REPORT_DIR/requests.har" \
-    --no-color "$@" 2>&1 | tee "$REPORT_DIR/output.txt"
-status=${PIPESTATUS[0]}
+    --no-color "$@" >"$REPORT_DIR/output.txt" 2>&1
+status=$?
+# Shown with its pytest-style rules ("=== 2 warnings in 33s ===") turned into plain headings: that
+# closing line counts no test, and tools reading CI's output take it for a test run that ran none.
+sed -E -e 's/^=+ (.*) in ([0-9.]+s) =+$/Schemathesis: \1 (\2)/' -e 's/^=+ (.*[^=]) =+$/--- \1 ---/' \
+  "$REPORT_DIR/output.txt"
 set -e
 say "Schemathesis finished in $((SECONDS - start))s with exit code $status (report: test-artifacts/schemathesis/)"
 exit "$status"

@@ -1,16 +1,8 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { ConfigError, type Config, type McpConfig } from './kernel/config.js';
 import { UNAUTHENTICATED_LIMIT_PER_MINUTE } from './ratelimit/limits.js';
-
-/**
- * Pooled PostgreSQL connections of an API process (`serve`). Few: every connection is a server
- * process, and past a few per PostgreSQL core they add context switches and lock traffic, not
- * throughput (8 against 20 on a 2-core machine: 12% more decisions a second, 17% less PostgreSQL
- * CPU per decision).
- */
-export const API_DATABASE_POOL_SIZE = 8;
-/** `worker` and `dev` (and the CLI's commands): the worker's 18 activity slots each get a connection. */
-export const DEFAULT_DATABASE_POOL_SIZE = 20;
 
 const bool = z
   .enum(['true', 'false', '1', '0'])
@@ -82,64 +74,8 @@ const envSchema = z.object({
 /** Every environment variable the service reads; nothing else in the environment affects it. */
 export const CONFIG_VARIABLES = Object.keys(envSchema.shape) as ReadonlyArray<keyof typeof envSchema.shape>;
 
-export interface Config {
-  port: number;
-  /** The address the API (and the worker's metrics) listen on; unset: 127.0.0.1 for `dev`, 0.0.0.0 otherwise. */
-  host: string | undefined;
-  databaseUrl: string | undefined;
-  dataDir: string;
-  temporal: {
-    address: string;
-    namespace: string;
-    taskQueue: string;
-    addressGiven: boolean;
-    /** `dev` without TEMPORAL_ADDRESS starts this Temporal CLI's dev server (else one found on PATH). */
-    cliPath: string | undefined;
-    /** The process's PATH, where `dev` looks for a `temporal` binary. */
-    searchPath: string | undefined;
-    /** Whether operators may approve or deny holds by signal from the Temporal UI or CLI. */
-    allowSignalApprovals: boolean;
-    /** TLS to the engine (Temporal Cloud): client certificate and key for mTLS, a server CA and name; PEM text or file paths. Undefined: plain connection. */
-    tls: { cert: string | undefined; key: string | undefined; ca: string | undefined; serverName: string | undefined } | undefined;
-    /** Temporal Cloud API key (implies TLS). */
-    apiKey: string | undefined;
-    /** How often pending holds are compared with their workflows. */
-    reconcileIntervalSeconds: number;
-  };
-  tokenSigningKey: string | undefined;
-  publicBaseUrl: string | undefined;
-  webhookAllowPrivateUrls: boolean;
-  billingMeter: { url: string | undefined; apiKey: string | undefined };
-  logLevel: string;
-  /** Unset: readable lines on a terminal outside production, JSON otherwise (logger.ts, resolveLogFormat). */
-  logFormat: 'json' | 'pretty' | undefined;
-  nodeEnv: 'development' | 'production' | 'test';
-  /** `spend-auth worker` serves /metrics and /healthz on this port (the API serves them on PORT). */
-  metricsPort: number;
-  /** `serve` runs this many API processes on one port (1: the process itself serves). */
-  apiWorkers: number;
-  /** PostgreSQL connections pooled per process; undefined: each command's default. */
-  databasePoolSize: number | undefined;
-  /** Keyless requests per minute per client address (failed authentication, public endpoints). */
-  unauthenticatedRateLimit: number;
-  /** `worker` and `dev` export the Temporal SDK's Prometheus metrics on HOST:this port; undefined: not exported. */
-  temporalSdkMetricsPort: number | undefined;
-  /** OTLP/HTTP collector base address (spans go to `<endpoint>/v1/traces`); undefined: tracing off. */
-  otlpEndpoint: string | undefined;
-  /** Absent: a development key kept under DATA_DIR (refused in production); see server-keys.ts. */
-  idempotencyEncryptionKey: Buffer | undefined;
-  auditHmacKey: Buffer | undefined;
-  /** The daily `audit.checkpoint` event to webhook endpoints (a Temporal Schedule the worker keeps). */
-  auditCheckpointWebhooks: boolean;
-}
-
-/** Raised when the environment holds a bad value; the message names the variable. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
-/** The only place that reads process.env. Empty strings count as unset. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** The service's settings from `env` (the CLI passes process.env). Empty strings count as unset. */
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const raw: Record<string, string> = {};
   for (const key of CONFIG_VARIABLES) {
     const value = env[key];
@@ -166,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       addressGiven: raw.TEMPORAL_ADDRESS !== undefined,
       cliPath: e.TEMPORAL_CLI_PATH ? path.resolve(e.TEMPORAL_CLI_PATH) : undefined,
       searchPath: env.PATH,
+      cliCacheDir: path.join(env.XDG_CACHE_HOME || path.join(env.HOME || os.userInfo().homedir, '.cache'), 'spend-auth', 'temporal-cli'),
       allowSignalApprovals: e.TEMPORAL_ALLOW_SIGNAL_APPROVALS,
       tls:
         e.TEMPORAL_TLS_CERT || e.TEMPORAL_TLS_CA || e.TEMPORAL_TLS_SERVER_NAME
@@ -193,19 +130,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-/** `spend-auth mcp` only: where the service is and which key the tool server calls it with. */
-export interface McpConfig {
-  /** The service's base address including `/v1`, without a trailing slash. */
-  baseUrl: string;
-  apiKey: string;
-}
-
 export const MCP_ENV_VARS = ['SPEND_AUTH_BASE_URL', 'SPEND_AUTH_API_KEY'] as const;
 const API_KEY_SHAPE = /^gc_(test|live)_[0-9A-Za-z]{32,128}$/;
 
 /**
- * The base address as SPEC §1 defines it (with `/v1`); a value without `/v1` gets it appended
- * (DECISIONS §12). `http://localhost:3000` → `http://localhost:3000/v1`.
+ * The service's base address, with `/v1`; a value without `/v1` gets it appended (docs/api.md,
+ * "MCP tool server"). `http://localhost:3000` → `http://localhost:3000/v1`.
  */
 export function normalizeServiceBaseUrl(value: string): string {
   const url = new URL(value);
@@ -217,7 +147,7 @@ export function normalizeServiceBaseUrl(value: string): string {
 }
 
 /** Reads and checks the MCP command's two variables; the message names every one at fault. */
-export function loadMcpConfig(env: NodeJS.ProcessEnv = process.env): McpConfig {
+export function loadMcpConfig(env: NodeJS.ProcessEnv): McpConfig {
   const missing = MCP_ENV_VARS.filter((name) => !env[name]);
   if (missing.length) {
     throw new ConfigError(

@@ -1,10 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { chainHash } from './audit/audit-chain.js';
 import { newestSealedLinks, storedFingerprints, storeFingerprint } from './audit/server-key-binding.repository.js';
-import { ConfigError, type Config } from './config.js';
 import type { DbOrTrx } from './db/database.js';
+import { ConfigError, type Config } from './kernel/config.js';
+import { devKeyFile } from './kernel/dev-key-file.js';
 
 /** The server's symmetric secrets: only this service can compute or read what they protect. */
 export interface ServerKeys {
@@ -16,24 +15,6 @@ export interface ServerKeys {
 
 const DEV_FILES = { idempotency: 'idempotency-encryption-key', auditHmac: 'audit-hmac-key' } as const;
 const DEV_KEY_BYTES = 32;
-
-/**
- * The content of `file` under `dataDir`, written with `fresh()` on first use (mode 0600). When
- * another process creates it first, its content is used, so processes sharing DATA_DIR agree.
- */
-export async function devKeyFile(dataDir: string, file: string, fresh: () => string | Promise<string>): Promise<string> {
-  const full = path.join(dataDir, file);
-  if (fs.existsSync(full)) return fs.readFileSync(full, 'utf8');
-  const content = await fresh();
-  fs.mkdirSync(dataDir, { recursive: true });
-  try {
-    fs.writeFileSync(full, content, { mode: 0o600, flag: 'wx' });
-    return content;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    return fs.readFileSync(full, 'utf8');
-  }
-}
 
 /**
  * IDEMPOTENCY_ENCRYPTION_KEY and AUDIT_HMAC_KEY when given; otherwise, outside production, keys

@@ -1,12 +1,14 @@
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { workflowInfo } from '@temporalio/workflow';
 import type { AuditCheckpointActivities } from '../activities/audit-checkpoints.js';
 import type { AuditCheckpointsInput, AuditCheckpointsResult } from './audit-checkpoints.types.js';
+import { periodicActivities } from './periodic.js';
 import { ScheduledStartTimeKey } from './usage-report.js';
 
-const { sendAuditCheckpoints } = proxyActivities<AuditCheckpointActivities>({
+// Once a day: a run insists longer than the sweeps do. A retry resends nothing (once per chain and
+// day); the next day's run is the backstop.
+const { sendAuditCheckpoints } = periodicActivities<AuditCheckpointActivities>({
   startToCloseTimeout: '1 hour',
   heartbeatTimeout: '2 minutes',
-  // A retry resends nothing (once per chain and day); the next day's run is the backstop.
   retry: { initialInterval: '1 minute', backoffCoefficient: 2, maximumInterval: '30 minutes', maximumAttempts: 10 },
 });
 

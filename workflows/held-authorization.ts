@@ -26,90 +26,40 @@ export async function heldAuthorization(input: HeldAuthorizationInput): Promise<
 }
 
 /**
- * The path of runs started before approval chains (kept as it was so their histories replay): the
- * first outcome wins; later ones are rejected (Update) or ignored (signal). Exported for the tests
- * that run it as a worker from before the change would (workflows/index.ts registers only
- * heldAuthorization).
+ * The path of runs started before approval chains: the first outcome wins; later ones are rejected
+ * (Update) or ignored (signal). Its commands are the ones those runs recorded, so their histories
+ * replay. Exported for the tests that run it as a worker from before the change would
+ * (workflows/index.ts registers only heldAuthorization).
  */
 export async function singleApproval(input: HeldAuthorizationInput): Promise<ResolutionSummary> {
-  let requested: ReviewerOutcome | undefined;
-  let result: ResolutionSummary | undefined;
-  /** Set once the wait has ended (decided or expired): later outcomes are refused. */
-  let waitOver = false;
-
-  setHandler(approvalDecisionSignal, (outcome) => {
-    if (requested !== undefined || waitOver || !isReviewerOutcome(outcome)) return;
-    // Meant for another hold (a copied command): never resolve this one with it.
-    if (outcome.decision_id !== undefined && outcome.decision_id !== input.decisionId) return;
-    if (input.signalApprovals === false) {
-      // Signals only tell the workflow that the service resolved its hold (a freeze): the activity
-      // then reads the hold and changes nothing, so a forged notice cannot decide it.
-      if (outcome.reviewer === 'system') requested = { ...outcome, via: 'notice' };
-      return;
-    }
-    // A signal always counts as an operator's, whatever its payload claims.
-    requested = { ...outcome, via: 'operator' };
-  });
-  setHandler(
-    resolveUpdate,
-    async (outcome) => {
-      // A notice being checked is no decision: the reviewer's outcome goes next, unless the check
-      // found the hold resolved.
-      if (requested?.via === 'notice') await condition(() => requested === undefined || result !== undefined);
-      requested ??= { ...outcome, via: 'api' };
-      await condition(() => result !== undefined);
-      return result!;
-    },
-    {
-      validator: (outcome) => {
-        if (!isReviewerOutcome(outcome)) throw new Error('invalid outcome: expected {"outcome": "approved" | "denied"}');
-        if ((requested !== undefined && requested.via !== 'notice') || result !== undefined) throw new Error('already resolved');
-        // Workflow time is the time of this task: an Update that lands with (or after) the expiry
-        // timer is refused even before the timer's own handling has ended the wait.
-        if (waitOver || Date.now() >= Date.parse(input.expiresAt)) throw new Error('expired');
-      },
-    },
-  );
-
-  for (;;) {
-    const waitMs = Date.parse(input.expiresAt) - Date.now();
-    const decided = waitMs > 0 ? await condition(() => requested !== undefined, waitMs) : requested !== undefined;
-    const asked = decided ? requested! : undefined;
-    if (asked?.via !== 'notice') waitOver = true;
-    const seen = await resolveHeldDecision({
-      decisionId: input.decisionId,
-      outcome: asked ? asked.outcome : 'expired',
-      note: asked ? (asked.note ?? null) : null,
-      reviewer: asked ? (asked.reviewer ?? null) : null,
-      via: asked ? (asked.via ?? 'operator') : 'system',
-    });
-    // A notice that the hold was resolved elsewhere, but it is still pending (a forged notice):
-    // keep waiting as before.
-    if (asked?.via === 'notice' && seen.status === 'pending') {
-      requested = undefined;
-      continue;
-    }
-    result = seen;
-    break;
-  }
-  upsertSearchAttributes([{ key: ApprovalStatusKey, value: result.status }]);
-  await condition(allHandlersFinished);
-  return result;
+  return waitAndResolve(input, { chains: false });
 }
 
 /**
- * Approval chains (DECISIONS §16): an approval counts towards the hold's quorum of
- * `approvalsRequired` distinct approvers and is recorded at once (the one that completes the
- * quorum resolves the hold); a denial, or the approval of a hold needing one, resolves it at once.
+ * Approval chains (docs/api.md, "Approval chains"): an approval counts towards the hold's quorum of
+ * `approvalsRequired` distinct approvers and is recorded at once (the one that completes the quorum
+ * resolves the hold); a denial, or the approval of a hold needing one, resolves it at once.
  * Operators' signals cannot be told apart (their `reviewer` is free text), so together they count
  * as one approver. A hold still pending at `escalatesAt` escalates once (event, audit record,
  * ApprovalStatus `escalated`).
  */
 export async function approvalChain(input: HeldAuthorizationInput): Promise<ResolutionSummary> {
-  const required = input.approvalsRequired ?? 1;
+  return waitAndResolve(input, { chains: true });
+}
+
+/**
+ * The one wait of a hold: outcomes arrive by Update (a reviewer, through the API) or by signal (an
+ * operator, or the service's notice that the hold was resolved elsewhere); the wait ends with the
+ * first outcome that resolves the hold, or at its expiry, and the resolution is recorded by an
+ * activity. Without `chains` a hold needs one approval and never escalates: then neither the quorum
+ * nor the escalation issues a command, and the commands are those of runs from before chains.
+ */
+async function waitAndResolve(input: HeldAuthorizationInput, { chains }: { chains: boolean }): Promise<ResolutionSummary> {
+  const required = chains ? (input.approvalsRequired ?? 1) : 1;
   /** An outcome that resolves the hold at once: a denial, an approval where one suffices, or a notice. */
   let requested: ReviewerOutcome | undefined;
   let result: ResolutionSummary | undefined;
+  /** Set once the wait has ended (decided or expired): later outcomes are refused. */
   let waitOver = false;
   /** Approvers whose approval is recorded or on its way: key ids, and `operator` for signals. */
   const approvers = new Set<string>();
@@ -122,22 +72,27 @@ export async function approvalChain(input: HeldAuthorizationInput): Promise<Reso
     return summary;
   }
 
-  setHandler(approvalDecisionSignal, async (outcome) => {
+  setHandler(approvalDecisionSignal, (outcome) => {
     if (requested !== undefined || result !== undefined || waitOver || !isReviewerOutcome(outcome)) return;
+    // Meant for another hold (a copied command): never resolve this one with it.
     if (outcome.decision_id !== undefined && outcome.decision_id !== input.decisionId) return;
     if (input.signalApprovals === false) {
+      // Signals only tell the workflow that the service resolved its hold (a freeze): the activity
+      // then reads the hold and changes nothing, so a forged notice cannot decide it.
       if (outcome.reviewer === 'system') requested = { ...outcome, via: 'notice' };
       return;
     }
     if (countsTowardsQuorum(outcome)) {
-      if (!approvers.has('operator')) await approve(outcome, 'operator');
-      return;
+      return approvers.has('operator') ? undefined : approve(outcome, 'operator').then(() => undefined);
     }
+    // A signal always counts as an operator's, whatever its payload claims.
     requested = { ...outcome, via: 'operator' };
   });
   setHandler(
     resolveUpdate,
     async (outcome) => {
+      // A notice being checked is no decision: the reviewer's outcome goes next, unless the check
+      // found the hold resolved.
       if (requested?.via === 'notice') await condition(() => requested === undefined || result !== undefined);
       // Not the last approval of the quorum: answered with the hold, still pending.
       if (countsTowardsQuorum(outcome) && requested === undefined && result === undefined) return approve(outcome, 'api');
@@ -149,6 +104,8 @@ export async function approvalChain(input: HeldAuthorizationInput): Promise<Reso
       validator: (outcome) => {
         if (!isReviewerOutcome(outcome)) throw new Error('invalid outcome: expected {"outcome": "approved" | "denied"}');
         if ((requested !== undefined && requested.via !== 'notice') || result !== undefined) throw new Error('already resolved');
+        // Workflow time is the time of this task: an Update that lands with (or after) the expiry
+        // timer is refused even before the timer's own handling has ended the wait.
         if (waitOver || Date.now() >= Date.parse(input.expiresAt)) throw new Error('expired');
         if (countsTowardsQuorum(outcome)) {
           if (!outcome.reviewer) throw new Error('invalid outcome: an approval towards a quorum names its reviewer');
@@ -160,7 +117,7 @@ export async function approvalChain(input: HeldAuthorizationInput): Promise<Reso
 
   const woken = () => requested !== undefined || result !== undefined;
   const expiresAt = Date.parse(input.expiresAt);
-  let escalatesAt = input.escalatesAt !== undefined && Date.parse(input.escalatesAt) < expiresAt ? Date.parse(input.escalatesAt) : undefined;
+  let escalatesAt = chains && input.escalatesAt !== undefined && Date.parse(input.escalatesAt) < expiresAt ? Date.parse(input.escalatesAt) : undefined;
   for (;;) {
     if (escalatesAt !== undefined) {
       const escalateMs = escalatesAt - Date.now();
@@ -185,6 +142,8 @@ export async function approvalChain(input: HeldAuthorizationInput): Promise<Reso
       reviewer: asked ? (asked.reviewer ?? null) : null,
       via: asked ? (asked.via ?? 'operator') : 'system',
     });
+    // A notice that the hold was resolved elsewhere, but it is still pending (a forged notice):
+    // keep waiting as before.
     if (asked?.via === 'notice' && seen.status === 'pending') {
       requested = undefined;
       continue;

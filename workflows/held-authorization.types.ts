@@ -9,7 +9,7 @@ export interface HeldAuthorizationInput {
    * signals then only tell the workflow its hold was resolved elsewhere. Absent (older starts): allowed.
    */
   signalApprovals?: boolean;
-  /** Distinct approvals the hold needs (DECISIONS §16), fixed when held. Absent (older starts): 1. */
+  /** Distinct approvals the hold needs (docs/api.md, "Approval chains"), fixed when held. Absent (older starts): 1. */
   approvalsRequired?: number;
   /** When a hold still pending escalates (ISO 8601). Absent: never. */
   escalatesAt?: string;

@@ -2,15 +2,8 @@ import { ActivityFailure, ApplicationFailure, continueAsNew, executeChild, log, 
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { UsageReportActivities } from '../activities/usage-report.js';
 import { previousMonth } from '../src/usage/month.js';
-import {
-  METER_REJECTED,
-  MONTH_NOT_REPORTABLE,
-  USAGE_REPORT_CONCURRENCY,
-  USAGE_REPORT_PAGE_SIZE,
-  type UsageReportInput,
-  type UsageReportResult,
-  type UsageReportTotals,
-} from './usage-report.types.js';
+import { USAGE_REPORT_PAGE_SIZE } from '../src/usage/usage-report.js';
+import { METER_REJECTED, MONTH_NOT_REPORTABLE, USAGE_REPORT_CONCURRENCY, type UsageReportInput, type UsageReportResult, type UsageReportTotals } from './usage-report.types.js';
 
 /** Set by the server on every run a Schedule starts: the time the run was due, not when it began. */
 export const ScheduledStartTimeKey = defineSearchAttributeKey('TemporalScheduledStartTime', 'DATETIME');

@@ -1,7 +1,8 @@
 import type { Db, Plan } from '../db/database.js';
 import { appendAudit } from '../audit/audit.repository.js';
-import { invalid } from '../errors.js';
-import { newId } from '../ids.js';
+import { insertAccount } from './accounts.repository.js';
+import { invalid } from '../kernel/errors.js';
+import { newId } from '../kernel/ids.js';
 import { generateApiKey } from '../keys/api-key.js';
 import { insertApiKey } from '../keys/keys.repository.js';
 import { toApiKeyView } from '../keys/keys.service.js';
@@ -45,19 +46,15 @@ export async function createAccount(db: Db, input: CreateAccountInput): Promise<
     throw invalid('Only enterprise accounts take their own overage rate.', 'overage-rate');
   }
   return db.transaction().execute(async (trx) => {
-    const account = await trx
-      .insertInto('accounts')
-      .values({
-        id: newId('acct'),
-        name: input.name,
-        plan: input.plan,
-        rate_limit: input.rateLimit ?? null,
-        included_checks: input.includedChecks ?? null,
-        overage_rate_micros: input.overageRateMicros ?? null,
-        created_at: new Date(),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const account = await insertAccount(trx, {
+      id: newId('acct'),
+      name: input.name,
+      plan: input.plan,
+      rate_limit: input.rateLimit ?? null,
+      included_checks: input.includedChecks ?? null,
+      overage_rate_micros: input.overageRateMicros ?? null,
+      created_at: new Date(),
+    });
     const modes = input.plan === 'sandbox' ? [false] : [false, true];
     const keys: Record<string, string> = {};
     for (const livemode of modes) {
@@ -96,9 +93,4 @@ export async function createAccount(db: Db, input: CreateAccountInput): Promise<
       keys: keys as CreatedAccount['keys'],
     };
   });
-}
-
-/** The oldest account: on the embedded database of `dev`, the development account. */
-export async function firstAccount(db: Db): Promise<{ id: string; name: string; created_at: Date } | undefined> {
-  return db.selectFrom('accounts').select(['id', 'name', 'created_at']).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listOf } from '../db/pagination.js';
-import { idOf, instant, livemodeField, metadataField } from '../view-fields.js';
+import { idOf, instant, livemodeField, metadataField } from '../kernel/view-fields.js';
 import type { AgentRow } from './agents.repository.js';
 
 export const agentSchema = z

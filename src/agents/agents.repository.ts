@@ -1,5 +1,6 @@
 import type { Selectable, AgentsTable, AgentStatus, DbOrTrx } from '../db/database.js';
 import { afterRow } from '../db/pagination.js';
+import { inScope } from '../db/scope.js';
 
 export type AgentRow = Selectable<AgentsTable>;
 
@@ -16,8 +17,7 @@ export async function findAgentInScope(db: DbOrTrx, accountId: string, livemode:
     .selectFrom('agents')
     .selectAll()
     .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('livemode', '=', livemode);
+    .$call(inScope({ accountId, livemode }));
   if (forUpdate) q = q.forUpdate();
   return q.executeTakeFirst();
 }
@@ -49,8 +49,7 @@ export async function listAgents(
   let q = db
     .selectFrom('agents')
     .selectAll()
-    .where('account_id', '=', scope.accountId)
-    .where('livemode', '=', scope.livemode);
+    .$call(inScope(scope));
   if (scope.status) q = q.where('status', '=', scope.status);
   if (scope.policyId) q = q.where('policy_id', '=', scope.policyId);
   if (cursorId) q = q.where(afterRow('agents', cursorId, scope));

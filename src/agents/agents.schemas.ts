@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursorSchema } from '../db/pagination.js';
-import { limitSchema, metadataPatchSchema, metadataSchema, trimmedText } from '../http/validate.js';
+import { limitSchema, metadataPatchSchema, metadataSchema, trimmedText } from '../kernel/schemas.js';
 
 export const createAgentSchema = z.strictObject({
   name: trimmedText(200),

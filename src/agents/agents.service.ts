@@ -1,9 +1,9 @@
-import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../caller.js';
+import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { AgentStatus, Db, DbOrTrx } from '../db/database.js';
-import { decodeCursor, toPage } from '../db/pagination.js';
+import { listPage } from '../db/pagination.js';
 import { appendAudit } from '../audit/audit.repository.js';
-import { conflict, invalid, notFound } from '../errors.js';
-import { newId } from '../ids.js';
+import { conflict, invalid, notFound } from '../kernel/errors.js';
+import { newId } from '../kernel/ids.js';
 import { emitEvent } from '../events/events.repository.js';
 import { findPolicyInScope } from '../policies/policies.repository.js';
 import { findAgentInScope, insertAgent, listAgents as listAgentRows, updateAgent as updateAgentRow, type AgentRow } from './agents.repository.js';
@@ -78,13 +78,8 @@ export async function listAgents(
   q: { limit: number; cursor?: string | undefined; status?: AgentStatus | undefined; policy_id?: string | undefined },
 ) {
   requireRole(caller, STAFF);
-  const rows = await listAgentRows(
-    db,
-    { accountId: caller.accountId, livemode: caller.livemode, status: q.status, policyId: q.policy_id },
-    q.limit + 1,
-    q.cursor ? decodeCursor(q.cursor) : undefined,
-  );
-  return toPage(rows, q.limit, toAgentView, (r) => r.id);
+  const scope = { accountId: caller.accountId, livemode: caller.livemode, status: q.status, policyId: q.policy_id };
+  return listPage(q, (limit, after) => listAgentRows(db, scope, limit, after), toAgentView);
 }
 
 function mergeMetadata(current: Record<string, unknown>, patch: Record<string, unknown>) {

@@ -1,31 +1,21 @@
-import { sql } from 'kysely';
 import type { DbOrTrx, DecisionStatus } from '../db/database.js';
 import { afterRow } from '../db/pagination.js';
-import type { DecisionRow } from '../authorization/decision.view.js';
-import { DECISION_RESOLVED_CHANNEL } from '../authorization/decision-waiter.js';
+import type { DecisionRow } from '../decisions/decision.view.js';
+import { inScope } from '../db/scope.js';
 
-/** The decision row locked for the transaction, whatever its state. */
-export async function lockDecision(db: DbOrTrx, id: string): Promise<DecisionRow | undefined> {
-  return db.selectFrom('decisions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
-}
-
-export async function findDecisionById(db: DbOrTrx, id: string): Promise<DecisionRow | undefined> {
-  return db.selectFrom('decisions').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-export async function updateDecision(db: DbOrTrx, id: string, set: Partial<Omit<DecisionRow, 'id' | 'metadata'>>): Promise<DecisionRow> {
-  const { approvals, ...rest } = set;
-  return db
-    .updateTable('decisions')
-    .set({ ...rest, ...(approvals ? { approvals: JSON.stringify(approvals) } : {}) })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-/** Wakes the long-polls of the decision in every API process, once (and only if) the transaction commits. */
-export async function notifyDecisionResolved(db: DbOrTrx, id: string): Promise<void> {
-  await sql`SELECT pg_notify(${DECISION_RESOLVED_CHANNEL}, ${id})`.execute(db);
+/**
+ * The agent's and the policy's names of a hold, for the engine's view of it (null when not found).
+ * Read when its workflow is started, not kept in the outbox row: the start stays keyed by the
+ * workflow id alone, and a repeated start (USE_EXISTING) changes nothing whatever the names are.
+ */
+export async function findHoldNames(db: DbOrTrx, decision: Pick<DecisionRow, 'agent_id' | 'policy_id'>): Promise<{ agentName: string | null; policyName: string | null }> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('agents').select('name').where('id', '=', decision.agent_id).as('agent_name'),
+      eb.selectFrom('policies').select('name').where('id', '=', decision.policy_id ?? '').as('policy_name'),
+    ])
+    .executeTakeFirst();
+  return { agentName: row?.agent_name ?? null, policyName: row?.policy_name ?? null };
 }
 
 export async function pendingDecisionIdsOfAgent(db: DbOrTrx, agentId: string): Promise<string[]> {
@@ -51,8 +41,7 @@ export async function listHeld(
   let q = db
     .selectFrom('decisions')
     .selectAll()
-    .where('account_id', '=', scope.accountId)
-    .where('livemode', '=', scope.livemode)
+    .$call(inScope(scope))
     .where('expires_at', 'is not', null);
   if (scope.status) q = q.where('status', '=', scope.status);
   if (scope.agentId) q = q.where('agent_id', '=', scope.agentId);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursorSchema } from '../db/pagination.js';
-import { limitSchema } from '../http/validate.js';
+import { limitSchema } from '../kernel/schemas.js';
 
 export const listApprovalsQuery = z.strictObject({
   status: z.enum(['pending', 'approved', 'denied', 'expired']).optional(),

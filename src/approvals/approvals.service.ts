@@ -1,11 +1,11 @@
-import { requireRole, STAFF, type Caller } from '../caller.js';
+import { requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { Db, DecisionStatus } from '../db/database.js';
-import { decodeCursor, toPage } from '../db/pagination.js';
-import { findDecisionInScope } from '../authorization/authorization.repository.js';
-import { toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
-import { AppError, conflict, notFound } from '../errors.js';
-import { EngineUnavailableError, ResolutionRejectedError, type WorkflowGateway } from '../temporal/gateway.js';
-import { listHeld } from './approvals.repository.js';
+import { listPage } from '../db/pagination.js';
+import { findDecisionInScope } from '../decisions/decisions.repository.js';
+import { toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
+import { AppError, conflict, notFound } from '../kernel/errors.js';
+import { EngineUnavailable, ResolutionRejected, type HoldEngine } from './hold-engine.js';
+import { findHoldNames, listHeld } from './approvals.repository.js';
 import { isExpired } from './resolution.service.js';
 
 export async function listApprovals(
@@ -14,13 +14,8 @@ export async function listApprovals(
   q: { status?: DecisionStatus | undefined; agent_id?: string | undefined; limit: number; cursor?: string | undefined },
 ) {
   requireRole(caller, STAFF);
-  const rows = await listHeld(
-    db,
-    { accountId: caller.accountId, livemode: caller.livemode, status: q.status, agentId: q.agent_id },
-    q.limit + 1,
-    q.cursor ? decodeCursor(q.cursor) : undefined,
-  );
-  return toPage(rows, q.limit, toDecisionView, (r) => r.id);
+  const scope = { accountId: caller.accountId, livemode: caller.livemode, status: q.status, agentId: q.agent_id };
+  return listPage(q, (limit, after) => listHeld(db, scope, limit, after), toDecisionView);
 }
 
 /**
@@ -28,7 +23,7 @@ export async function listApprovals(
  * recorded it. PostgreSQL stays the source of truth for the answer.
  */
 export async function resolveApproval(
-  deps: { db: Db; gateway: WorkflowGateway; onResolved?: (decisionId: string) => void; now?: () => Date },
+  deps: { db: Db; gateway: HoldEngine; onResolved?: (decisionId: string) => void; now?: () => Date },
   caller: Caller,
   decisionId: string,
   outcome: 'approved' | 'denied',
@@ -42,18 +37,18 @@ export async function resolveApproval(
   if (resolvedAsAsked(decision, caller.keyId, outcome)) return toDecisionView(decision);
   if (decision.status !== 'pending') throw conflict(`The request was already resolved (${decision.status}).`, 'decision_id');
   if (isExpired(decision, deps.now?.() ?? new Date())) throw expiredConflict(decision);
-  // Each approval of a quorum comes from a distinct key (DECISIONS §16).
+  // Each approval of a quorum comes from a distinct key (docs/api.md, "Approval chains").
   if (outcome === 'approved' && approvedBy(decision, caller.keyId)) throw alreadyApproved();
   let summary;
   try {
-    summary = await deps.gateway.resolve(decision, { outcome, note: note ?? null, reviewer: caller.keyId, via: 'api' });
+    summary = await deps.gateway.resolve(decision, { outcome, note: note ?? null, reviewer: caller.keyId, via: 'api' }, await findHoldNames(deps.db, decision));
   } catch (err) {
-    if (err instanceof ResolutionRejectedError) {
+    if (err instanceof ResolutionRejected) {
       if (err.message === 'expired') throw expiredConflict(decision);
       if (err.message === 'already approved') throw alreadyApproved();
       throw conflict('The request was already resolved.', 'decision_id');
     }
-    if (err instanceof EngineUnavailableError) {
+    if (err instanceof EngineUnavailable) {
       const current = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
       if (current && (resolvedAsAsked(current, caller.keyId, outcome) || countedTowardsQuorum(current, caller.keyId, outcome))) return toDecisionView(current);
       throw new AppError('service_unavailable', 'The workflow engine is unavailable; the request stays pending. Retry later.');

@@ -1,14 +1,16 @@
 import type { ApprovalEntry, Db, DbOrTrx } from '../db/database.js';
-import type { ApprovalCompletedData, ApprovalEscalatedData } from '../events/event.view.js';
+import type { ApprovalCompletedData, ApprovalEscalatedData } from './approval-events.js';
 import { approverIds } from './approval-chains.js';
 import { appendAudit, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
-import { changeSpend } from '../authorization/authorization.repository.js';
-import { toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
+import { changeSpend } from '../decisions/spend.repository.js';
+import { toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
 import { emitEvent } from '../events/events.repository.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../kernel/errors.js';
 import { enqueueOutbox } from '../outbox/outbox.repository.js';
 import { signAuthorizationToken, type TokenSigner } from '../tokens/authorization-token.js';
-import { findDecisionById, lockDecision, notifyDecisionResolved, overdueHoldIds, pendingDecisionIdsOfAgent, updateDecision } from './approvals.repository.js';
+import { overdueHoldIds, pendingDecisionIdsOfAgent } from './approvals.repository.js';
+import { findDecisionById, lockAgentThenDecision, lockDecision, notifyDecisionResolved, updateDecision } from '../decisions/decisions.repository.js';
+import { keyName } from '../keys/keys.repository.js';
 
 export type ResolutionOutcome = 'approved' | 'denied' | 'expired';
 export type ResolutionReason = 'approval_expired' | 'agent_frozen' | 'agent_deactivated' | 'policy_denied';
@@ -112,8 +114,7 @@ function approverOf(actor: AuditInput['actor']): { api_key_id: string | null; re
 async function approvalEntry(trx: DbOrTrx, approver: { api_key_id: string | null; reviewer: string | null }, note: string | null, now: Date): Promise<ApprovalEntry> {
   let name = approver.reviewer ?? 'operator';
   if (approver.api_key_id) {
-    const key = await trx.selectFrom('api_keys').select('name').where('id', '=', approver.api_key_id).executeTakeFirst();
-    name = key?.name ?? approver.api_key_id;
+    name = (await keyName(trx, approver.api_key_id)) ?? approver.api_key_id;
   }
   return { api_key_id: approver.api_key_id, name, note, at: now.toISOString() };
 }
@@ -131,19 +132,14 @@ export interface ApprovalResult extends Resolution {
 }
 
 /**
- * One approval towards a hold's quorum (DECISIONS §16), under the agent's and the decision's lock:
- * recorded with its own audit record (`approval.recorded`); the approval that completes the quorum
- * also resolves the hold as approved in the same transaction. Idempotent: a repeated approval by the
- * same approver records nothing (`duplicate`), a hold no longer pending is returned unchanged, and
- * one past its time is expired instead.
+ * One approval towards a hold's quorum (docs/api.md, "Approval chains"), under the agent's and the
+ * decision's lock: recorded with its own audit record (`approval.recorded`); the approval that
+ * completes the quorum also resolves the hold as approved in the same transaction. Idempotent: a
+ * repeated approval by the same approver records nothing (`duplicate`), a hold no longer pending is
+ * returned unchanged, and one past its time is expired instead.
  */
 export async function recordApproval(deps: { db: Db; signer?: TokenSigner; now?: () => Date }, input: ApprovalInput): Promise<ApprovalResult> {
-  const first = await findDecisionById(deps.db, input.decisionId);
-  if (!first) throw notFound('decision', 'decision_id');
-  return deps.db.transaction().execute(async (trx) => {
-    await trx.selectFrom('agents').select('id').where('id', '=', first.agent_id).forUpdate().execute();
-    const row = (await lockDecision(trx, input.decisionId))!;
-    if (row.status !== 'pending') return { changed: false, duplicate: false, decision: toDecisionView(row) };
+  return onPendingHold<ApprovalResult>(deps.db, input.decisionId, (row) => ({ changed: false, duplicate: false, decision: toDecisionView(row) }), async (trx, row) => {
     const now = deps.now?.() ?? new Date();
     if (isExpired(row, now)) {
       const expired = await applyResolution(trx, deps.signer, row, { decisionId: row.id, outcome: 'expired', note: null, resolvedBy: 'system', actor: { type: 'system', id: null } }, now);
@@ -226,17 +222,26 @@ export async function escalateHold(deps: { db: Db; now?: () => Date }, decisionI
   });
 }
 
+/**
+ * Runs `change` on the hold `decisionId` in a transaction, under its agent's lock and then its own
+ * (the order of every spend change), while it is still pending; a hold resolved meanwhile is
+ * answered by `settled` instead, changing nothing.
+ */
+async function onPendingHold<T>(db: Db, decisionId: string, settled: (row: DecisionRow) => T, change: (trx: DbOrTrx, row: DecisionRow) => Promise<T>): Promise<T> {
+  const first = await findDecisionById(db, decisionId);
+  if (!first) throw notFound('decision', 'decision_id');
+  return db.transaction().execute(async (trx) => {
+    const row = (await lockAgentThenDecision(trx, first.agent_id, decisionId))!;
+    return row.status === 'pending' ? change(trx, row) : settled(row);
+  });
+}
+
 /** A hold whose `expires_at` has passed can only expire. */
 export const isExpired = (row: Pick<DecisionRow, 'expires_at'>, now: Date): boolean => row.expires_at !== null && row.expires_at.getTime() <= now.getTime();
 
 /** Idempotent: a decision that is no longer pending is returned unchanged with `changed: false`. An approval needs the signer. */
 export async function resolveHeldDecision(deps: { db: Db; signer?: TokenSigner; now?: () => Date }, input: ResolveInput): Promise<Resolution> {
-  const first = await findDecisionById(deps.db, input.decisionId);
-  if (!first) throw notFound('decision', 'decision_id');
-  return deps.db.transaction().execute(async (trx) => {
-    await trx.selectFrom('agents').select('id').where('id', '=', first.agent_id).forUpdate().execute();
-    const row = (await lockDecision(trx, input.decisionId))!;
-    if (row.status !== 'pending') return { changed: false, decision: toDecisionView(row) };
+  return onPendingHold<Resolution>(deps.db, input.decisionId, (row) => ({ changed: false, decision: toDecisionView(row) }), async (trx, row) => {
     const now = deps.now?.() ?? new Date();
     // No approval after expiry: an outcome that reaches the database once the hold's time is up
     // (an Update accepted a moment before, retried activities) records the expiry instead.

@@ -36,24 +36,6 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.join(',')}}`;
 }
 
-/**
- * The server's audit key, set once per process before anything writes or verifies audit records.
- * Process-wide on purpose: records are written inside the transactions of a dozen services and
- * workflow activities, and each must MAC what it writes with the same key.
- */
-let serverKey: Buffer | undefined;
-
-export function useAuditHmacKey(key: Buffer): void {
-  serverKey = key;
-}
-
-export function auditHmacKey(): Buffer {
-  if (!serverKey) throw new Error('The audit HMAC key (AUDIT_HMAC_KEY) was not loaded before the audit log was used.');
-  return serverKey;
-}
-
-export const isAuditHmacKeyLoaded = (): boolean => serverKey !== undefined;
-
 const hmacHex = (key: Buffer, text: string) => createHmac('sha256', key).update(text).digest('hex');
 
 /** The content a record's MAC covers: every field the service writes, in a fixed order. */

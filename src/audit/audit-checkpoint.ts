@@ -1,6 +1,6 @@
 import { compactVerify, decodeProtectedHeader, SignJWT } from 'jose';
 import { z } from 'zod';
-import { invalid } from '../errors.js';
+import { invalid } from '../kernel/errors.js';
 import type { SigningKeys } from '../tokens/signing-keys.js';
 
 /** The `typ` header of a checkpoint: never mistaken for a `gca_` token (`typ: JWT`), nor one for it. */

@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../kernel/logger.js';
 import { sealAllChains, type ChainCut } from './audit.repository.js';
 
 export const SEAL_INTERVAL_MS = 250;

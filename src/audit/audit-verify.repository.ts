@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { inScope, type Scope } from '../db/scope.js';
 import type { DbOrTrx } from '../db/database.js';
 
 /** Decisions read per statement when counting those without a record: each statement stays short on any account. */
@@ -49,18 +50,14 @@ export async function recordHashAt(db: DbOrTrx, accountId: string, livemode: boo
   const row = await db
     .selectFrom('audit_records')
     .select('hash')
-    .where('account_id', '=', accountId)
-    .where('livemode', '=', livemode)
+    .$call(inScope({ accountId, livemode }))
     .where('sequence', '=', sequence)
     .executeTakeFirst();
   return row?.hash;
 }
 
-/** A chain with records, as the daily checkpoint job pages through them. */
-export interface ChainKey {
-  accountId: string;
-  livemode: boolean;
-}
+/** A chain with records (one account in one mode), as the daily checkpoint job pages through them. */
+export type ChainKey = Scope;
 
 /** Chains with at least one sealed record, after `after` in (account, mode) order: a keyset page of the chain heads. */
 export async function chainsWithRecords(db: DbOrTrx, limit: number, after?: ChainKey): Promise<ChainKey[]> {

@@ -1,9 +1,11 @@
 import { CompiledQuery, sql } from 'kysely';
 import type { Selectable, AuditRecordsTable, Db, DbOrTrx, DecisionsTable } from '../db/database.js';
-import { newId } from '../ids.js';
+import { newId } from '../kernel/ids.js';
 import { insertRows } from '../db/statements.js';
 import { preparedSql } from '../db/prepared.js';
-import { auditHmacKey, chainHash, GENESIS_HASH, headMac, recordMac } from './audit-chain.js';
+import { chainHash, GENESIS_HASH, headMac, recordMac } from './audit-chain.js';
+import { auditHmacKey } from '../kernel/audit-key.js';
+import { inScope } from '../db/scope.js';
 
 export type AuditRow = Selectable<AuditRecordsTable>;
 /** A record as written, before the database numbers it; its MAC is computed as it is inserted. */
@@ -123,8 +125,7 @@ export async function sealChain(db: Db, accountId: string, livemode: boolean, on
       const pending = await trx
         .selectFrom('audit_records')
         .select(['id', 'mac'])
-        .where('account_id', '=', accountId)
-        .where('livemode', '=', livemode)
+        .$call(inScope({ accountId, livemode }))
         .where('hash', 'is', null)
         .orderBy('insert_order')
         .limit(SEAL_BATCH)
@@ -135,8 +136,7 @@ export async function sealChain(db: Db, accountId: string, livemode: boolean, on
       const beyond = await trx
         .selectFrom('audit_records')
         .select(['sequence', 'hash'])
-        .where('account_id', '=', accountId)
-        .where('livemode', '=', livemode)
+        .$call(inScope({ accountId, livemode }))
         .where('sequence', '>', sequence)
         .orderBy('sequence', 'desc')
         .limit(1)
@@ -159,8 +159,7 @@ export async function sealChain(db: Db, accountId: string, livemode: boolean, on
       await trx
         .updateTable('audit_chains')
         .set({ sequence, head_hash: prev, head_mac: headMac(key, { account_id: accountId, livemode, sequence, head_hash: prev }) })
-        .where('account_id', '=', accountId)
-        .where('livemode', '=', livemode)
+        .$call(inScope({ accountId, livemode }))
         .execute();
       return pending.length;
     });
@@ -178,7 +177,7 @@ export async function sealChain(db: Db, accountId: string, livemode: boolean, on
  */
 async function lockAuthenticHead(trx: DbOrTrx, key: Buffer, accountId: string, livemode: boolean, onCut?: (cut: ChainCut) => void) {
   const lock = () =>
-    trx.selectFrom('audit_chains').select(['sequence', 'head_hash', 'head_mac', 'tampered_at']).where('account_id', '=', accountId).where('livemode', '=', livemode).forUpdate().executeTakeFirst();
+    trx.selectFrom('audit_chains').select(['sequence', 'head_hash', 'head_mac', 'tampered_at']).$call(inScope({ accountId, livemode })).forUpdate().executeTakeFirst();
   let head = await lock();
   if (!head) {
     const genesis = { account_id: accountId, livemode, sequence: 0, head_hash: GENESIS_HASH };
@@ -198,8 +197,7 @@ async function lockAuthenticHead(trx: DbOrTrx, key: Buffer, accountId: string, l
     await trx
       .updateTable('audit_chains')
       .set({ head_mac: mac, ...(firstTime ? { tampered_at: new Date(), tampered_sequence: place.sequence } : {}) })
-      .where('account_id', '=', accountId)
-      .where('livemode', '=', livemode)
+      .$call(inScope({ accountId, livemode }))
       .execute();
     onCut?.({ accountId, livemode, sequence: place.sequence, headHash: place.head_hash, firstTime });
   }
@@ -207,7 +205,7 @@ async function lockAuthenticHead(trx: DbOrTrx, key: Buffer, accountId: string, l
 }
 
 const hasSealedRecords = async (db: DbOrTrx, accountId: string, livemode: boolean) =>
-  (await db.selectFrom('audit_records').select('id').where('account_id', '=', accountId).where('livemode', '=', livemode).where('sequence', 'is not', null).limit(1).executeTakeFirst()) !== undefined;
+  (await db.selectFrom('audit_records').select('id').$call(inScope({ accountId, livemode })).where('sequence', 'is not', null).limit(1).executeTakeFirst()) !== undefined;
 
 /**
  * The chains that have unsealed records, one index probe each: a skip scan of the unsealed-records
@@ -250,8 +248,7 @@ export async function listAudit(db: DbOrTrx, f: AuditFilter): Promise<AuditRow[]
   let q = db
     .selectFrom('audit_records')
     .selectAll()
-    .where('account_id', '=', f.accountId)
-    .where('livemode', '=', f.livemode);
+    .$call(inScope(f));
   if (f.agentId) q = q.where('agent_id', '=', f.agentId);
   if (f.decision) q = q.where('type', '=', 'authorization.decision').where('decision', '=', f.decision);
   if (f.type) q = q.where('type', '=', f.type);
@@ -272,8 +269,7 @@ export async function auditChainPage(
   return db
     .selectFrom('audit_records')
     .selectAll()
-    .where('account_id', '=', accountId)
-    .where('livemode', '=', livemode)
+    .$call(inScope({ accountId, livemode }))
     .where('sequence', '>', afterSequence)
     .orderBy('sequence', 'asc')
     .limit(limit)
@@ -284,7 +280,6 @@ export async function chainHead(db: DbOrTrx, accountId: string, livemode: boolea
   return db
     .selectFrom('audit_chains')
     .select(['sequence', 'head_hash', 'head_mac', 'tampered_at', 'tampered_sequence'])
-    .where('account_id', '=', accountId)
-    .where('livemode', '=', livemode)
+    .$call(inScope({ accountId, livemode }))
     .executeTakeFirst();
 }

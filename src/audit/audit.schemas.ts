@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursorSchema, SEQUENCE_CURSOR_PATTERN } from '../db/pagination.js';
-import { limitSchema } from '../http/validate.js';
+import { limitSchema } from '../kernel/schemas.js';
 import { CHECKPOINT_MAX_LENGTH } from './audit-checkpoint.js';
 
 const isoTimestamp = z.iso.datetime({ offset: true }).or(z.iso.date()).transform((s) => new Date(s));

@@ -1,6 +1,7 @@
 import type { Db, DbOrTrx } from '../db/database.js';
+import { auditHmacKey } from '../kernel/audit-key.js';
 import type { SigningKeys } from '../tokens/signing-keys.js';
-import { auditHmacKey, ChainVerifier, GENESIS_HASH, headMac, type ChainCheck } from './audit-chain.js';
+import { ChainVerifier, GENESIS_HASH, headMac, type ChainCheck } from './audit-chain.js';
 import { openCheckpoint, signCheckpoint } from './audit-checkpoint.js';
 import { auditChainPage, chainHead, listAudit, sealChain, type AuditFilter, type AuditRow, type ChainCut } from './audit.repository.js';
 import { countDecisionsWithoutRecord, recordHashAt } from './audit-verify.repository.js';

@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
 import { listOf } from '../db/pagination.js';
-import { currencyField, idOf, instant, livemodeField, metadataField } from '../view-fields.js';
+import { currencyField, idOf, instant, livemodeField, metadataField } from '../kernel/view-fields.js';
 import type { AuditRow } from './audit.repository.js';
 import type { AuditVerification } from './audit.service.js';
 

@@ -1,14 +1,9 @@
 import { sql } from 'kysely';
-import type { AgentSpendTable, DbOrTrx, DecisionsTable, PoliciesTable, Selectable } from '../db/database.js';
-import type { SpendState } from './evaluate.js';
-import type { DecisionRow } from './decision.view.js';
+import type { DbOrTrx, DecisionsTable, PoliciesTable, Selectable } from '../db/database.js';
+import { inScope } from '../db/scope.js';
+import type { DecisionRow } from '../decisions/decision.view.js';
+import { spendState } from '../decisions/spend.repository.js';
 import { compiledOnce, executePrepared, insertRows } from '../db/statements.js';
-
-/** UTC calendar periods a decision counts in. */
-export function periodsOf(at: Date): { month: string; day: string } {
-  const iso = at.toISOString();
-  return { month: `M:${iso.slice(0, 7)}`, day: `D:${iso.slice(0, 10)}` };
-}
 
 /** A policy as read alongside its agent: its rules; the timestamps are left out. */
 export type BoundPolicy = Omit<Selectable<PoliciesTable>, 'created_at' | 'updated_at' | 'deleted_at'>;
@@ -21,8 +16,7 @@ function agentWithPolicy(db: DbOrTrx, accountId: string, livemode: boolean, agen
     .selectAll('a')
     .select(sql<BoundPolicy | null>`CASE WHEN p.id IS NULL THEN NULL ELSE to_jsonb(p) - ARRAY['created_at', 'updated_at', 'deleted_at'] END`.as('bound_policy'))
     .where('a.id', '=', agentId)
-    .where('a.account_id', '=', accountId)
-    .where('a.livemode', '=', livemode);
+    .$call(inScope({ accountId, livemode }, 'a'));
 }
 
 /**
@@ -87,63 +81,8 @@ export function countDecision(db: DbOrTrx, agentId: string) {
     .where('id', '=', agentId);
 }
 
-export async function readSpend(db: DbOrTrx, agentId: string, periods: { month: string; day: string }): Promise<SpendState> {
-  const rows: Selectable<AgentSpendTable>[] = await executePrepared(
-    db,
-    db.selectFrom('agent_spend').selectAll().where('agent_id', '=', agentId).where('period', 'in', [periods.month, periods.day]),
-  );
-  return spendState(periods, (p) => rows.find((x) => x.period === p));
-}
-
-/** Month and day counters from whatever holds them; a period without a row has spent nothing. */
-function spendState(periods: { month: string; day: string }, of: (period: string) => { approved?: number | null; reserved?: number | null } | undefined): SpendState {
-  const pick = (p: string) => ({ approved: Number(of(p)?.approved ?? 0), reserved: Number(of(p)?.reserved ?? 0) });
-  return { month: pick(periods.month), day: pick(periods.day) };
-}
-
-/**
- * Adds to an agent's month and day counters in one statement (creating them at zero first).
- * Callers hold the agent's row lock, which serializes every spend change of that agent.
- */
-export async function changeSpend(
-  db: DbOrTrx,
-  agentId: string,
-  periods: { month: string; day: string },
-  delta: { approved: number; reserved: number },
-): Promise<void> {
-  if (delta.approved < 0 || delta.reserved < 0) {
-    // Taking away (a released reservation) only ever touches rows its reservation created;
-    // an upsert would check the negative candidate row against the constraints first.
-    await sql`
-      UPDATE agent_spend
-      SET approved = approved + ${delta.approved}, reserved = reserved + ${delta.reserved}
-      WHERE agent_id = ${agentId} AND period IN (${periods.month}, ${periods.day})`.execute(db);
-    return;
-  }
-  await db.executeQuery(spendIncrease(agentId, periods, delta));
-}
-
-/** Adds non-negative amounts to the month and day counters, creating them at zero first. */
-export function spendIncrease(agentId: string, periods: { month: string; day: string }, delta: { approved: number; reserved: number }) {
-  return insertRows(
-    'agent_spend',
-    [periods.month, periods.day].map((period) => ({ agent_id: agentId, period, approved: delta.approved, reserved: delta.reserved })),
-    'on conflict ("agent_id", "period") do update set "approved" = "agent_spend"."approved" + "excluded"."approved", "reserved" = "agent_spend"."reserved" + "excluded"."reserved"',
-  );
-}
-
 export function decisionInsert(row: DecisionRow) {
   return insertRows('decisions', [{ ...row, metadata: JSON.stringify(row.metadata), approvals: JSON.stringify(row.approvals) }]);
-}
-
-export async function findDecisionInScope(db: DbOrTrx, accountId: string, livemode: boolean, id: string): Promise<DecisionRow | undefined> {
-  return db
-    .selectFrom('decisions')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('livemode', '=', livemode)
-    .executeTakeFirst();
 }
 
 /** Approved decisions and pending holds of the agent inside each rolling window ending at `now`. */

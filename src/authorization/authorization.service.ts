@@ -1,31 +1,22 @@
-import { approvalsRequiredFor, escalatesAt } from '../approvals/approval-chains.js';
-import { actorOf, requireRole, ADMIN, ANY_ROLE, type Caller } from '../caller.js';
+import { approvalsRequiredFor, escalatesAt } from '../policies/approval-rules.js';
+import { actorOf, requireRole, ADMIN, ANY_ROLE, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
 import { appendAudit, auditInsertStatement, auditRecord, decisionAuditFields } from '../audit/audit.repository.js';
-import { consumeToken } from '../capture/capture.repository.js';
-import { AppError, forbidden, notFound } from '../errors.js';
+import { consumeToken } from '../decisions/decisions.repository.js';
+import { AppError, forbidden, notFound } from '../kernel/errors.js';
 import { eventInsert, eventRecord } from '../events/events.repository.js';
-import type { IdempotencyHandle } from '../http/idempotency.js';
-import { newId } from '../ids.js';
+import type { IdempotencyHandle } from '../kernel/idempotency.js';
+import { newId } from '../kernel/ids.js';
 import { outboxInsert } from '../outbox/outbox.repository.js';
 import { executeTogether, PreconditionFailed } from '../db/statements.js';
 import { signAuthorizationToken, verifyAuthorizationToken, type TokenSigner, type VerifyResult } from '../tokens/authorization-token.js';
-import {
-  agentUnchanged,
-  countDecision,
-  decisionInsert,
-  deniedCount,
-  findDecisionInScope,
-  lockAgentWithPolicy,
-  periodsOf,
-  readAgentState,
-  readSpend,
-  spendIncrease,
-} from './authorization.repository.js';
+import { agentUnchanged, countDecision, decisionInsert, deniedCount, lockAgentWithPolicy, readAgentState } from './authorization.repository.js';
+import { findDecisionInScope } from '../decisions/decisions.repository.js';
+import { periodsOf, readSpend, spendIncrease } from '../decisions/spend.repository.js';
 import type { AuthorizeInput } from './authorize.schemas.js';
-import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from './decision.view.js';
+import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
 import type { DecisionWaiter } from './decision-waiter.js';
-import { autoFreezeTips, evaluate } from './evaluate.js';
+import { autoFreezeTips, evaluate } from '../policies/evaluate.js';
 import { loadSafetyInputs } from './safety.js';
 import { transitionAgent } from '../agents/agents.service.js';
 import { findAgentInScope } from '../agents/agents.repository.js';
@@ -58,7 +49,7 @@ type AgentState = NonNullable<Awaited<ReturnType<typeof readAgentState>>>;
  * more than write, like tipping auto-freeze), it is decided again in a transaction holding the
  * agent's row lock, which queues concurrent requests of one agent instead of retrying them.
  */
-export async function authorize(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem?: IdempotencyHandle): Promise<DecisionView> {
+export async function authorize(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem?: IdempotencyHandle<DbOrTrx>): Promise<DecisionView> {
   if (caller.role === 'reviewer') throw forbidden('Reviewer keys cannot request spend authorizations.');
   if (caller.role === 'agent' && caller.agentId !== input.agent_id) throw notFound('agent', 'agent_id');
 
@@ -96,7 +87,7 @@ function takeTurn(key: string): { ready: Promise<void>; done: () => void } {
   };
 }
 
-async function decideWithoutLock(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem?: IdempotencyHandle): Promise<DecisionView | undefined> {
+async function decideWithoutLock(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem?: IdempotencyHandle<DbOrTrx>): Promise<DecisionView | undefined> {
   // A stored response that must be written by its own query needs the transaction.
   if (idem && !idem.completion) return undefined;
   const now = deps.now?.() ?? new Date();
@@ -112,7 +103,7 @@ async function decideWithoutLock(deps: AuthorizationDeps, caller: Caller, input:
   return decision.view;
 }
 
-async function decideUnderLock(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem?: IdempotencyHandle): Promise<DecisionView> {
+async function decideUnderLock(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem?: IdempotencyHandle<DbOrTrx>): Promise<DecisionView> {
   return deps.db.transaction().execute(async (trx) => {
     const locked = await lockAgentWithPolicy(trx, caller.accountId, caller.livemode, input.agent_id);
     const now = deps.now?.() ?? new Date();
@@ -141,7 +132,7 @@ async function prepareDecision(
   db: DbOrTrx,
   caller: Caller,
   input: AuthorizeInput,
-  idem: IdempotencyHandle | undefined,
+  idem: IdempotencyHandle<DbOrTrx> | undefined,
   state: AgentState | undefined,
   now: Date,
 ) {
@@ -229,8 +220,8 @@ async function prepareDecision(
     ),
     eventInsert(event),
     outboxInsert(held ? [{ topic: 'event', refId: event.id }, { topic: 'held_decision', refId: id }] : [{ topic: 'event', refId: event.id }], caller.accountId, now),
-    // Billable (SPEC §8.3): this 200 in live mode, counted once with the decision. Replays never
-    // reach here; errors roll the count back with everything else.
+    // Billable (docs/api.md, "Usage"): this 200 in live mode, counted once with the decision.
+    // Replays never reach here; errors roll the count back with everything else.
     caller.livemode && countCheckStatement(caller.accountId, monthOf(now)),
     idem?.completion?.(db, 200, JSON.stringify(view)),
   ];

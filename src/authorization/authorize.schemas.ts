@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { metadataSchema, queryInteger, trimmedText } from '../http/validate.js';
+import { metadataSchema, queryInteger, trimmedText } from '../kernel/schemas.js';
 import { currencySchema } from '../policies/policies.schemas.js';
-import { vendorSchema } from './vendor.js';
+import { vendorSchema } from '../policies/vendor.js';
 
 export const authorizeSchema = z.strictObject({
   agent_id: z.string().min(1).max(100),

@@ -1,12 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Database } from '../db/connect.js';
-
-/**
- * The channel a resolving transaction notifies (`pg_notify`, delivered on commit only) with the
- * decision id; every API process listens on it, so a hold resolved by the worker in another
- * process wakes that process's long-polls.
- */
-export const DECISION_RESOLVED_CHANNEL = 'decision_resolved';
+import { DECISION_RESOLVED_CHANNEL } from '../decisions/decisions.repository.js';
 
 export interface DecisionWatch {
   /** Resolves on a notification received since the previous call (or the watch began) or an abort ('woken'), or at the deadline ('deadline'). */

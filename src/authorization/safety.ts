@@ -1,6 +1,6 @@
 import type { DbOrTrx, VelocityLimit } from '../db/database.js';
 import { recentLookalikes, velocityState } from './authorization.repository.js';
-import { normalizeVendor } from './vendor.js';
+import { normalizeVendor } from '../policies/vendor.js';
 
 /**
  * The state the velocity and duplicate rules need, read under the agent's row lock (so it is

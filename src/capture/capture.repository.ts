@@ -1,5 +1,5 @@
 import type { CaptureStatus, DbOrTrx } from '../db/database.js';
-import type { DecisionRow } from '../authorization/decision.view.js';
+import type { DecisionRow } from '../decisions/decision.view.js';
 
 /**
  * Moves an uncaptured approval to its final capture status. Conditional on it still being
@@ -41,20 +41,4 @@ export async function overdueUncapturedIds(db: DbOrTrx, now: Date, limit: number
     .limit(limit)
     .execute();
   return rows.map((r) => r.id);
-}
-
-/**
- * Marks the token of an uncaptured approval used, in one conditional statement: of concurrent
- * consumers exactly one gets the row back.
- */
-export async function consumeToken(db: DbOrTrx, id: string, now: Date): Promise<DecisionRow | undefined> {
-  return db
-    .updateTable('decisions')
-    .set({ token_consumed_at: now, updated_at: now })
-    .where('id', '=', id)
-    .where('capture_status', '=', 'uncaptured')
-    .where('token_consumed_at', 'is', null)
-    .where((eb) => eb.or([eb('capture_expires_at', 'is', null), eb('capture_expires_at', '>', now)]))
-    .returningAll()
-    .executeTakeFirst();
 }

@@ -1,12 +1,12 @@
-import { actorOf, ADMIN, requireRole, type Caller } from '../caller.js';
+import { actorOf, ADMIN, requireRole, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
 import { appendAudit, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
-import { changeSpend, findDecisionInScope } from '../authorization/authorization.repository.js';
-import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from '../authorization/decision.view.js';
-import { lockDecision } from '../approvals/approvals.repository.js';
-import { AppError, conflict, invalid, notFound } from '../errors.js';
+import { findDecisionById, findDecisionInScope, lockAgentThenDecision } from '../decisions/decisions.repository.js';
+import { changeSpend } from '../decisions/spend.repository.js';
+import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
+import { AppError, conflict, invalid, notFound } from '../kernel/errors.js';
 import { emitEvent } from '../events/events.repository.js';
-import type { IdempotencyHandle } from '../http/idempotency.js';
+import type { IdempotencyHandle } from '../kernel/idempotency.js';
 import { overdueUncapturedIds, settleCapture } from './capture.repository.js';
 
 export interface CaptureDeps {
@@ -46,10 +46,7 @@ async function settle(trx: DbOrTrx, row: DecisionRow, to: Settlement, actor: Aud
 }
 
 /** The agent's row lock, then the decision's: the order every spend change takes. */
-async function lockForSettlement(trx: DbOrTrx, row: DecisionRow): Promise<DecisionRow> {
-  await trx.selectFrom('agents').select('id').where('id', '=', row.agent_id).forUpdate().execute();
-  return (await lockDecision(trx, row.id))!;
-}
+const lockForSettlement = async (trx: DbOrTrx, row: DecisionRow): Promise<DecisionRow> => (await lockAgentThenDecision(trx, row.agent_id, row.id))!;
 
 function refuseUnlessUncaptured(row: DecisionRow, action: 'capture' | 'void'): void {
   if (row.decision !== 'approved' || !row.capture_status) {
@@ -70,7 +67,7 @@ async function loadForAdmin(deps: CaptureDeps, caller: Caller, id: string): Prom
  * Once only. The rest is released from the agent's budget in the same transaction. A capture
  * arriving after the capture deadline records the expiry the sweep would have and answers 409.
  */
-export async function captureDecision(deps: CaptureDeps, caller: Caller, id: string, input: { amount?: number | undefined }, idem?: IdempotencyHandle): Promise<DecisionView> {
+export async function captureDecision(deps: CaptureDeps, caller: Caller, id: string, input: { amount?: number | undefined }, idem?: IdempotencyHandle<DbOrTrx>): Promise<DecisionView> {
   const first = await loadForAdmin(deps, caller, id);
   const outcome = await deps.db.transaction().execute(async (trx) => {
     const row = await lockForSettlement(trx, first);
@@ -91,7 +88,7 @@ export async function captureDecision(deps: CaptureDeps, caller: Caller, id: str
 }
 
 /** `POST /v1/decisions/:id/void`: the whole amount of an uncaptured approval is released; its token stops verifying. */
-export async function voidDecision(deps: CaptureDeps, caller: Caller, id: string, idem?: IdempotencyHandle): Promise<DecisionView> {
+export async function voidDecision(deps: CaptureDeps, caller: Caller, id: string, idem?: IdempotencyHandle<DbOrTrx>): Promise<DecisionView> {
   const first = await loadForAdmin(deps, caller, id);
   return deps.db.transaction().execute(async (trx) => {
     const row = await lockForSettlement(trx, first);
@@ -118,7 +115,8 @@ export async function expireUncapturedApprovals(deps: CaptureDeps, opts: { limit
   const expired: string[] = [];
   for (const id of ids) {
     const changed = await deps.db.transaction().execute(async (trx) => {
-      const first = await trx.selectFrom('decisions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      const first = await findDecisionById(trx, id);
+      if (!first) throw new Error(`decision ${id} is gone`);
       const row = await lockForSettlement(trx, first);
       if (row.capture_status !== 'uncaptured' || !pastDeadline(row, now)) return false;
       return (await settle(trx, row, 'expired', { type: 'system', id: null }, now)) !== undefined;

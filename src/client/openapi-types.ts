@@ -2060,10 +2060,10 @@ export interface components {
         /** @description Readiness: the database, the workflow engine and the outbox lag. */
         Readiness: {
             /**
-             * @description `ready` when the database answers (HTTP 200), else `unavailable` (HTTP 503)
+             * @description `ready` when the database answers (HTTP 200); `degraded` when it does but the workflow engine is down (HTTP 200: authorize works, held requests wait and approve answers 503); `unavailable` when the database does not answer (HTTP 503)
              * @enum {string}
              */
-            status: "ready" | "unavailable";
+            status: "ready" | "degraded" | "unavailable";
             /** @enum {string} */
             database: "up" | "down";
             /**
@@ -2358,13 +2358,14 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `service_unavailable`: a dependency the call needs (the workflow engine) is down; retry later */
+        /** @description `service_unavailable`: a dependency the call needs (the workflow engine) is down or did not answer within 10 s; retry after `Retry-After` seconds */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfterUnavailable"];
                 [name: string]: unknown;
             };
             content: {
@@ -2385,6 +2386,8 @@ export interface components {
         RateLimitReset: number;
         /** @description Whole seconds to wait before retrying (the same number as X-RateLimit-Reset) */
         RetryAfter: number;
+        /** @description Whole seconds to wait before retrying (5): the dependency is looked at again within that */
+        RetryAfterUnavailable: number;
         /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
         IdempotentReplayed: "true";
         /** @description CSV answers only: the cursor of the next page, absent on the last page */
@@ -2434,7 +2437,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Ready (503 with the same object when the database is down) */
+            /** @description Ready, or `degraded` while the workflow engine is down (503 with the same object when the database is down) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

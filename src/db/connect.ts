@@ -1,11 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, type KyselyConfig } from 'kysely';
+import { Kysely, PostgresDialect, sql, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { DB, Db } from './database.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { usePreparedStatements } from './prepared.js';
-import { DEFAULT_DATABASE_POOL_SIZE } from '../config.js';
+
+/**
+ * Pooled PostgreSQL connections of an API process (`serve`). Few: every connection is a server
+ * process, and past a few per PostgreSQL core they add context switches and lock traffic, not
+ * throughput (8 against 20 on a 2-core machine: 12% more decisions a second, 17% less PostgreSQL
+ * CPU per decision).
+ */
+export const API_DATABASE_POOL_SIZE = 8;
+/** `worker` and `dev` (and the CLI's commands): the worker's 18 activity slots each get a connection. */
+export const DEFAULT_DATABASE_POOL_SIZE = 20;
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -68,6 +77,11 @@ async function listenOnPostgres(connectionString: string, channel: string, onMes
     clearTimeout(retry);
     await client?.end().catch(() => {});
   };
+}
+
+/** Resolves once the database answers a trivial query; throws when it does not (readiness probes). */
+export async function pingDatabase(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
 }
 
 export interface ConnectOptions {

@@ -1,10 +1,11 @@
 import type { ColumnType, Generated, Kysely, Selectable, Transaction } from 'kysely';
+import type { Plan, Role } from '../kernel/caller.js';
+
+export type { Plan, Role };
 
 /** JSON stored in jsonb: selected as parsed values, inserted as JSON text. */
 export type Json<T> = ColumnType<T, string, string>;
 
-export type Plan = 'sandbox' | 'starter' | 'growth' | 'enterprise';
-export type Role = 'admin' | 'reviewer' | 'agent';
 export type AgentStatus = 'active' | 'frozen' | 'deactivated';
 export type KycStatus = 'pending' | 'verified' | 'rejected';
 
@@ -69,7 +70,7 @@ export interface PoliciesTable {
   auto_freeze: Json<AutoFreeze | null>;
   approval_rules: Json<ApprovalRule[]>;
   escalate_after_seconds: number | null;
-  /** An approval not captured within this many seconds expires (DECISIONS §15). */
+  /** An approval not captured within this many seconds expires (docs/api.md, "Capture and void"). */
   capture_window_seconds: Generated<number>;
   created_at: Date;
   updated_at: Date;
@@ -82,7 +83,7 @@ export interface VelocityLimit {
   max_amount?: number | null;
 }
 
-/** A hold above `above` (minor units) needs `approvals_required` distinct approvals (DECISIONS §16). */
+/** A hold above `above` (minor units) needs `approvals_required` distinct approvals (docs/api.md, "Approval chains"). */
 export interface ApprovalRule {
   above: number;
   approvals_required: number;

@@ -1,4 +1,5 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { auditHmacKey, isAuditHmacKeyLoaded } from '../kernel/audit-key.js';
 import type { Db } from './database.js';
 import * as m001 from './migrations/001_foundation.js';
 import * as m002 from './migrations/002_decisions.js';
@@ -9,7 +10,7 @@ import * as m007 from './migrations/007_audit_sealing.js';
 import * as m008 from './migrations/008_outbox_account.js';
 import * as m009 from './migrations/009_authorize_fast_path.js';
 import * as m010 from './migrations/010_audit_insert_order.js';
-import * as m011 from './migrations/011_audit_hmac.js';
+import { auditHmacMigration } from './migrations/011_audit_hmac.js';
 import * as m012 from './migrations/012_idempotency_per_key.js';
 import * as m013 from './migrations/013_operator_actor.js';
 import * as m014 from './migrations/014_outbox_dead_letter.js';
@@ -17,7 +18,7 @@ import * as m015 from './migrations/015_capture.js';
 import * as m016 from './migrations/016_approval_chains.js';
 import * as m017 from './migrations/017_trigger_conditions.js';
 import * as m004 from './migrations/004_quickstart.js';
-import * as m018 from './migrations/018_audit_head_evidence.js';
+import { auditHeadEvidenceMigration } from './migrations/018_audit_head_evidence.js';
 import * as m019 from './migrations/019_server_key_fingerprints.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
@@ -31,7 +32,8 @@ const migrations: Record<string, Migration> = {
   '008_outbox_account': m008,
   '009_authorize_fast_path': m009,
   '010_audit_insert_order': m010,
-  '011_audit_hmac': m011,
+  // Re-seals existing chains with the key this process loaded at start.
+  '011_audit_hmac': auditHmacMigration(() => (isAuditHmacKeyLoaded() ? auditHmacKey() : undefined)),
   '012_idempotency_per_key': m012,
   '013_operator_actor': m013,
   '014_outbox_dead_letter': m014,
@@ -39,7 +41,8 @@ const migrations: Record<string, Migration> = {
   '016_approval_chains': m016,
   '017_trigger_conditions': m017,
   '004_quickstart': m004,
-  '018_audit_head_evidence': m018,
+  // Signs the existing chain heads with the same key.
+  '018_audit_head_evidence': auditHeadEvidenceMigration(() => (isAuditHmacKeyLoaded() ? auditHmacKey() : undefined)),
   '019_server_key_fingerprints': m019,
 };
 

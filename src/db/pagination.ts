@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { z } from 'zod';
-import { invalid } from '../errors.js';
-import { isStorableText } from '../storable-text.js';
+import { invalid } from '../kernel/errors.js';
+import { isStorableText } from '../kernel/storable-text.js';
 
 export const DEFAULT_LIST_LIMIT = 20;
 export const MAX_LIST_LIMIT = 100;
@@ -84,6 +84,19 @@ export function afterRow(table: string, cursorId: string, scope: { accountId: st
   return sql<SqlBool>`(${sql.ref(`${table}.created_at`)}, ${sql.ref(`${table}.id`)}) <
     (SELECT c.created_at, c.id FROM ${sql.table(table)} c
       WHERE c.id = ${cursorId} AND c.account_id = ${scope.accountId} AND c.livemode = ${scope.livemode})`;
+}
+
+/**
+ * A page of a list of rows with ids, newest first: `read(limit, afterId)` reads up to `limit` rows
+ * after the cursor's row (all from the first when there is no cursor), one more than the page
+ * holds, so the extra one says whether another page follows.
+ */
+export async function listPage<R extends { id: string }, T>(
+  q: { limit: number; cursor?: string | undefined },
+  read: (limit: number, afterId: string | undefined) => Promise<R[]>,
+  view: (row: R) => T,
+): Promise<Page<T>> {
+  return toPage(await read(q.limit + 1, q.cursor ? decodeCursor(q.cursor) : undefined), q.limit, view, (r) => r.id);
 }
 
 /** `rows` holds up to limit + 1 rows; the extra one only says there is more. */

@@ -1,8 +1,9 @@
 import type { DbOrTrx } from '../db/database.js';
-import { newId } from '../ids.js';
+import { newId } from '../kernel/ids.js';
 import { enqueueOutbox } from '../outbox/outbox.repository.js';
 import { afterRow } from '../db/pagination.js';
 import { insertRows } from '../db/statements.js';
+import { inScope } from '../db/scope.js';
 
 export type EventType =
   | 'authorize.approved'
@@ -54,12 +55,12 @@ export const EVENT_TYPES: readonly EventType[] = [
 
 export async function findEvent(db: DbOrTrx, scope: { accountId: string; livemode: boolean } | null, id: string) {
   let q = db.selectFrom('events').selectAll().where('id', '=', id);
-  if (scope) q = q.where('account_id', '=', scope.accountId).where('livemode', '=', scope.livemode);
+  if (scope) q = q.$call(inScope(scope));
   return q.executeTakeFirst();
 }
 
 export async function listEvents(db: DbOrTrx, scope: { accountId: string; livemode: boolean; type?: string | undefined }, limit: number, cursorId?: string) {
-  let q = db.selectFrom('events').selectAll().where('account_id', '=', scope.accountId).where('livemode', '=', scope.livemode);
+  let q = db.selectFrom('events').selectAll().$call(inScope(scope));
   if (scope.type) q = q.where('type', '=', scope.type);
   if (cursorId) q = q.where(afterRow('events', cursorId, scope));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
-import type { Caller } from '../caller.js';
-import { AppError } from '../errors.js';
+import type { Caller } from '../kernel/caller.js';
+import { AppError } from '../kernel/errors.js';
 
 export type Authenticator = (rawKey: string) => Promise<Caller>;
 

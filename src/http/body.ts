@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { AppError } from '../errors.js';
+import { AppError } from '../kernel/errors.js';
 import { rejectUnstorableInput } from './input-guard.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import type { Caller } from '../caller.js';
-import { AppError } from '../errors.js';
+import type { Caller } from '../kernel/caller.js';
+import { AppError } from '../kernel/errors.js';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

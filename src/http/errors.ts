@@ -1,5 +1,5 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, type ErrorCode } from '../errors.js';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { AppError, type ErrorCode } from '../kernel/errors.js';
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -14,6 +14,12 @@ const STATUS: Record<ErrorCode, number> = {
   internal_error: 500,
 };
 
+/**
+ * Retry-After of every 503 `service_unavailable` (docs/api.md, "Errors"): the engine or the
+ * database is probed every few seconds, and a reviewer's retry is safe (answered from the row).
+ */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; param?: string; request_id?: string };
 }
@@ -24,8 +30,11 @@ export function errorBody(code: ErrorCode, message: string, param?: string, requ
   };
 }
 
+/** The answer to a request no route serves. */
+export const unrecognizedRoute = (req: Request) => new AppError('not_found', `Unrecognized request URL (${req.method} ${req.path}).`);
+
 export const notFoundRoute: RequestHandler = (req, _res, next) => {
-  next(new AppError('not_found', `Unrecognized request URL (${req.method} ${req.path}).`));
+  next(unrecognizedRoute(req));
 };
 
 type BodyParserError = Error & { type?: string; status?: number };
@@ -86,6 +95,7 @@ export function errorHandler(log: (err: unknown, requestId: string) => void): Er
       res.end();
       return;
     }
+    if (status === 503) res.setHeader('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
     res.status(status).json(errorBody(appError.code, appError.message, appError.param, req.requestId));
   };
 }

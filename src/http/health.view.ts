@@ -5,7 +5,11 @@ export type HealthView = z.infer<typeof healthSchema>;
 
 export const readinessSchema = z
   .object({
-    status: z.enum(['ready', 'unavailable']).describe('`ready` when the database answers (HTTP 200), else `unavailable` (HTTP 503)'),
+    status: z
+      .enum(['ready', 'degraded', 'unavailable'])
+      .describe(
+        '`ready` when the database answers (HTTP 200); `degraded` when it does but the workflow engine is down (HTTP 200: authorize works, held requests wait and approve answers 503); `unavailable` when the database does not answer (HTTP 503)',
+      ),
     database: z.enum(['up', 'down']),
     workflow_engine: z.enum(['up', 'down', 'unknown']).describe('Reported, never required: authorize works without it'),
     outbox: z

@@ -1,33 +1,25 @@
 import type { RequestHandler } from 'express';
-import type { Compilable } from 'kysely';
 import { canonicalJson } from '../audit/audit-chain.js';
 import type { Db, DbOrTrx } from '../db/database.js';
-import { AppError, conflict } from '../errors.js';
-import { sha256Hex } from '../ids.js';
+import type { IdempotencyHandle } from '../kernel/idempotency.js';
+import { AppError, conflict } from '../kernel/errors.js';
+import { sha256Hex } from '../kernel/ids.js';
 import { claimKey, completeKey, completeKeyStatement, releaseKey, type IdempotencyScope } from '../idempotency/idempotency.repository.js';
 import type { ResponseCipher } from '../idempotency/response-cipher.js';
-import { requireRole } from '../caller.js';
+import { requireRole } from '../kernel/caller.js';
 import { callerOf } from './context.js';
-import { createRouteFinder } from './route-docs.js';
+import { createRouteFinder, type Route } from './route.js';
 import { bodyObject, parse } from './validate.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 const MAX_KEY_LENGTH = 255;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Lets a service store the response inside its own transaction, so the two commit together. */
-export interface IdempotencyHandle {
-  key: string;
-  complete(trx: DbOrTrx, status: number, body: string): Promise<void>;
-  /** The same store as a statement, so a service can write it together with its own rows. */
-  completion?(trx: DbOrTrx, status: number, body: string): Compilable;
-}
-
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
-      idempotency?: IdempotencyHandle;
+      idempotency?: IdempotencyHandle<DbOrTrx>;
     }
   }
 }
@@ -38,6 +30,8 @@ const NOT_EXECUTED = new Set([400, 401, 403, 413, 429]);
 export interface IdempotencyDeps {
   db: Db;
   cipher: ResponseCipher;
+  /** The declared routes: a request's role and body are checked as its route declares them. */
+  routes: readonly Route[];
 }
 
 /**
@@ -46,8 +40,8 @@ export interface IdempotencyDeps {
  * `Idempotent-Replayed: true`; the same key with another request, or while the first is still
  * running, is a 409 conflict. Kept 24 hours.
  */
-export function idempotency({ db, cipher }: IdempotencyDeps): RequestHandler {
-  const routeOf = createRouteFinder();
+export function idempotency({ db, cipher, routes }: IdempotencyDeps): RequestHandler {
+  const routeOf = createRouteFinder(routes);
   return async (req, res, next) => {
     const key = req.get(IDEMPOTENCY_HEADER);
     if (req.method !== 'POST' || key === undefined) return next();
@@ -58,8 +52,9 @@ export function idempotency({ db, cipher }: IdempotencyDeps): RequestHandler {
     // An unknown route answers 404 without ever executing: nothing to store.
     if (!route) return next();
     const caller = callerOf(req);
-    // The role and the body are checked before any lookup (DECISIONS §3): a key that may not make
-    // this request never reaches a stored response, and its refusal never binds the key.
+    // The role and the body are checked before any lookup (docs/api.md, "Idempotency"): a key that
+    // may not make this request never reaches a stored response, and its refusal never binds the
+    // key.
     if (route.roles !== 'public') requireRole(caller, route.roles);
     if (route.body) parse(route.body, bodyObject(req.body));
 

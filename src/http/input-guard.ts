@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
-import { invalid } from '../errors.js';
-import { isStorableText, unstorablePath } from '../storable-text.js';
+import { invalid } from '../kernel/errors.js';
+import { isStorableText, unstorablePath } from '../kernel/storable-text.js';
 
 const WHAT = 'must not contain NUL characters or unpaired UTF-16 surrogates';
 

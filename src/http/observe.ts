@@ -1,7 +1,8 @@
 import type { RequestHandler } from 'express';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../kernel/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import { createRouteMatcher } from './openapi.js';
+import { createRouteMatcher } from './route.js';
+import { ROUTES } from './routes/index.js';
 
 /** Probes and scrapes arrive every few seconds: logged at debug so they do not drown the rest. */
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
@@ -14,7 +15,7 @@ const CLIENT_CLOSED = 499;
  * string or body, so a key, secret or token cannot reach the logs from here.
  */
 export function observeRequests(opts: { metrics: Metrics; log?: Logger | undefined }): RequestHandler {
-  const matchRoute = createRouteMatcher();
+  const matchRoute = createRouteMatcher(ROUTES);
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     let done = false;

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { agentListSchema, agentSchema } from '../agents/agent.view.js';
 import { auditRecordListSchema, auditRecordSchema, auditVerificationSchema } from '../audit/audit.view.js';
-import { approvalListSchema, approvalSchema, decisionEventDataSchema, decisionSchema } from '../authorization/decision.view.js';
-import type { ErrorCode } from '../errors.js';
-import { approvalCompletedDataSchema, approvalEscalatedDataSchema, eventListSchema, eventSchema, webhookPayloadSchema } from '../events/event.view.js';
+import { approvalListSchema, approvalSchema, decisionEventDataSchema, decisionSchema } from '../decisions/decision.view.js';
+import type { ErrorCode } from '../kernel/errors.js';
+import { eventListSchema, eventSchema, webhookPayloadSchema } from '../webhooks/event.view.js';
+import { approvalCompletedDataSchema, approvalEscalatedDataSchema } from '../approvals/approval-events.js';
 import { EVENT_TYPES, type EventType } from '../events/events.repository.js';
 import { apiKeyListSchema, apiKeySchema, createdApiKeySchema } from '../keys/api-key.view.js';
 import { deletedPolicySchema, policyListSchema, policySchema } from '../policies/policy.view.js';
-import { policySimulationSchema } from '../policies/simulation.view.js';
+import { policySimulationSchema } from '../simulation/simulation.view.js';
 import { quickstartAgentSchema, quickstartAuthorizationSchema, vaultWithTokenSchema } from '../quickstart/quickstart.view.js';
 import { jwksSchema, tokenClaimsSchema, tokenVerificationSchema } from '../tokens/token.view.js';
 import { usageSchema } from '../usage/usage.view.js';

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { eventSummary } from '../events/event.view.js';
+import { eventSummary } from '../webhooks/event.view.js';
 import { EVENT_TYPES, type EventType } from '../events/events.repository.js';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../webhooks/signature.js';
 import { IDEMPOTENCY_HEADER } from './idempotency.js';
-import { STORABLE_TEXT_PATTERN } from './validate.js';
+import { STORABLE_TEXT_PATTERN } from '../kernel/schemas.js';
 import { componentSchemas, webhookComponentName } from './openapi-components.js';
-import { createRouteFinder, ROUTE_DOCS, type RouteDoc } from './route-docs.js';
+import type { Route } from './route.js';
+import { ROUTES } from './routes/index.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -35,7 +36,7 @@ function jsonSchema(schema: z.ZodType): JsonSchema {
 export const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 const pathParams = (path: string) => [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
 
-function operationId(route: Pick<RouteDoc, 'method' | 'path'>): string {
+function operationId(route: Pick<Route, 'method' | 'path'>): string {
   const words = route.path
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
@@ -76,6 +77,7 @@ const HEADERS = {
   RateLimitRemaining: { description: 'Requests left in the current minute', schema: { type: 'integer', minimum: 0 } },
   RateLimitReset: { description: 'Whole seconds until the window resets', schema: { type: 'integer', minimum: 0 } },
   RetryAfter: { description: 'Whole seconds to wait before retrying (the same number as X-RateLimit-Reset)', required: true, schema: { type: 'integer', minimum: 0 } },
+  RetryAfterUnavailable: { description: 'Whole seconds to wait before retrying (5): the dependency is looked at again within that', required: true, schema: { type: 'integer', minimum: 1 } },
   IdempotentReplayed: { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
   NextCursor: { description: 'CSV answers only: the cursor of the next page, absent on the last page', schema: { type: 'string' } },
 } as const;
@@ -95,15 +97,19 @@ const ERROR_RESPONSES: Record<string, { status: string; description: string; hea
   Conflict: { status: '409', description: '`conflict`: the object is not in a state that allows it, or the Idempotency-Key was used with another request' },
   PayloadTooLarge: { status: '413', description: '`invalid_request`: the body is over 64 KiB (`param` `body`)' },
   TooManyRequests: { status: '429', description: "`rate_limited`: over the per-minute limit", headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
-  ServiceUnavailable: { status: '503', description: '`service_unavailable`: a dependency the call needs (the workflow engine) is down; retry later' },
+  ServiceUnavailable: {
+    status: '503',
+    description: '`service_unavailable`: a dependency the call needs (the workflow engine) is down or did not answer within 10 s; retry after `Retry-After` seconds',
+    headers: { 'Retry-After': ref('headers', 'RetryAfterUnavailable') },
+  },
 };
 
-const isPost = (route: RouteDoc) => route.method === 'post';
-/** Rate limiting covers /v1 and every authenticated route (src/app.ts), not the operational pages. */
-const isRateLimited = (route: RouteDoc) => route.roles !== 'public' || route.path.startsWith('/v1/');
+const isPost = (route: Route) => route.method === 'post';
+/** Rate limiting covers /v1 and every authenticated route (src/http/app.ts), not the operational pages. */
+const isRateLimited = (route: Route) => route.roles !== 'public' || route.path.startsWith('/v1/');
 
 /** The error answers of an operation: those every operation of its kind can give, plus its own. */
-function errorResponses(route: RouteDoc): string[] {
+function errorResponses(route: Route): string[] {
   if (route.roles === 'public') return isRateLimited(route) ? ['TooManyRequests'] : [];
   const own = new Set(route.errors ?? []);
   const hasBody = route.method === 'post' || route.method === 'patch';
@@ -120,7 +126,7 @@ function errorResponses(route: RouteDoc): string[] {
   ];
 }
 
-function operation(route: RouteDoc, nameOf: (schema: z.ZodType) => string, routes: readonly RouteDoc[]): object {
+function operation(route: Route, nameOf: (schema: z.ZodType) => string, routes: readonly Route[]): object {
   const roleList = route.roles === 'public' ? [] : route.roles;
   const isPublic = route.roles === 'public';
   const limited = isRateLimited(route);
@@ -144,7 +150,7 @@ function operation(route: RouteDoc, nameOf: (schema: z.ZodType) => string, route
     ...(route.response.csv ? { 'text/csv': { schema: { type: 'string', description: 'RFC 4180 CSV with a header row; cells that could start a formula are prefixed with `\'`' } } } : {}),
   };
   const links = Object.entries(route.links ?? {}).map(([name, l]) => {
-    const [method, path] = l.to.split(' ') as [RouteDoc['method'], string];
+    const [method, path] = l.to.split(' ') as [Route['method'], string];
     const target = routes.find((r) => r.method === method && r.path === path);
     if (!target) throw new Error(`link ${name} of ${route.method} ${route.path} goes to an undocumented operation ${l.to}`);
     return [name, { operationId: operationId(target), parameters: l.parameters, description: target.summary }] as const;
@@ -209,14 +215,16 @@ function webhook(type: EventType): object {
 }
 
 export interface OpenApiDocument {
-  openapi: string;
-  info: Record<string, unknown>;
+  openapi: '3.1.0';
+  info: { title: string; version: string; [key: string]: unknown };
   paths: Record<string, Record<string, any>>;
+  components: Record<string, unknown>;
+  webhooks: Record<string, unknown>;
   [key: string]: unknown;
 }
 
 /** The OpenAPI 3.1 document of the routes, generated from the zod schemas the handlers parse with and answer through. */
-export function buildOpenApiDocument(routes: readonly RouteDoc[] = ROUTE_DOCS): OpenApiDocument {
+export function buildOpenApiDocument(routes: readonly Route[] = ROUTES): OpenApiDocument {
   const { schemas, nameOf } = componentSchemas();
   const paths: OpenApiDocument['paths'] = {};
   for (const route of routes) {
@@ -270,68 +278,3 @@ export function buildOpenApiDocument(routes: readonly RouteDoc[] = ROUTE_DOCS): 
 let cached: OpenApiDocument | undefined;
 /** Built once per process: the routes do not change while it runs. */
 export const openApiDocument = (): OpenApiDocument => (cached ??= buildOpenApiDocument());
-
-/** Matches a request against the documented routes, giving its pattern: the route label of metrics and logs. */
-export function createRouteMatcher(routes: readonly RouteDoc[] = ROUTE_DOCS): (method: string, path: string) => string | undefined {
-  const find = createRouteFinder(routes);
-  return (method, path) => find(method, path)?.path;
-}
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-const inlineCode = (s: string) => escapeHtml(s).replace(/`([^`]+)`/g, '<code>$1</code>');
-
-/** A `{$ref: "#/components/…"}` of the document, followed (one level: the document has no chains). */
-const resolveRef = <T extends { $ref?: string }>(doc: OpenApiDocument, node: T): T =>
-  node.$ref ? (node.$ref.slice(2).split('/').reduce<any>((n, key) => n?.[key], doc) as T) : node;
-
-/** A self-contained reference page, rendered on the server from the document: no script, no CDN. */
-export function renderDocsPage(doc: OpenApiDocument = openApiDocument()): string {
-  const byTag = new Map<string, string[]>();
-  for (const [path, item] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(item)) {
-      const params = (op.parameters ?? []) as Array<{ name: string; in: string; required: boolean; description?: string; schema: JsonSchema }>;
-      const paramRows = params
-        .map(
-          (p) =>
-            `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${escapeHtml(JSON.stringify(p.schema))}</code>${p.description ? `<br>${inlineCode(p.description)}` : ''}</td></tr>`,
-        )
-        .join('');
-      const body = op.requestBody?.content?.['application/json']?.schema;
-      const responses = Object.entries(op.responses as Record<string, { description?: string; $ref?: string }>)
-        .map(([status, r]) => `<li><b>${escapeHtml(status)}</b> ${inlineCode(resolveRef(doc, r).description ?? '')}</li>`)
-        .join('');
-      const html = `<section class="op" id="${escapeHtml(op.operationId)}">
-<h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code></h3>
-<p>${inlineCode(op.summary)}</p>
-${op.description ? `<p class="d">${inlineCode(op.description).replace(/\n\n/g, '<br>')}</p>` : ''}
-${paramRows ? `<table><tr><th>parameter</th><th>in</th><th>required</th><th>schema</th></tr>${paramRows}</table>` : ''}
-${body ? `<details><summary>Request body (JSON Schema)</summary><pre>${escapeHtml(JSON.stringify(body, null, 2))}</pre></details>` : ''}
-<ul class="r">${responses}</ul>
-</section>`;
-      const tag = (op.tags?.[0] as string | undefined) ?? 'Other';
-      if (!byTag.has(tag)) byTag.set(tag, []);
-      byTag.get(tag)!.push(html);
-    }
-  }
-  const toc = [...byTag.keys()].map((t) => `<a href="#tag-${escapeHtml(t.replace(/\W+/g, '-'))}">${escapeHtml(t)}</a>`).join(' · ');
-  const sections = [...byTag.entries()].map(([t, ops]) => `<h2 id="tag-${escapeHtml(t.replace(/\W+/g, '-'))}">${escapeHtml(t)}</h2>\n${ops.join('\n')}`).join('\n');
-  const info = doc.info as { title: string; version: string; description: string };
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(info.title)} — API reference</title>
-<style>
-body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b}
-code,pre{font:13px ui-monospace,monospace;background:#f3f3f3;border-radius:3px;padding:0 .2em}
-pre{padding:.6em;overflow:auto}.op{border-top:1px solid #ddd;padding:.4em 0}
-h3{font-size:1rem;margin:.6em 0 .2em}.m{display:inline-block;min-width:4em;text-align:center;color:#fff;border-radius:3px;font-size:.8rem;padding:.1em .3em}
-.get{background:#2f7d32}.post{background:#1565c0}.patch{background:#8e5b00}.delete{background:#b71c1c}
-table{border-collapse:collapse;font-size:.9rem}td,th{border:1px solid #ddd;padding:.2em .4em;text-align:left;vertical-align:top}.d{color:#444}
-</style></head><body>
-<h1>${escapeHtml(info.title)} <small>${escapeHtml(info.version)}</small></h1>
-<p>${inlineCode(info.description)}</p>
-<p>Machine-readable: <a href="/v1/openapi.json">/v1/openapi.json</a> (OpenAPI ${escapeHtml(doc.openapi)}). Authenticate with <code>Authorization: Bearer gc_test_…</code>.</p>
-<nav>${toc}</nav>
-${sections}
-</body></html>
-`;
-}

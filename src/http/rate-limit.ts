@@ -1,7 +1,7 @@
 import { recordRateLimitRejection } from '../observability/metrics.js';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Db } from '../db/database.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../kernel/errors.js';
 import {
   accountBucket,
   addressBucket,

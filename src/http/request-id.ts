@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { newId } from '../ids.js';
+import { newId } from '../kernel/ids.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -1,6 +1,7 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { RequestHandler } from 'express';
-import { createRouteMatcher } from './openapi.js';
+import { createRouteMatcher } from './route.js';
+import { ROUTES } from './routes/index.js';
 
 /**
  * One server span per HTTP request, active while the request is handled, so the engine calls it
@@ -9,7 +10,7 @@ import { createRouteMatcher } from './openapi.js';
  * header, query string or body. Mounted only when tracing is on.
  */
 export function traceRequests(tracer = trace.getTracer('spend-auth-http')): RequestHandler {
-  const matchRoute = createRouteMatcher();
+  const matchRoute = createRouteMatcher(ROUTES);
   return (req, res, next) => {
     const path = req.originalUrl.split('?')[0] ?? '/';
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);

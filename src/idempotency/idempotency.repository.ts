@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { DbOrTrx, IdempotencyKeysTable, Selectable } from '../db/database.js';
+import { inScope } from '../db/scope.js';
 
 export type IdempotencyRow = Selectable<IdempotencyKeysTable>;
 
@@ -7,7 +8,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** An in-progress claim older than this belonged to a request that died before committing anything. */
 export const IDEMPOTENCY_STALE_CLAIM_MS = 60 * 1000;
 
-/** A stored response belongs to the API key that sent the request, not to its account (DECISIONS §3). */
+/** A stored response belongs to the API key that sent the request, not to its account (docs/api.md, "Idempotency"). */
 export interface IdempotencyScope {
   accountId: string;
   livemode: boolean;
@@ -35,8 +36,7 @@ export async function claimKey(db: DbOrTrx, s: IdempotencyScope, requestHash: st
   return db
     .selectFrom('idempotency_keys')
     .selectAll()
-    .where('account_id', '=', s.accountId)
-    .where('livemode', '=', s.livemode)
+    .$call(inScope(s))
     .where('api_key_id', '=', s.apiKeyId)
     .where('key', '=', s.key)
     .executeTakeFirst();
@@ -52,8 +52,7 @@ export function completeKeyStatement(db: DbOrTrx, s: IdempotencyScope, status: n
   return db
     .updateTable('idempotency_keys')
     .set({ status: 'completed', response_status: status, response_type: type, response_body: body })
-    .where('account_id', '=', s.accountId)
-    .where('livemode', '=', s.livemode)
+    .$call(inScope(s))
     .where('api_key_id', '=', s.apiKeyId)
     .where('key', '=', s.key)
     .where('status', '=', 'in_progress');
@@ -63,8 +62,7 @@ export function completeKeyStatement(db: DbOrTrx, s: IdempotencyScope, status: n
 export async function releaseKey(db: DbOrTrx, s: IdempotencyScope): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
-    .where('account_id', '=', s.accountId)
-    .where('livemode', '=', s.livemode)
+    .$call(inScope(s))
     .where('api_key_id', '=', s.apiKeyId)
     .where('key', '=', s.key)
     .where('status', '=', 'in_progress')

@@ -1,4 +1,4 @@
-import { randomBase62, sha256Hex } from '../ids.js';
+import { randomBase62, sha256Hex } from '../kernel/ids.js';
 
 export const KEY_RANDOM_LENGTH = 40;
 const KEY_PATTERN = /^gc_(test|live)_[0-9A-Za-z]{32,128}$/;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listOf } from '../db/pagination.js';
-import { idOf, instant, livemodeField } from '../view-fields.js';
+import { idOf, instant, livemodeField } from '../kernel/view-fields.js';
 import type { ApiKeyRow } from './keys.repository.js';
 
 export const apiKeySchema = z

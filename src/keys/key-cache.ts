@@ -1,4 +1,4 @@
-import type { Caller } from '../caller.js';
+import type { Caller } from '../kernel/caller.js';
 import { hashApiKey } from './api-key.js';
 
 /** Another process's revocation is honoured within this time; this process's at once. */

@@ -1,6 +1,7 @@
 import type { Selectable, ApiKeysTable, DbOrTrx, Plan } from '../db/database.js';
 import { afterRow } from '../db/pagination.js';
 import { KEY_USAGE_INTERVAL_MS } from './key-usage.js';
+import { inScope } from '../db/scope.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
@@ -29,9 +30,13 @@ export async function findKey(db: DbOrTrx, accountId: string, livemode: boolean,
     .selectFrom('api_keys')
     .selectAll()
     .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('livemode', '=', livemode)
+    .$call(inScope({ accountId, livemode }))
     .executeTakeFirst();
+}
+
+/** A key's name, whatever its account (an approval shows the name its key had when it approved). */
+export async function keyName(db: DbOrTrx, id: string): Promise<string | undefined> {
+  return (await db.selectFrom('api_keys').select('name').where('id', '=', id).executeTakeFirst())?.name;
 }
 
 export async function listKeys(
@@ -44,8 +49,7 @@ export async function listKeys(
   let q = db
     .selectFrom('api_keys')
     .selectAll()
-    .where('account_id', '=', accountId)
-    .where('livemode', '=', livemode);
+    .$call(inScope({ accountId, livemode }));
   if (cursorId) q = q.where(afterRow('api_keys', cursorId, { accountId, livemode }));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }

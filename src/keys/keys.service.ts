@@ -1,13 +1,13 @@
-import { actorOf, ADMIN, requireRole, type Caller } from '../caller.js';
+import { actorOf, ADMIN, requireRole, type Caller } from '../kernel/caller.js';
 import type { Db, Role } from '../db/database.js';
-import { decodeCursor, toPage } from '../db/pagination.js';
+import { listPage } from '../db/pagination.js';
 import { appendAudit } from '../audit/audit.repository.js';
-import { AppError, forbidden, invalid, notFound } from '../errors.js';
-import { newId } from '../ids.js';
+import { AppError, forbidden, invalid, notFound } from '../kernel/errors.js';
+import { newId } from '../kernel/ids.js';
 import { findAgentInScope } from '../agents/agents.repository.js';
 import { generateApiKey, hashApiKey, parseApiKeyMode } from './api-key.js';
 import { toApiKeyView, type ApiKeyView, type CreatedApiKeyView } from './api-key.view.js';
-import { findActiveKeyByHash, findKey, insertApiKey, listKeys, revokeKey, type ApiKeyRow } from './keys.repository.js';
+import { findActiveKeyByHash, findKey, insertApiKey, listKeys, revokeKey} from './keys.repository.js';
 
 export { toApiKeyView, type ApiKeyView } from './api-key.view.js';
 
@@ -82,8 +82,7 @@ export async function createApiKey(db: Db, caller: Caller, input: CreateKeyInput
 
 export async function listApiKeys(db: Db, caller: Caller, limit: number, cursor?: string) {
   requireRole(caller, ADMIN);
-  const rows = await listKeys(db, caller.accountId, caller.livemode, limit + 1, cursor ? decodeCursor(cursor) : undefined);
-  return toPage(rows, limit, toApiKeyView, (r) => r.id);
+  return listPage({ limit, cursor }, (n, after) => listKeys(db, caller.accountId, caller.livemode, n, after), toApiKeyView);
 }
 
 /** The calling key itself, for any role: a client (the MCP server) learns its mode, role and agent. */

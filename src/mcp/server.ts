@@ -2,16 +2,16 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { McpConfig } from '../config.js';
+import type { McpConfig } from '../kernel/config.js';
 import { type ApiClient, createApiClient, type Documented, type ResponseBody } from '../client/api-client.js';
-import { formatMoney } from '../money.js';
+import { formatMoney } from '../kernel/money.js';
 
 /**
- * The MCP tool server of DECISIONS §12: a model asks for a spend decision through the tool
- * `authorize_spend` and follows a held one with `get_decision`. It is a client of the HTTP API
- * (`{base}/authorize`, `{base}/decisions/:id`) through the client generated from the OpenAPI
- * document (src/client/), so every decision is the service's own. stdout
- * carries the protocol only; anything for humans goes to stderr.
+ * The MCP tool server (docs/api.md, "MCP tool server"): a model asks for a spend decision through
+ * the tool `authorize_spend` and follows a held one with `get_decision`. It is a client of the HTTP
+ * API (`{base}/authorize`, `{base}/decisions/:id`) through the client generated from the OpenAPI
+ * document (src/client/), so every decision is the service's own. stdout carries the protocol only;
+ * anything for humans goes to stderr.
  */
 
 export const MCP_SERVER_NAME = 'spend-auth';

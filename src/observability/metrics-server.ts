@@ -1,6 +1,6 @@
 import http from 'node:http';
-import type { Logger } from '../logger.js';
-import { closeServerNow, ListenError, listenErrorMessage } from '../http/listen.js';
+import type { Logger } from '../kernel/logger.js';
+import { closeServerNow, ListenError, listenErrorMessage } from '../kernel/listen.js';
 import type { Metrics } from './metrics.js';
 
 export interface MetricsServer {

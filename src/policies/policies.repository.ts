@@ -1,5 +1,6 @@
 import type { ApprovalRule, AutoFreeze, Selectable, DbOrTrx, PoliciesTable, VelocityLimit } from '../db/database.js';
 import { afterRow } from '../db/pagination.js';
+import { inScope } from '../db/scope.js';
 
 export type PolicyRow = Selectable<PoliciesTable>;
 export type PolicyWrite = Partial<
@@ -43,14 +44,18 @@ export async function updatePolicy(db: DbOrTrx, id: string, write: PolicyWrite):
     .executeTakeFirstOrThrow();
 }
 
+/** A policy by id, deleted or not, whatever its account: the one a decision of the account applied. */
+export async function findPolicyById(db: DbOrTrx, id: string): Promise<PolicyRow | undefined> {
+  return db.selectFrom('policies').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 /** A live (not deleted) policy of the account and mode; `forUpdate` locks it for the transaction. */
 export async function findPolicyInScope(db: DbOrTrx, accountId: string, livemode: boolean, id: string, forUpdate = false) {
   let q = db
     .selectFrom('policies')
     .selectAll()
     .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('livemode', '=', livemode)
+    .$call(inScope({ accountId, livemode }))
     .where('deleted_at', 'is', null);
   if (forUpdate) q = q.forUpdate();
   return q.executeTakeFirst();
@@ -65,8 +70,7 @@ export async function listPolicies(
   let q = db
     .selectFrom('policies')
     .selectAll()
-    .where('account_id', '=', scope.accountId)
-    .where('livemode', '=', scope.livemode)
+    .$call(inScope(scope))
     .where('deleted_at', 'is', null);
   if (scope.active !== undefined) q = q.where('active', '=', scope.active);
   if (cursorId) q = q.where(afterRow('policies', cursorId, scope));

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { cursorSchema } from '../db/pagination.js';
-import { vendorListSchema } from '../authorization/vendor.js';
-import { limitSchema, moneySchema, trimmedText } from '../http/validate.js';
-import { MAX_APPROVAL_RULES, MAX_APPROVALS_REQUIRED, MIN_ESCALATE_AFTER_SECONDS } from '../approvals/approval-chains.js';
+import { vendorListSchema } from './vendor.js';
+import { limitSchema, moneySchema, trimmedText } from '../kernel/schemas.js';
+import { MAX_APPROVAL_RULES, MAX_APPROVALS_REQUIRED, MIN_ESCALATE_AFTER_SECONDS } from './approval-rules.js';
 
 export const MAX_LIST_ENTRIES = 500;
 export const MAX_APPROVAL_TIMEOUT_SECONDS = 30 * 24 * 3600;
 export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 72 * 3600;
-/** An approval not captured within this window expires (DECISIONS §15). */
+/** An approval not captured within this window expires (docs/api.md, "Capture and void"). */
 export const DEFAULT_CAPTURE_WINDOW_SECONDS = 7 * 24 * 3600;
 export const MIN_CAPTURE_WINDOW_SECONDS = 60;
 export const MAX_CAPTURE_WINDOW_SECONDS = 30 * 24 * 3600;

@@ -1,16 +1,15 @@
-import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../caller.js';
+import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { Db } from '../db/database.js';
-import { decodeCursor, toPage } from '../db/pagination.js';
+import { listPage } from '../db/pagination.js';
 import { appendAudit } from '../audit/audit.repository.js';
-import { conflict, invalid, notFound } from '../errors.js';
-import { newId } from '../ids.js';
+import { conflict, invalid, notFound } from '../kernel/errors.js';
+import { newId } from '../kernel/ids.js';
 import {
   countBoundAgents,
   findPolicyInScope,
   insertPolicy,
   listPolicies as listPolicyRows,
   updatePolicy as updatePolicyRow,
-  type PolicyRow,
 } from './policies.repository.js';
 import { escalationPastTimeout, type CreatePolicyInput, type UpdatePolicyInput } from './policies.schemas.js';
 import { toPolicyView, type DeletedPolicyView, type PolicyView } from './policy.view.js';
@@ -48,13 +47,8 @@ export async function getPolicy(db: Db, caller: Caller, id: string): Promise<Pol
 
 export async function listPolicies(db: Db, caller: Caller, q: { limit: number; cursor?: string | undefined; active?: boolean | undefined }) {
   requireRole(caller, STAFF);
-  const rows = await listPolicyRows(
-    db,
-    { accountId: caller.accountId, livemode: caller.livemode, active: q.active },
-    q.limit + 1,
-    q.cursor ? decodeCursor(q.cursor) : undefined,
-  );
-  return toPage(rows, q.limit, toPolicyView, (r) => r.id);
+  const scope = { accountId: caller.accountId, livemode: caller.livemode, active: q.active };
+  return listPage(q, (limit, after) => listPolicyRows(db, scope, limit, after), toPolicyView);
 }
 
 export async function updatePolicy(db: Db, caller: Caller, id: string, input: UpdatePolicyInput): Promise<PolicyView> {

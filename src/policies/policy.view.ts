@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listOf } from '../db/pagination.js';
-import { currencyField, idOf, instant, livemodeField, minorUnits } from '../view-fields.js';
+import { currencyField, idOf, instant, livemodeField, minorUnits } from '../kernel/view-fields.js';
 import type { PolicyRow } from './policies.repository.js';
 
 const velocityLimitSchema = z

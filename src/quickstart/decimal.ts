@@ -3,7 +3,7 @@
  * point arithmetic: the digits are read as text and scaled with BigInt.
  */
 
-import { minorUnitsText } from '../money.js';
+import { minorUnitsText } from '../kernel/money.js';
 
 export const MINOR_DIGITS = 2;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { vendorSchema } from '../authorization/vendor.js';
-import { trimmedText } from '../http/validate.js';
+import { vendorSchema } from '../policies/vendor.js';
+import { trimmedText } from '../kernel/schemas.js';
 import { MAX_MAJOR_UNITS, parseMajorUnits } from './decimal.js';
 
 function toMinor(value: unknown, ctx: z.RefinementCtx, allowZero: boolean): number {

@@ -1,22 +1,22 @@
-import { actorOf, ADMIN, requireRole, type Caller } from '../caller.js';
+import { actorOf, ADMIN, requireRole, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
 import { appendAudit } from '../audit/audit.repository.js';
 import { findAgentInScope, updateAgent as updateAgentRow } from '../agents/agents.repository.js';
 import { registerAgent, toAgentView, type AgentView } from '../agents/agents.service.js';
 import { authorize, type AuthorizationDeps } from '../authorization/authorization.service.js';
-import { periodsOf, readSpend } from '../authorization/authorization.repository.js';
+import { periodsOf, readSpend } from '../decisions/spend.repository.js';
 import type { AuthorizeInput } from '../authorization/authorize.schemas.js';
-import type { DecisionView } from '../authorization/decision.view.js';
-import { AppError, conflict, notFound } from '../errors.js';
-import type { IdempotencyHandle } from '../http/idempotency.js';
-import { newId } from '../ids.js';
-import { insertPolicy, type PolicyRow } from '../policies/policies.repository.js';
+import type { DecisionView } from '../decisions/decision.view.js';
+import { AppError, conflict, notFound } from '../kernel/errors.js';
+import type { IdempotencyHandle } from '../kernel/idempotency.js';
+import { newId } from '../kernel/ids.js';
+import { findPolicyById, insertPolicy, type PolicyRow } from '../policies/policies.repository.js';
 import { toPolicyView } from '../policies/policies.service.js';
 import { formatMinorUnits, minorToMajorNumber } from './decimal.js';
 import type { QuickstartAgentInput, QuickstartAuthorizeInput, VaultInput } from './quickstart.schemas.js';
-import { toVaultView, type QuickstartAuthorizationView, type VaultView, type VaultWithTokenView } from './quickstart.view.js';
+import { toVaultView, type QuickstartAuthorizationView, type VaultWithTokenView } from './quickstart.view.js';
 import { generateVaultToken, hashVaultToken, isVaultTokenShaped } from './vault-token.js';
-import { findActiveVaultByTokenHash, findActiveVaultOfAgent, insertVault, revokeVault, type VaultRow } from './vaults.repository.js';
+import { findActiveVaultByTokenHash, findActiveVaultOfAgent, insertVault, revokeVault } from './vaults.repository.js';
 
 /** Amounts on the quick-start surface are US dollars. */
 export const QUICKSTART_CURRENCY = 'USD';
@@ -170,9 +170,7 @@ async function remainingToday(db: DbOrTrx, view: DecisionView, policy: PolicyRow
 }
 
 async function toQuickstartAuthorization(db: DbOrTrx, view: DecisionView): Promise<QuickstartAuthorization> {
-  const policy = view.policy_applied
-    ? await db.selectFrom('policies').selectAll().where('id', '=', view.policy_applied).executeTakeFirst()
-    : undefined;
+  const policy = view.policy_applied ? await findPolicyById(db, view.policy_applied) : undefined;
   const remaining = await remainingToday(db, view, policy);
   const approved = view.decision === 'approved';
   return {
@@ -197,7 +195,7 @@ export async function authorizeWithVault(
   deps: AuthorizationDeps,
   caller: Caller,
   input: QuickstartAuthorizeInput,
-  idem?: IdempotencyHandle,
+  idem?: IdempotencyHandle<DbOrTrx>,
 ): Promise<QuickstartAuthorization> {
   requireRole(caller, ADMIN);
   const vault = isVaultTokenShaped(input.token)
@@ -214,7 +212,7 @@ export async function authorizeWithVault(
     metadata: { vault_id: vault.id },
   };
   let shaped: QuickstartAuthorization | undefined;
-  const handle: IdempotencyHandle | undefined = idem && {
+  const handle: IdempotencyHandle<DbOrTrx> | undefined = idem && {
     key: idem.key,
     complete: async (trx, status, body) => {
       shaped = await toQuickstartAuthorization(trx, JSON.parse(body) as DecisionView);

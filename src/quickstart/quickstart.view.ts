@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { agentSchema } from '../agents/agent.view.js';
-import { DECISION_REASON_CODES } from '../authorization/decision.view.js';
+import { DECISION_REASON_CODES } from '../decisions/decision.view.js';
 import type { PolicyRow } from '../policies/policies.repository.js';
-import { currencyField, idOf, instant, livemodeField } from '../view-fields.js';
+import { currencyField, idOf, instant, livemodeField } from '../kernel/view-fields.js';
 import { minorToMajorNumber } from './decimal.js';
 import type { VaultRow } from './vaults.repository.js';
 

@@ -1,4 +1,4 @@
-import { randomBase62, sha256Hex } from '../ids.js';
+import { randomBase62, sha256Hex } from '../kernel/ids.js';
 
 export const VAULT_TOKEN_PREFIX = 'dlt_';
 export const VAULT_TOKEN_RANDOM_LENGTH = 40;

@@ -1,4 +1,5 @@
 import type { DbOrTrx, Selectable, VaultsTable } from '../db/database.js';
+import { inScope } from '../db/scope.js';
 
 export type VaultRow = Selectable<VaultsTable>;
 
@@ -25,8 +26,7 @@ export async function findActiveVaultByTokenHash(
     .selectFrom('vaults')
     .selectAll()
     .where('token_hash', '=', tokenHash)
-    .where('account_id', '=', scope.accountId)
-    .where('livemode', '=', scope.livemode)
+    .$call(inScope(scope))
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
 }

@@ -3,7 +3,7 @@ import type { Plan } from '../db/database.js';
 /** Length of a rate-limit window: fixed, aligned to the UTC minute. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
-/** Requests per minute (SPEC §8.1, DECISIONS §10). */
+/** Requests per minute (docs/api.md, "Rate limits"). */
 export const TEST_MODE_LIMIT_PER_MINUTE = 100;
 export const LIVE_LIMIT_PER_MINUTE: Record<Plan, number> = {
   // A sandbox account has no live keys; the number is here for completeness.

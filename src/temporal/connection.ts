@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { ConnectionOptions } from '@temporalio/client';
+import { defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions } from '@temporalio/client';
 import type { NativeConnectionOptions } from '@temporalio/worker';
 
 /** How to reach the engine: a local server, or Temporal Cloud with mTLS or an API key. */
@@ -27,11 +27,35 @@ function tlsOptions(s: EngineConnectionSettings) {
   return s.apiKey ? true : undefined;
 }
 
+type GrpcInterceptor = NonNullable<ConnectionOptions['interceptors']>[number];
+
+/**
+ * The SDK's own retries of an unavailable engine (up to 10 attempts, backing off to 5 s), except
+ * that a retry which would start after the call's deadline is not made: the SDK sleeps first and
+ * only then meets the deadline, so a reviewer waited up to 5 s past it for the 503.
+ */
+export function deadlineBoundedRetries(): GrpcInterceptor {
+  const sdk = defaultGrpcRetryOptions();
+  return (options, nextCall) => {
+    const deadline = options.deadline === undefined ? Infinity : new Date(options.deadline as Date | number).getTime();
+    let delay = 0;
+    return makeGrpcRetryInterceptor({
+      retryableDecider(attempt, status) {
+        if (!sdk.retryableDecider(attempt, status)) return false;
+        delay = sdk.delayFunction(attempt, status);
+        return Date.now() + delay < deadline;
+      },
+      delayFunction: () => delay,
+    })(options, nextCall);
+  };
+}
+
 /** Options of the client's Connection (API, gateway, schedules, setup). */
 export function clientConnectionOptions(s: EngineConnectionSettings, connectTimeoutMs?: number): ConnectionOptions {
   const tls = tlsOptions(s);
   return {
     address: s.address,
+    interceptors: [deadlineBoundedRetries()],
     ...(tls ? { tls } : {}),
     ...(s.apiKey ? { apiKey: s.apiKey } : {}),
     ...(connectTimeoutMs ? { connectTimeout: connectTimeoutMs } : {}),

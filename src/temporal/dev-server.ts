@@ -1,21 +1,21 @@
 /**
  * The Temporal CLI's dev server (`temporal server start-dev`) as a child process: what `npm start`
- * runs when no TEMPORAL_ADDRESS is given and a CLI binary is at hand, and what the server tests
- * run. Nothing is ever downloaded: the binary comes from TEMPORAL_CLI_PATH, from `temporal` on
- * PATH, or from the cache scripts/temporal-cli.sh builds into.
+ * runs when no TEMPORAL_ADDRESS is given (src/temporal/dev-supervisor.ts), and what the server
+ * tests run. The binary comes from src/temporal/cli-acquisition.ts. The server runs in a process
+ * group of its own and dies with its owners (src/temporal/watchdog.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { ALL_SEARCH_ATTRIBUTE_KEYS } from './search-attributes.js';
+import { watchOwners } from './watchdog.js';
 
 export const DEV_SERVER_START_TIMEOUT_MS = 60_000;
 export const DEV_SERVER_STOP_GRACE_MS = 10_000;
-/** The release scripts/temporal-cli.sh builds, and the cache folder it builds into. */
-export const TEMPORAL_CLI_VERSION = 'v1.5.1';
+/** What an early exit's error quotes of the server's output. */
+const OUTPUT_TAIL_CHARS = 8_000;
 
 export interface DevServerOptions {
   cliPath: string;
@@ -29,6 +29,14 @@ export interface DevServerOptions {
   ip?: string;
   /** Register the service's search attributes at start (default true). */
   searchAttributes?: boolean;
+  /** The server's own output is appended here; omitted: kept in memory (the last few KB, for errors). */
+  logFile?: string;
+  /** The server's log level (default `error`). */
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** The server is stopped when any of these processes dies (default: this process). */
+  diesWith?: readonly number[];
+  /** Called when the server exits without stop() having asked it to. */
+  onUnexpectedExit?: (exit: { code: number | null; signal: NodeJS.Signals | null; output: string }) => void;
 }
 
 export interface DevServer {
@@ -37,33 +45,32 @@ export interface DevServer {
   /** The Web UI's base URL, when started with one. */
   uiUrl?: string;
   namespace: string;
+  /** The running server's process id (undefined while stopped). */
+  pid(): number | undefined;
+  /** The pid of the watchdog that stops it if its owners die. */
+  watchdogPid(): number | undefined;
   /** Stops it gracefully (SIGTERM, then SIGKILL after the grace period). */
   stop(): Promise<void>;
   /** Starts it again on the same ports and database file. */
   restart(): Promise<void>;
 }
 
-const isExecutableFile = (p: string): boolean => {
+/** The last few KB a file gained since `from`. */
+function readTail(file: string, from: number): string {
   try {
-    fs.accessSync(p, fs.constants.X_OK);
-    return fs.statSync(p).isFile();
+    const size = fs.statSync(file).size;
+    const start = Math.max(from, size - OUTPUT_TAIL_CHARS);
+    const fd = fs.openSync(file, 'r');
+    try {
+      const buffer = Buffer.alloc(Math.max(0, size - start));
+      fs.readSync(fd, buffer, 0, buffer.length, start);
+      return buffer.toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch {
-    return false;
+    return '';
   }
-};
-
-/**
- * Where a local Temporal CLI is: the configured path, `temporal` on the search path, or the
- * build cache of scripts/temporal-cli.sh. Undefined when there is none (never downloads one).
- */
-export function findTemporalCli(opts: { configured?: string | undefined; searchPath?: string | undefined; home?: string }): string | undefined {
-  if (opts.configured) return isExecutableFile(opts.configured) ? opts.configured : undefined;
-  for (const dir of (opts.searchPath ?? '').split(path.delimiter).filter(Boolean)) {
-    const candidate = path.join(dir, 'temporal');
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  const cached = path.join(opts.home ?? os.homedir(), '.cache', 'spend-auth', 'temporal-cli', TEMPORAL_CLI_VERSION, 'temporal');
-  return isExecutableFile(cached) ? cached : undefined;
 }
 
 /** A port nothing listens on right now. */
@@ -125,7 +132,6 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     '--ip', ip,
     '--port', String(port),
     '--namespace', namespace,
-    '--log-level', 'error',
     ...(uiPort === undefined ? ['--headless'] : ['--ui-port', String(uiPort)]),
     ...(opts.dbFile ? ['--db-filename', opts.dbFile] : []),
     ...(opts.searchAttributes === false ? [] : ALL_SEARCH_ATTRIBUTE_KEYS.flatMap((k) => ['--search-attribute', `${k.name}=${SA_TYPE[k.type]}`])),
@@ -134,28 +140,52 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   ];
   const address = `${ip}:${port}`;
   let child: ChildProcess | undefined;
-  let log = '';
+  let watchdog: number | undefined;
+  let memory = '';
+  let logStart = 0;
+  /** The server's recent output: from the log file since this launch, else from memory. */
+  const output = () => (opts.logFile ? readTail(opts.logFile, logStart) : memory);
 
   const launch = async () => {
-    log = '';
-    const c = spawn(opts.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: os.tmpdir() });
+    memory = '';
+    let fd: number | undefined;
+    if (opts.logFile) {
+      fd = fs.openSync(opts.logFile, 'a');
+      logStart = fs.fstatSync(fd).size;
+    }
+    // Its own process group: a Ctrl-C at the terminal reaches the owner, which stops the server in its turn.
+    const c = spawn(opts.cliPath, [...args, '--log-level', opts.logLevel ?? 'error'], { stdio: ['ignore', fd ?? 'pipe', fd ?? 'pipe'], cwd: os.tmpdir(), detached: true });
+    if (fd !== undefined) fs.closeSync(fd);
     child = c;
     const keep = (chunk: Buffer) => {
-      log = (log + chunk.toString('utf8')).slice(-8_000);
+      memory = (memory + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
     };
-    c.stdout!.on('data', keep);
-    c.stderr!.on('data', keep);
-    await waitReady(address, namespace, c, () => log);
+    c.stdout?.on('data', keep);
+    c.stderr?.on('data', keep);
+    if (c.pid !== undefined) watchdog = watchOwners(c.pid, opts.diesWith ?? [process.pid]);
+    let ready = false;
+    c.once('exit', (code, signal) => {
+      // Before it was ready, the failure is launch()'s to report.
+      if (ready && child === c && !stopping) opts.onUnexpectedExit?.({ code, signal, output: output() });
+    });
+    await waitReady(address, namespace, c, output);
+    ready = true;
   };
 
+  let stopping = false;
   const stop = async () => {
     const c = child;
     if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
-    c.kill('SIGTERM');
-    const timer = setTimeout(() => c.kill('SIGKILL'), DEV_SERVER_STOP_GRACE_MS);
-    await exited;
-    clearTimeout(timer);
+    stopping = true;
+    try {
+      const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+      c.kill('SIGTERM');
+      const timer = setTimeout(() => c.kill('SIGKILL'), DEV_SERVER_STOP_GRACE_MS);
+      await exited;
+      clearTimeout(timer);
+    } finally {
+      stopping = false;
+    }
   };
 
   await launch();
@@ -164,6 +194,8 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     port,
     namespace,
     ...(uiPort === undefined ? {} : { uiUrl: `http://${ip}:${uiPort}` }),
+    pid: () => (child && child.exitCode === null && child.signalCode === null ? child.pid : undefined),
+    watchdogPid: () => watchdog,
     stop,
     restart: async () => {
       await stop();

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../kernel/logger.js';
 
 export type EngineState = 'up' | 'down' | 'unknown';
 

@@ -1,9 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { ActivityDeps } from '../../activities/index.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../kernel/logger.js';
 import { startWorker, TemporalSetupError, type RunningWorker, type WorkerSettings } from './worker.js';
-import { findTemporalCli, preferredPort, startDevServer } from './dev-server.js';
+import { acquireTemporalCli, TemporalCliUnavailableError } from './cli-acquisition.js';
+import { devServerFiles, superviseDevServer } from './dev-supervisor.js';
 import { engineFailureReason, isConnectivityFailure, type EngineMonitor } from './engine-status.js';
 
 export const WORKER_RETRY_MIN_MS = 2_000;
@@ -65,41 +64,46 @@ export function superviseWorker(settings: WorkerSettings, deps: ActivityDeps, lo
   };
 }
 
-export const DEV_SERVER_GRPC_PORT = 7233;
-export const DEV_SERVER_UI_PORT = 8233;
+/** What `dev` prints about its local engine in its start-up block, and how it stops it. */
+export interface LocalEngine {
+  address: string;
+  /** The banner's line: the UI's address once it answers, else why there is none. */
+  uiLine: string;
+  teardown(): Promise<void>;
+}
 
 /**
- * For `dev` without TEMPORAL_ADDRESS: the dev server of a local Temporal CLI (TEMPORAL_CLI_PATH,
- * `temporal` on PATH, or the build of scripts/temporal-cli.sh), with its Web UI, persisted next to
- * the embedded database. Never downloads anything; undefined when there is no binary or it fails.
+ * For `dev` without TEMPORAL_ADDRESS: gets the Temporal CLI (src/temporal/cli-acquisition.ts) and
+ * runs its dev server with the Web UI, owned and supervised (src/temporal/dev-supervisor.ts), its
+ * state in DATA_DIR. Undefined, after one paragraph saying what to install, when there is no CLI.
  */
 export async function tryLocalDevServer(
-  opts: { namespace: string; cliPath: string | undefined; searchPath: string | undefined; dataDir: string | undefined },
+  opts: { namespace: string; cliPath: string | undefined; searchPath: string | undefined; dataDir: string; cacheDir: string },
   log: Logger,
-): Promise<{ address: string; uiUrl: string | undefined; teardown(): Promise<void> } | undefined> {
-  const cli = findTemporalCli({ configured: opts.cliPath, searchPath: opts.searchPath });
-  if (!cli) {
-    log.warn(
-      opts.cliPath
-        ? `TEMPORAL_CLI_PATH=${opts.cliPath} is not an executable file; no workflow engine started`
-        : 'no Temporal CLI found (TEMPORAL_CLI_PATH, `temporal` on PATH, or scripts/temporal-cli.sh); held requests wait until an engine answers at TEMPORAL_ADDRESS',
-    );
+): Promise<LocalEngine | undefined> {
+  let cli: string;
+  try {
+    cli = (
+      await acquireTemporalCli({
+        configured: opts.cliPath,
+        searchPath: opts.searchPath,
+        cacheDir: opts.cacheDir,
+        report: (line, fields) => log.info(fields, line),
+      })
+    ).path;
+  } catch (err) {
+    if (!(err instanceof TemporalCliUnavailableError)) throw err;
+    log.warn(`${err.message} Until then held requests wait; everything else works.`);
     return undefined;
   }
   try {
-    if (opts.dataDir) fs.mkdirSync(opts.dataDir, { recursive: true });
-    const [port, uiPort] = [await preferredPort(DEV_SERVER_GRPC_PORT), await preferredPort(DEV_SERVER_UI_PORT)];
-    const server = await startDevServer({
-      cliPath: cli,
-      namespace: opts.namespace,
-      port,
-      uiPort: uiPort === port ? 0 : uiPort,
-      ...(opts.dataDir ? { dbFile: path.join(opts.dataDir, 'temporal.sqlite') } : {}),
-    });
-    log.info({ address: server.address, ui: server.uiUrl, cli }, 'local Temporal dev server started');
-    return { address: server.address, uiUrl: server.uiUrl, teardown: () => server.stop() };
+    const server = await superviseDevServer({ cliPath: cli, dataDir: opts.dataDir, namespace: opts.namespace, log });
+    const uiLine = server.uiAnswered
+      ? `${server.uiUrl} (held requests: ApprovalStatus="pending")`
+      : `not answering yet (its log: ${server.logFile}); its address is logged once it answers`;
+    return { address: server.address, uiLine, teardown: () => server.stop() };
   } catch (err) {
-    log.warn({ reason: engineFailureReason(err), cli }, 'local Temporal dev server did not start; set TEMPORAL_ADDRESS to use a running engine');
+    log.warn({ reason: engineFailureReason(err), cli, log: devServerFiles(opts.dataDir).log }, 'local Temporal dev server did not start; set TEMPORAL_ADDRESS to use a running engine');
     return undefined;
   }
 }

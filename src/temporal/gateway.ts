@@ -1,27 +1,21 @@
 import { Client, Connection, WithStartWorkflowOperation, WorkflowUpdateFailedError, type WorkflowStartOptions } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type SearchAttributePair } from '@temporalio/common';
-import type { DecisionRow } from '../authorization/decision.view.js';
+import { EngineUnavailable, ResolutionRejected, type HoldEngine, type HoldNames } from '../approvals/hold-engine.js';
+import type { DecisionRow } from '../decisions/decision.view.js';
 import type { HeldAuthorizationInput, ResolutionSummary, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
 import { approvalDecisionSignal, resolveUpdate } from '../../workflows/held-authorization.js';
 import { clientConnectionOptions, type EngineConnectionSettings } from './connection.js';
 import { heldWorkflowId } from './ids.js';
 import { taskQueues } from './task-queues.js';
-import { formatMoney } from '../money.js';
+import { heldDetails, heldMemo, heldSummary } from './hold-metadata.js';
 import { clientTracingInterceptors } from './tracing.js';
 import { AgentIdKey, AmountMinorKey, ApprovalStatusKey, LivemodeKey, PolicyIdKey, VendorKey } from './search-attributes.js';
 
 export const ENGINE_CONNECT_TIMEOUT_MS = 3_000;
-/** A reviewer's HTTP call waits at most this long for the workflow to record the outcome. */
+/** A reviewer's HTTP call is answered within this (docs/api.md, "Approvals"): the outcome, or 503 with Retry-After. */
 export const APPROVAL_DEADLINE_MS = 10_000;
-
-/** The engine could not be reached or did not answer in time. */
-export class EngineUnavailableError extends Error {
-  override name = 'EngineUnavailableError';
-}
-/** The workflow refused the outcome (already resolved, or closed). */
-export class ResolutionRejectedError extends Error {
-  override name = 'ResolutionRejectedError';
-}
+/** Kept back from the engine's share of that for the database reads before and after the call. */
+export const APPROVAL_RESPONSE_MARGIN_MS = 1_000;
 
 export interface TemporalSettings extends EngineConnectionSettings {
   taskQueue: string;
@@ -31,18 +25,13 @@ export interface TemporalSettings extends EngineConnectionSettings {
   tracing?: unknown;
 }
 
-/** What the service asks of the workflow engine; the one place that talks to Temporal as a client. */
-export interface WorkflowGateway {
-  startHeld(decision: DecisionRow): Promise<'started' | 'already_started'>;
+/**
+ * What the service asks of the workflow engine; the one place that talks to Temporal as a client.
+ * The holds' part is the approvals feature's port (HoldEngine).
+ */
+export interface WorkflowGateway extends HoldEngine {
   /** Starts the delivery workflow of one webhook delivery (idempotent by its workflow id). */
   startWebhookDelivery(delivery: { id: string; workflow_id: string }): Promise<'started' | 'already_started'>;
-  /** Tells a held workflow its decision was resolved elsewhere (agent frozen); a missing workflow is fine. */
-  notifyResolved(decisionId: string): Promise<void>;
-  resolve(decision: DecisionRow, outcome: ReviewerOutcome, deadlineMs?: number): Promise<ResolutionSummary>;
-  /** Whether the hold's workflow is running, closed (completed, failed, terminated…) or was never started. */
-  heldWorkflowState(decisionId: string): Promise<'running' | 'closed' | 'missing'>;
-  /** Starts a hold's workflow again after its run closed without resolving it (the reconciler). */
-  restartHeld(decision: DecisionRow): Promise<'started' | 'already_started'>;
   /** Whether the engine answers right now (for /readyz; never throws). */
   health(): Promise<'up' | 'down'>;
   close(): Promise<void>;
@@ -52,13 +41,14 @@ export const ENGINE_HEALTH_TIMEOUT_MS = 2_000;
 /** Every other call to the engine gives up after this long (well inside the outbox lease). */
 export const ENGINE_CALL_DEADLINE_MS = 5_000;
 
-function heldStartOptions(decision: DecisionRow, settings: TemporalSettings) {
+function heldStartOptions(decision: DecisionRow, settings: TemporalSettings, names: HoldNames = {}) {
   const { taskQueue } = settings;
   const input: HeldAuthorizationInput = {
     decisionId: decision.id,
     expiresAt: (decision.expires_at ?? decision.created_at).toISOString(),
     ...(settings.allowSignalApprovals === false ? { signalApprovals: false } : {}),
-    // Approval chains (DECISIONS §16), only where they differ from a single approval without escalation.
+    // Approval chains (docs/api.md, "Approval chains"), only where they differ from a single
+    // approval without escalation.
     ...(decision.approvals_required && decision.approvals_required > 1 ? { approvalsRequired: decision.approvals_required } : {}),
     ...(decision.escalates_at ? { escalatesAt: decision.escalates_at.toISOString() } : {}),
   };
@@ -78,11 +68,10 @@ function heldStartOptions(decision: DecisionRow, settings: TemporalSettings) {
     workflowIdConflictPolicy: 'USE_EXISTING' as const,
     workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
     typedSearchAttributes: searchAttributes,
-    memo: {
-      summary: `${formatMoney(decision.amount, decision.currency)} at ${decision.vendor} for agent ${decision.agent_id}`,
-      reason: decision.reason ?? '',
-      expiresAt: input.expiresAt,
-    },
+    // What an operator sees in the UI's list and on the workflow's page, without opening anything.
+    staticSummary: heldSummary(decision, names),
+    staticDetails: heldDetails(decision, names),
+    memo: heldMemo(decision, names),
   };
 }
 
@@ -115,13 +104,13 @@ export class TemporalGateway implements WorkflowGateway {
       })
       .catch((err: unknown) => {
         this.client = undefined;
-        throw new EngineUnavailableError(`workflow engine at ${this.settings.address} is unreachable: ${(err as Error).message}`);
+        throw new EngineUnavailable(`workflow engine at ${this.settings.address} is unreachable: ${(err as Error).message}`);
       });
     return this.client;
   }
 
-  async startHeld(decision: DecisionRow): Promise<'started' | 'already_started'> {
-    return this.start('heldAuthorization', heldStartOptions(decision, this.settings));
+  async startHeld(decision: DecisionRow, names?: HoldNames): Promise<'started' | 'already_started'> {
+    return this.start('heldAuthorization', heldStartOptions(decision, this.settings, names));
   }
 
   /** Starts a workflow within the call deadline; an existing one with its id is not an error. */
@@ -132,7 +121,7 @@ export class TemporalGateway implements WorkflowGateway {
       return 'started';
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
-      if (isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
+      if (isConnectivityError(err)) throw new EngineUnavailable((err as Error).message);
       throw err;
     }
   }
@@ -155,14 +144,14 @@ export class TemporalGateway implements WorkflowGateway {
       return description.status.name === 'RUNNING' ? 'running' : 'closed';
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return 'missing';
-      if (isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
+      if (isConnectivityError(err)) throw new EngineUnavailable((err as Error).message);
       throw err;
     }
   }
 
-  async restartHeld(decision: DecisionRow): Promise<'started' | 'already_started'> {
+  async restartHeld(decision: DecisionRow, names?: HoldNames): Promise<'started' | 'already_started'> {
     // A closed run may be followed by a new one here (and only here): the hold is still pending.
-    return this.start('heldAuthorization', { ...heldStartOptions(decision, this.settings), workflowIdReusePolicy: 'ALLOW_DUPLICATE' });
+    return this.start('heldAuthorization', { ...heldStartOptions(decision, this.settings, names), workflowIdReusePolicy: 'ALLOW_DUPLICATE' });
   }
 
   async notifyResolved(decisionId: string): Promise<void> {
@@ -174,16 +163,16 @@ export class TemporalGateway implements WorkflowGateway {
     } catch (err) {
       // Never started, or already finished: nothing to tell.
       if (err instanceof WorkflowNotFoundError) return;
-      if (isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
+      if (isConnectivityError(err)) throw new EngineUnavailable((err as Error).message);
       throw err;
     }
   }
 
-  async resolve(decision: DecisionRow, outcome: ReviewerOutcome, deadlineMs = APPROVAL_DEADLINE_MS): Promise<ResolutionSummary> {
+  async resolve(decision: DecisionRow, outcome: ReviewerOutcome, names?: HoldNames, deadlineMs = APPROVAL_DEADLINE_MS - APPROVAL_RESPONSE_MARGIN_MS): Promise<ResolutionSummary> {
     const deadline = Date.now() + deadlineMs;
     const client = await Promise.race([
       this.getClient(),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new EngineUnavailableError('workflow engine did not answer in time')), deadlineMs).unref()),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new EngineUnavailable('workflow engine did not answer in time')), deadlineMs).unref()),
     ]);
     try {
       // Update-with-start: works whether or not the relay has started the workflow yet.
@@ -193,15 +182,15 @@ export class TemporalGateway implements WorkflowGateway {
           // The same reviewer asking the same thing again (a retry after a timeout) attaches to
           // the Update already sent instead of sending a second one.
           updateId: `${outcome.outcome === 'approved' ? 'approve' : 'deny'}-${decision.id}-${outcome.reviewer ?? 'anonymous'}`,
-          startWorkflowOperation: new WithStartWorkflowOperation('heldAuthorization', heldStartOptions(decision, this.settings)),
+          startWorkflowOperation: new WithStartWorkflowOperation('heldAuthorization', heldStartOptions(decision, this.settings, names)),
         }),
       );
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowExecutionAlreadyStartedError) {
         // The validator's reason ('already resolved', 'expired') travels as the failure's cause.
-        throw new ResolutionRejectedError((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
+        throw new ResolutionRejected((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
       }
-      if (Date.now() >= deadline || isConnectivityError(err)) throw new EngineUnavailableError((err as Error).message);
+      if (Date.now() >= deadline || isConnectivityError(err)) throw new EngineUnavailable((err as Error).message);
       throw err;
     }
   }

@@ -1,3 +1,2 @@
-/** Workflow ids are derived from business ids, so every start is idempotent. */
+/** A hold's workflow id, derived from its decision id, so every start is idempotent (webhook deliveries carry theirs). */
 export const heldWorkflowId = (decisionId: string) => `held-${decisionId}`;
-export const webhookWorkflowId = (eventId: string, endpointId: string) => `webhook-${eventId}-${endpointId}`;

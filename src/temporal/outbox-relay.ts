@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
-import { findDecisionById } from '../approvals/approvals.repository.js';
-import type { Logger } from '../logger.js';
+import { findDecisionById } from '../decisions/decisions.repository.js';
+import type { Logger } from '../kernel/logger.js';
+import { findHoldNames } from '../approvals/approvals.repository.js';
 import { fanOutEvent } from '../webhooks/webhooks.service.js';
 import { findDelivery } from '../webhooks/webhooks.repository.js';
 import {
@@ -14,7 +15,8 @@ import {
   type OutboxRow,
   type OutboxTopic,
 } from '../outbox/outbox.repository.js';
-import { EngineUnavailableError, type WorkflowGateway } from './gateway.js';
+import { EngineUnavailable } from '../approvals/hold-engine.js';
+import type { WorkflowGateway } from './gateway.js';
 import type { EngineMonitor } from './engine-status.js';
 
 export const RELAY_POLL_INTERVAL_MS = 500;
@@ -75,7 +77,7 @@ export class OutboxRelay {
         if (usedEngine) this.deps.engine?.report('up');
       } catch (err) {
         const message = (err as Error).message;
-        if (err instanceof EngineUnavailableError) {
+        if (err instanceof EngineUnavailable) {
           // The engine is down for every row alike: back them all off instead of trying each.
           for (const r of rows.slice(i)) await this.reschedule(r, message);
           this.deps.engine?.report('down', err);
@@ -115,7 +117,8 @@ export class OutboxRelay {
       const decision = await findDecisionById(this.deps.db, row.ref_id);
       // Resolved before its workflow existed (agent frozen, or expired by the database meanwhile): nothing to start.
       if (!decision || decision.status !== 'pending') return false;
-      await this.deps.gateway.startHeld(decision);
+      // The names are read at each attempt; the start is idempotent by workflow id whatever they are.
+      await this.deps.gateway.startHeld(decision, await findHoldNames(this.deps.db, decision));
       return true;
     }
     if (row.topic === 'held_resolved') {

@@ -1,5 +1,5 @@
 import { Runtime } from '@temporalio/worker';
-import { ListenError } from '../http/listen.js';
+import { ListenError } from '../kernel/listen.js';
 
 /** `host:port` as the SDK's Prometheus exporter binds it (an IPv6 host in brackets). */
 export function sdkMetricsBindAddress(host: string, port: number): string {

@@ -1,7 +1,7 @@
 /**
  * The task queues of one deployment, derived from TEMPORAL_TASK_QUEUE: held requests keep the base
- * name (DECISIONS §8), webhook deliveries and the billing report get queues of their own, so a
- * webhook storm or a slow meter never takes the worker slots approvals need.
+ * name (docs/operations.md, "Task queues"), webhook deliveries and the billing report get queues of
+ * their own, so a webhook storm or a slow meter never takes the worker slots approvals need.
  */
 export function taskQueues(base: string) {
   return { held: base, webhooks: `${base}-webhooks`, billing: `${base}-billing` };

@@ -6,15 +6,12 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type Workf
 import { createActivities, type ActivityDeps } from '../../activities/index.js';
 import { createUsageReportActivities } from '../../activities/usage-report.js';
 import { createWebhookActivities } from '../../activities/webhook-delivery.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../kernel/logger.js';
 import { ALL_SEARCH_ATTRIBUTE_KEYS } from './search-attributes.js';
 import { Client, Connection } from '@temporalio/client';
 import { clientConnectionOptions, nativeConnectionOptions, type EngineConnectionSettings } from './connection.js';
-import { ensureReconcileSchedule, RECONCILE_SCHEDULE_ID } from './reconcile-schedule.js';
-import { CAPTURE_EXPIRY_SCHEDULE_ID, ensureCaptureExpirySchedule } from './capture-expiry-schedule.js';
-import { AUDIT_CHECKPOINT_SCHEDULE_ID, syncAuditCheckpointSchedule } from './audit-checkpoint-schedule.js';
+import { ensurePeriodicJob, optionalPeriodicJobs, periodicJobs, removePeriodicJob } from './periodic-jobs.js';
 import { taskQueues } from './task-queues.js';
-import { ensureUsageReportSchedule, USAGE_REPORT_SCHEDULE_ID } from './usage-schedule.js';
 import { WORKFLOW_TRACING_MODULE, workerTracing } from './tracing.js';
 import type { Tracing } from '../observability/tracing.js';
 
@@ -92,18 +89,19 @@ export async function ensureSearchAttributes(settings: EngineConnectionSettings,
   });
 }
 
-/** Creates or updates every Schedule the service runs: the monthly usage report, the reconciler and the capture-expiry sweep. */
+/** Creates or updates every Schedule the service runs (the monthly usage report, the reconciler, the capture-expiry sweep), and the daily audit checkpoints' when AUDIT_CHECKPOINT_WEBHOOKS is on (deleted when off). */
 export async function ensureSchedules(settings: WorkerSettings, log?: Logger): Promise<Record<string, 'created' | 'updated' | 'deleted'>> {
   return withClientConnection(settings, async (connection) => {
     const client = new Client({ connection, namespace: settings.namespace });
-    const outcome = {
-      [USAGE_REPORT_SCHEDULE_ID]: await ensureUsageReportSchedule(client, taskQueues(settings.taskQueue).billing),
-      [RECONCILE_SCHEDULE_ID]: await ensureReconcileSchedule(client, settings.taskQueue, settings.reconcileIntervalSeconds),
-      [CAPTURE_EXPIRY_SCHEDULE_ID]: await ensureCaptureExpirySchedule(client, settings.taskQueue),
-    };
+    const outcome: Record<string, 'created' | 'updated' | 'deleted'> = {};
+    for (const job of periodicJobs(settings.reconcileIntervalSeconds)) {
+      outcome[job.scheduleId] = await ensurePeriodicJob(client, job, taskQueues(settings.taskQueue)[job.queue]);
+    }
     // Optional: listed when created, updated or (the setting turned off) deleted.
-    const checkpoints = await syncAuditCheckpointSchedule(client, settings.taskQueue, settings.auditCheckpointWebhooks === true);
-    if (checkpoints !== 'absent') Object.assign(outcome, { [AUDIT_CHECKPOINT_SCHEDULE_ID]: checkpoints });
+    for (const { job, enabled } of optionalPeriodicJobs(settings)) {
+      const result = enabled ? await ensurePeriodicJob(client, job, taskQueues(settings.taskQueue)[job.queue]) : await removePeriodicJob(client, job);
+      if (result !== 'absent') outcome[job.scheduleId] = result;
+    }
     log?.info({ schedules: outcome }, 'schedules ready');
     return outcome;
   });

@@ -1,7 +1,7 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
-import { ConfigError } from '../config.js';
-import { devKeyFile } from '../server-keys.js';
+import { ConfigError } from '../kernel/config.js';
+import { devKeyFile } from '../kernel/dev-key-file.js';
 
 export interface SigningKeys {
   /** Signs new tokens: `signingKey` is the same key as a node:crypto key, which signs synchronously (no thread-pool hop). */

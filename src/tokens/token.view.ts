@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { JWK } from 'jose';
-import { currencyField, idOf } from '../view-fields.js';
+import { currencyField, idOf } from '../kernel/view-fields.js';
 
 export const tokenClaimsSchema = z
   .object({

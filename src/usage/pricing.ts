@@ -14,7 +14,7 @@ export interface UsageTerms {
   overageRateMicros: number;
 }
 
-/** SPEC §8.3. */
+/** The plans' terms (docs/api.md, "Usage"). */
 export const PLAN_TERMS: Record<Plan, UsageTerms> = {
   sandbox: { included: null, overageRateMicros: 0 },
   starter: { included: 10_000, overageRateMicros: 1_500 },

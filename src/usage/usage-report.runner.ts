@@ -1,7 +1,6 @@
-import { ApplicationFailure } from '@temporalio/common';
-import type { UsageReportActivities } from '../../activities/usage-report.js';
-import { USAGE_REPORT_PAGE_SIZE } from '../../workflows/usage-report.types.js';
 import type { Month } from './month.js';
+import { MeterRejected, MeterUnavailable, MonthNotReportable, USAGE_REPORT_PAGE_SIZE } from './usage-report.js';
+import type { UsageReporter } from './usage-report.service.js';
 
 /** Attempts per account in one CLI run before it is reported as still failing. */
 export const CLI_REPORT_ATTEMPTS = 4;
@@ -24,7 +23,7 @@ export interface ReportRunSummary {
 }
 
 export interface ReportRunOptions {
-  activities: Pick<UsageReportActivities, 'listAccountsToReport' | 'reportAccountUsage'>;
+  reporter: Pick<UsageReporter, 'listAccountsToReport' | 'reportAccountUsage'>;
   month: Month;
   attempts?: number;
   retryBaseMs?: number;
@@ -34,9 +33,10 @@ export interface ReportRunOptions {
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * The monthly report without the workflow engine (`spend-auth usage report`): the same activities,
- * account by account, each transient failure retried a few times with backoff (honouring the
- * meter's Retry-After). Accounts already reported are not listed, so a re-run sends nothing twice.
+ * The monthly report without the workflow engine (`spend-auth usage report`): the reporter the
+ * workflow's activities run, account by account, each transient failure retried a few times with
+ * backoff (honouring the meter's Retry-After). Accounts already reported are not listed, so a
+ * re-run sends nothing twice.
  */
 export async function runUsageReport(o: ReportRunOptions): Promise<ReportRunSummary> {
   const attempts = o.attempts ?? CLI_REPORT_ATTEMPTS;
@@ -46,22 +46,22 @@ export async function runUsageReport(o: ReportRunOptions): Promise<ReportRunSumm
 
   let after: string | undefined;
   for (;;) {
-    const page = await o.activities.listAccountsToReport(o.month, after);
+    const page = await o.reporter.listAccountsToReport(o.month, after);
     for (const accountId of page) {
       summary.accounts += 1;
       for (let attempt = 1; ; attempt += 1) {
         try {
-          const result = await o.activities.reportAccountUsage({ accountId, month: o.month });
+          const result = await o.reporter.reportAccountUsage({ accountId, month: o.month });
           if (result.status === 'accepted') summary.accepted += 1;
           else summary.skipped += 1;
           break;
         } catch (err) {
-          const permanent = err instanceof ApplicationFailure && err.nonRetryable === true;
+          const permanent = err instanceof MeterRejected || err instanceof MonthNotReportable;
           if (permanent || attempt >= attempts) {
             summary.failed.push({ accountId, error: (err as Error).message, permanent });
             break;
           }
-          const hinted = err instanceof ApplicationFailure && typeof err.nextRetryDelay === 'number' ? err.nextRetryDelay : undefined;
+          const hinted = err instanceof MeterUnavailable ? err.retryAfterMs : undefined;
           await sleep(Math.min(CLI_RETRY_MAX_MS, hinted ?? base * 2 ** (attempt - 1)));
         }
       }

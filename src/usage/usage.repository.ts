@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
 import { insertRows } from '../db/statements.js';
 import type { DbOrTrx } from '../db/database.js';
+import { inScope } from '../db/scope.js';
 import { monthEnd, monthStart, type Month } from './month.js';
+import type { AccountTerms } from './pricing.js';
 
 /**
  * Shard rows per account and month: concurrent checks of one account rarely share a row lock.
@@ -20,6 +22,11 @@ export function countCheckStatement(accountId: string, month: Month, shard = Mat
     [{ account_id: accountId, month, shard, checks: 1 }],
     'on conflict ("account_id", "month", "shard") do update set "checks" = "usage_counters"."checks" + 1',
   );
+}
+
+/** The account's plan and its own terms, if any (what its checks cost). */
+export async function readAccountTerms(db: DbOrTrx, accountId: string): Promise<AccountTerms | undefined> {
+  return db.selectFrom('accounts').select(['plan', 'included_checks', 'overage_rate_micros']).where('id', '=', accountId).executeTakeFirst();
 }
 
 /** Billable checks of an account in a month. */
@@ -41,8 +48,7 @@ export async function readDailyChecks(db: DbOrTrx, accountId: string, month: Mon
   const rows = await db
     .selectFrom('decisions')
     .select((eb) => ['spend_day', eb.fn.countAll<string | number>().as('checks')])
-    .where('account_id', '=', accountId)
-    .where('livemode', '=', true)
+    .$call(inScope({ accountId, livemode: true }))
     // The range keeps the query on the (account_id, livemode, created_at) index; spend_day is the same clock.
     .where('created_at', '>=', monthStart(month))
     .where('created_at', '<', monthEnd(month))

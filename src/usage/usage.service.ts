@@ -1,9 +1,9 @@
-import { requireRole, STAFF, type Caller } from '../caller.js';
-import type { Db, Plan } from '../db/database.js';
-import { notFound } from '../errors.js';
+import { requireRole, STAFF, type Caller } from '../kernel/caller.js';
+import type { Db } from '../db/database.js';
+import { notFound } from '../kernel/errors.js';
 import { monthEnd, monthOf, monthStart, type Month } from './month.js';
 import { overageOf, termsFor, TEST_MODE_TERMS } from './pricing.js';
-import { readChecks, readDailyChecks } from './usage.repository.js';
+import { readAccountTerms, readChecks, readDailyChecks } from './usage.repository.js';
 import type { DailyChecks, UsageView } from './usage.view.js';
 
 export type { DailyChecks, UsageView } from './usage.view.js';
@@ -27,11 +27,7 @@ export function dailySeries(month: Month, counts: ReadonlyMap<string, number>): 
 export async function getUsage(db: Db, caller: Caller, month: Month | undefined, now = new Date()): Promise<UsageView> {
   requireRole(caller, STAFF);
   const m = month ?? monthOf(now);
-  const account = await db
-    .selectFrom('accounts')
-    .select(['plan', 'included_checks', 'overage_rate_micros'])
-    .where('id', '=', caller.accountId)
-    .executeTakeFirst();
+  const account = await readAccountTerms(db, caller.accountId);
   if (!account) throw notFound('account');
   const terms = caller.livemode ? termsFor(account) : TEST_MODE_TERMS;
   // One snapshot for both, so the days add up to the month's count even while checks are counted.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { livemodeField } from '../view-fields.js';
+import { livemodeField } from '../kernel/view-fields.js';
 
 export const dailyChecksSchema = z
   .object({

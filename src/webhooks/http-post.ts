@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { parseRetryAfter } from '../retry-after.js';
+import { parseRetryAfter } from '../kernel/retry-after.js';
 import https from 'node:https';
 import type { ResolvedTarget } from './ssrf.js';
 

@@ -7,8 +7,9 @@ export const DELIVERY_HEADER = 'X-Service-Delivery';
 export const hmacHex = (payload: string, secret: string): string => createHmac('sha256', secret).update(payload, 'utf8').digest('hex');
 
 /**
- * Verifies `X-Service-Signature: sha256=<hex>` against the raw request body (SPEC §6): HMAC-SHA256
- * with the endpoint's secret, compared in constant time after checking lengths.
+ * Verifies `X-Service-Signature: sha256=<hex>` against the raw request body (docs/api.md,
+ * "Verifying a delivery"): HMAC-SHA256 with the endpoint's secret, compared in constant time after
+ * checking lengths.
  */
 export function verifyWebhookSignature(rawBody: string | Buffer, header: string | undefined | null, secret: string): boolean {
   if (typeof header !== 'string' || !header.startsWith('sha256=')) return false;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listOf } from '../db/pagination.js';
 import { EVENT_TYPES } from '../events/events.repository.js';
-import { idOf, instant, livemodeField } from '../view-fields.js';
+import { idOf, instant, livemodeField } from '../kernel/view-fields.js';
 import type { AttemptRow, DeliveryRow, EndpointRow } from './webhooks.repository.js';
 
 export const webhookEndpointSchema = z

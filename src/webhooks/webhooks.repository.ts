@@ -1,15 +1,11 @@
 import { sql } from 'kysely';
 import type { Db, DbOrTrx, Selectable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../db/database.js';
 import { afterRow } from '../db/pagination.js';
+import { inScope, type Scope } from '../db/scope.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
-
-interface Scope {
-  accountId: string;
-  livemode: boolean;
-}
 
 export async function insertEndpoint(db: DbOrTrx, row: EndpointRow): Promise<EndpointRow> {
   return db.insertInto('webhook_endpoints').values({ ...row, events: JSON.stringify(row.events) }).returningAll().executeTakeFirstOrThrow();
@@ -20,11 +16,21 @@ export async function findEndpoint(db: DbOrTrx, scope: Scope, id: string, forUpd
     .selectFrom('webhook_endpoints')
     .selectAll()
     .where('id', '=', id)
-    .where('account_id', '=', scope.accountId)
-    .where('livemode', '=', scope.livemode)
+    .$call(inScope(scope))
     .where('deleted_at', 'is', null);
   if (forUpdate) q = q.forUpdate();
   return q.executeTakeFirst();
+}
+
+/** Whether the scope has (or had: deleted ones count, their deliveries stay listed) the endpoint. */
+export async function endpointExists(db: DbOrTrx, scope: Scope, id: string): Promise<boolean> {
+  const row = await db.selectFrom('webhook_endpoints').select('id').where('id', '=', id).$call(inScope(scope)).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Any tenant's endpoint, deleted or not: for a delivery, which names its endpoint by id. */
+export async function findEndpointById(db: DbOrTrx, id: string): Promise<EndpointRow | undefined> {
+  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export async function updateEndpoint(db: DbOrTrx, id: string, set: Partial<Omit<EndpointRow, 'id' | 'events'>> & { events?: string[] }) {
@@ -41,8 +47,7 @@ export async function listEndpoints(db: DbOrTrx, scope: Scope, limit: number, cu
   let q = db
     .selectFrom('webhook_endpoints')
     .selectAll()
-    .where('account_id', '=', scope.accountId)
-    .where('livemode', '=', scope.livemode)
+    .$call(inScope(scope))
     .where('deleted_at', 'is', null);
   if (cursorId) q = q.where(afterRow('webhook_endpoints', cursorId, scope));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
@@ -53,8 +58,7 @@ export async function subscribedEndpoints(db: DbOrTrx, scope: Scope, eventType: 
   return db
     .selectFrom('webhook_endpoints')
     .selectAll()
-    .where('account_id', '=', scope.accountId)
-    .where('livemode', '=', scope.livemode)
+    .$call(inScope(scope))
     .where('deleted_at', 'is', null)
     .where('enabled', '=', true)
     .where(sql<boolean>`(events @> ${JSON.stringify([eventType])}::jsonb OR events @> '["*"]'::jsonb)`)
@@ -80,8 +84,7 @@ export async function listDeliveries(db: DbOrTrx, scope: Scope, endpointId: stri
     .selectFrom('webhook_deliveries')
     .selectAll()
     .where('endpoint_id', '=', endpointId)
-    .where('account_id', '=', scope.accountId)
-    .where('livemode', '=', scope.livemode);
+    .$call(inScope(scope));
   if (cursorId) q = q.where(afterRow('webhook_deliveries', cursorId, scope));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }

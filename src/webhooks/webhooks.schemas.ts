@@ -14,7 +14,7 @@ const endpointUrl = () =>
       description: 'An absolute https URL (http only in test mode) whose host resolves to public addresses; no credentials',
     });
 import { EVENT_TYPES } from '../events/events.repository.js';
-import { limitSchema } from '../http/validate.js';
+import { limitSchema } from '../kernel/schemas.js';
 
 const eventList = z
   .array(z.enum([...EVENT_TYPES, '*'] as unknown as [string, ...string[]]))

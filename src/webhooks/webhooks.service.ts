@@ -1,14 +1,14 @@
-import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../caller.js';
+import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
-import { decodeCursor, toPage, type Page } from '../db/pagination.js';
+import { decodeCursor, listPage, toPage, type Page } from '../db/pagination.js';
 import { appendAudit } from '../audit/audit.repository.js';
-import { invalid, notFound } from '../errors.js';
+import { invalid, notFound } from '../kernel/errors.js';
 import { findEvent, listEvents as listEventRows } from '../events/events.repository.js';
-import { newId, randomBase62 } from '../ids.js';
+import { newId, randomBase62 } from '../kernel/ids.js';
 import { enqueueOutbox } from '../outbox/outbox.repository.js';
-import { webhookWorkflowId } from '../temporal/ids.js';
 import { checkUrlShape, resolveSafeTarget, UnsafeUrlError } from './ssrf.js';
 import {
+  endpointExists,
   findEndpoint,
   insertDeliveryOnce,
   insertEndpoint,
@@ -17,13 +17,12 @@ import {
   recentAttempts,
   subscribedEndpoints,
   updateEndpoint as updateEndpointRow,
-  type AttemptRow,
   type DeliveryRow,
   type EndpointRow,
 } from './webhooks.repository.js';
 import type { CreateEndpointInput, UpdateEndpointInput } from './webhooks.schemas.js';
 import { toDeliveryView, toEndpointView, type DeletedWebhookEndpointView, type WebhookDeliveryView, type WebhookEndpointWithSecretView } from './webhook.view.js';
-import { toEventView } from '../events/event.view.js';
+import { toEventView } from './event.view.js';
 
 export interface WebhookDeps {
   db: Db;
@@ -32,8 +31,11 @@ export interface WebhookDeps {
 
 const newSecret = () => `whsec_${randomBase62(32)}`;
 
+/** A delivery's workflow id, from the event and the endpoint: creating the delivery twice makes one (its unique key). */
+const webhookWorkflowId = (eventId: string, endpointId: string) => `webhook-${eventId}-${endpointId}`;
+
 export { toDeliveryView, toEndpointView } from './webhook.view.js';
-export { toEventView } from '../events/event.view.js';
+export { toEventView } from './event.view.js';
 
 /** Refused at creation (and on update) exactly as at delivery, as 400 naming `url`. */
 async function checkUrl(deps: WebhookDeps, url: string, livemode: boolean): Promise<void> {
@@ -87,8 +89,7 @@ export async function getEndpoint(deps: WebhookDeps, caller: Caller, id: string)
 
 export async function listEndpoints(deps: WebhookDeps, caller: Caller, q: { limit: number; cursor?: string | undefined }) {
   requireRole(caller, STAFF);
-  const rows = await listEndpointRows(deps.db, caller, q.limit + 1, q.cursor ? decodeCursor(q.cursor) : undefined);
-  return toPage(rows, q.limit, toEndpointView, (r) => r.id);
+  return listPage(q, (limit, after) => listEndpointRows(deps.db, caller, limit, after), toEndpointView);
 }
 
 export async function updateEndpoint(deps: WebhookDeps, caller: Caller, id: string, input: UpdateEndpointInput) {
@@ -130,14 +131,7 @@ export async function rotateSecret(deps: WebhookDeps, caller: Caller, id: string
 
 export async function listDeliveries(deps: WebhookDeps, caller: Caller, endpointId: string, q: { limit: number; cursor?: string | undefined }) {
   requireRole(caller, STAFF);
-  const endpoint = await deps.db
-    .selectFrom('webhook_endpoints')
-    .select('id')
-    .where('id', '=', endpointId)
-    .where('account_id', '=', caller.accountId)
-    .where('livemode', '=', caller.livemode)
-    .executeTakeFirst();
-  if (!endpoint) throw notFound('webhook endpoint', 'id');
+  if (!(await endpointExists(deps.db, caller, endpointId))) throw notFound('webhook endpoint', 'id');
   const rows = await listDeliveryRows(deps.db, caller, endpointId, q.limit + 1, q.cursor ? decodeCursor(q.cursor) : undefined);
   const attempts = await recentAttempts(deps.db, rows.slice(0, q.limit).map((r) => r.id));
   return toPage(rows, q.limit, (r) => toDeliveryView(r, attempts.get(r.id)), (r) => r.id);
@@ -152,8 +146,8 @@ export async function getEvent(deps: WebhookDeps, caller: Caller, id: string) {
 
 export async function listEvents(deps: WebhookDeps, caller: Caller, q: { limit: number; cursor?: string | undefined; type?: string | undefined }) {
   requireRole(caller, STAFF);
-  const rows = await listEventRows(deps.db, { accountId: caller.accountId, livemode: caller.livemode, type: q.type }, q.limit + 1, q.cursor ? decodeCursor(q.cursor) : undefined);
-  return toPage(rows, q.limit, toEventView, (r) => r.id);
+  const scope = { accountId: caller.accountId, livemode: caller.livemode, type: q.type };
+  return listPage(q, (limit, after) => listEventRows(deps.db, scope, limit, after), toEventView);
 }
 
 function newDelivery(event: { id: string; account_id: string; livemode: boolean }, endpointId: string, workflowId: string, now: Date) {

@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createHeldActivities } from '../../activities/held-authorization.js';
-import { DECISION_RESOLVED_CHANNEL } from '../../src/authorization/decision-waiter.js';
+import { DECISION_RESOLVED_CHANNEL } from '../../src/decisions/decisions.repository.js';
 import { verifyAuthorizationToken } from '../../src/tokens/authorization-token.js';
 import type { ResolveActivityInput } from '../../workflows/held-authorization.types.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';

@@ -9,7 +9,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { createUsageReportActivities, METER_ATTEMPT_TIMEOUT_MS, retryAfterMs, type UsageLogger } from '../../activities/usage-report.js';
+import { createUsageReportActivities } from '../../activities/usage-report.js';
+import { createUsageReporter, METER_ATTEMPT_TIMEOUT_MS, retryAfterMs, type UsageLogger } from '../../src/usage/usage-report.service.js';
 import { monthEnd, monthOf } from '../../src/usage/month.js';
 import { countUnsettledReports, listAccountsToReport, readReport, recordAttempt, unsettledMonthsBefore } from '../../src/usage/usage-reports.repository.js';
 import { runUsageReport } from '../../src/usage/usage-report.runner.js';
@@ -360,7 +361,7 @@ describe('months and reports left unsettled', () => {
   });
 });
 
-describe('the CLI runner (same activities, without the engine)', () => {
+describe('the CLI runner (the reporter the activities run, without the engine)', () => {
   test('retries transient failures with backoff and honours Retry-After; a re-run posts nothing', async () => {
     const month = '2025-03';
     const a = await ctx.account('growth');
@@ -370,9 +371,9 @@ describe('the CLI runner (same activities, without the engine)', () => {
       { account_id: b.id, month, shard: 3, checks: 5 },
     ]).execute();
     const meter = await startMeter([503, { status: 429, headers: { 'retry-after': '2' } }]);
-    const activities = createUsageReportActivities({ db: ctx.database.db, billingMeter: { url: meter.url, apiKey: 'k' } });
+    const reporter = createUsageReporter({ db: ctx.database.db, billingMeter: { url: meter.url, apiKey: 'k' } });
     const slept: number[] = [];
-    const summary = await runUsageReport({ month, activities, sleep: async (ms) => void slept.push(ms) });
+    const summary = await runUsageReport({ month, reporter, sleep: async (ms) => void slept.push(ms) });
 
     const mine = meter.requests.filter((r) => [a.id, b.id].includes(r.body.account_id));
     expect(summary.failed.filter((f) => [a.id, b.id].includes(f.accountId))).toEqual([]);
@@ -391,7 +392,7 @@ describe('the CLI runner (same activities, without the engine)', () => {
     expect((await reportRow(b.id, month))?.status).toBe('accepted');
 
     const before = meter.requests.length;
-    const rerun = await runUsageReport({ month, activities, sleep: async () => {} });
+    const rerun = await runUsageReport({ month, reporter, sleep: async () => {} });
     expect(rerun.accounts).toBe(0);
     expect(meter.requests.length).toBe(before);
   });
@@ -405,11 +406,11 @@ describe('the CLI runner (same activities, without the engine)', () => {
       { account_id: b.id, month, shard: 0, checks: 2 },
     ]).execute();
     const meter = await startMeter();
-    const metered = createUsageReportActivities({ db: ctx.database.db, billingMeter: { url: meter.url, apiKey: 'k' } });
-    const unmetered = createUsageReportActivities({ db: ctx.database.db, billingMeter: { url: undefined, apiKey: undefined } });
+    const metered = createUsageReporter({ db: ctx.database.db, billingMeter: { url: meter.url, apiKey: 'k' } });
+    const unmetered = createUsageReporter({ db: ctx.database.db, billingMeter: { url: undefined, apiKey: undefined } });
     const summary = await runUsageReport({
       month,
-      activities: {
+      reporter: {
         listAccountsToReport: async (m, after) => (await metered.listAccountsToReport(m, after)).filter((id) => id === a.id || id === b.id),
         reportAccountUsage: (input) => (input.accountId === a.id ? metered : unmetered).reportAccountUsage(input),
       },
@@ -425,11 +426,11 @@ describe('the CLI runner (same activities, without the engine)', () => {
     const a = await ctx.account('growth');
     await ctx.database.db.insertInto('usage_counters').values({ account_id: a.id, month, shard: 0, checks: 1 }).execute();
     const meter = await startMeter([503]);
-    const activities = createUsageReportActivities({ db: ctx.database.db, billingMeter: { url: meter.url, apiKey: 'k' } });
+    const reporter = createUsageReporter({ db: ctx.database.db, billingMeter: { url: meter.url, apiKey: 'k' } });
     const started = Date.now();
     const summary = await runUsageReport({
       month,
-      activities: { listAccountsToReport: async (m, after) => (await activities.listAccountsToReport(m, after)).filter((id) => id === a.id), reportAccountUsage: activities.reportAccountUsage },
+      reporter: { listAccountsToReport: async (m, after) => (await reporter.listAccountsToReport(m, after)).filter((id) => id === a.id), reportAccountUsage: (input) => reporter.reportAccountUsage(input) },
       retryBaseMs: 300,
     });
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
@@ -441,11 +442,11 @@ describe('the CLI runner (same activities, without the engine)', () => {
     const a = await ctx.account('growth');
     await ctx.database.db.insertInto('usage_counters').values({ account_id: a.id, month, shard: 0, checks: 1 }).execute();
     const meter = await startMeter([500, 500, 500, 500]);
-    const activities = createUsageReportActivities({ db: ctx.database.db, billingMeter: { url: meter.url, apiKey: 'k' } });
+    const reporter = createUsageReporter({ db: ctx.database.db, billingMeter: { url: meter.url, apiKey: 'k' } });
     // Only this account: on a database kept from an earlier run, that run's account of this month is still pending.
     const summary = await runUsageReport({
       month,
-      activities: { listAccountsToReport: async (m, after) => (await activities.listAccountsToReport(m, after)).filter((id) => id === a.id), reportAccountUsage: activities.reportAccountUsage },
+      reporter: { listAccountsToReport: async (m, after) => (await reporter.listAccountsToReport(m, after)).filter((id) => id === a.id), reportAccountUsage: (input) => reporter.reportAccountUsage(input) },
       attempts: 4,
       sleep: async () => {},
     });

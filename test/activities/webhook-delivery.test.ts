@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createWebhookActivities } from '../../activities/webhook-delivery.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/kernel/logger.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { OutboxRelay } from '../../src/temporal/outbox-relay.js';
 import { verifyWebhookSignature } from '../../src/index.js';

@@ -1,13 +1,13 @@
 /**
- * Approval chains through the API (DECISIONS §16): the policy fields and their validation, the
- * quorum fixed on a hold when it is held, approvals counted by the reviewer endpoint, and the
- * simulation. The engine is the FAKE inline gateway (test/support/fake-gateway.ts), which records
- * approvals through the same activity the workflow uses; the workflow itself is covered by
- * test/workflows/approval-chains.server.test.ts.
+ * Approval chains through the API (docs/api.md, "Approval chains"): the policy fields and their
+ * validation, the quorum fixed on a hold when it is held, approvals counted by the reviewer
+ * endpoint, and the simulation. The engine is the FAKE inline gateway
+ * (test/support/fake-gateway.ts), which records approvals through the same activity the workflow
+ * uses; the workflow itself is covered by test/workflows/approval-chains.server.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createHeldActivities } from '../../activities/held-authorization.js';
-import { approvalsRequiredFor } from '../../src/approvals/approval-chains.js';
+import { approvalsRequiredFor } from '../../src/policies/approval-rules.js';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
 import { FakeInlineGateway } from '../support/fake-gateway.js';
 

@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { escalateHold, expireOverdueHolds, isExpired, recordApproval, resolveHeldDecision } from '../../src/approvals/resolution.service.js';
-import type { DecisionRow } from '../../src/authorization/decision.view.js';
-import { EngineUnavailableError, ResolutionRejectedError } from '../../src/temporal/gateway.js';
+import type { DecisionRow } from '../../src/decisions/decision.view.js';
+import { EngineUnavailable, ResolutionRejected } from '../../src/approvals/hold-engine.js';
 import type { ResolutionSummary, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
 import { FakeInlineGateway } from '../support/fake-gateway.js';
@@ -102,7 +102,7 @@ describe('what the reviewer is told', () => {
   ])('the engine refuses with %s: 409 saying so, the hold unchanged', async (refusal, said) => {
     const id = await hold(await agentWith());
     engine.next.set(id, async () => {
-      throw new ResolutionRejectedError(refusal);
+      throw new ResolutionRejected(refusal);
     });
     const res = error(await acct.test.post(`/v1/approvals/${id}/approve`));
     expect(res).toMatchObject({ status: 409, code: 'conflict', param: 'decision_id' });
@@ -118,7 +118,7 @@ describe('what the reviewer is told', () => {
   test('the engine unreachable before it recorded anything: 503, the hold pending', async () => {
     const id = await hold(await agentWith());
     engine.next.set(id, async () => {
-      throw new EngineUnavailableError('down');
+      throw new EngineUnavailable('down');
     });
     expect(error(await acct.test.post(`/v1/approvals/${id}/approve`))).toMatchObject({ status: 503, code: 'service_unavailable', message: 'The workflow engine is unavailable; the request stays pending. Retry later.' });
     expect((await row(id)).status).toBe('pending');
@@ -128,7 +128,7 @@ describe('what the reviewer is told', () => {
     const id = await hold(await agentWith());
     engine.next.set(id, async (_d, _o, inline) => {
       await inline();
-      throw new EngineUnavailableError('the answer was lost');
+      throw new EngineUnavailable('the answer was lost');
     });
     const res = await acct.test.post(`/v1/approvals/${id}/deny`, { note: 'no' });
     expect(res.status).toBe(200);
@@ -140,7 +140,7 @@ describe('what the reviewer is told', () => {
     const id = await hold(await agentWith({ approval_rules: [{ above: 0, approvals_required: 2 }] }));
     engine.next.set(id, async (_d, _o, inline) => {
       await inline();
-      throw new EngineUnavailableError('the answer was lost');
+      throw new EngineUnavailable('the answer was lost');
     });
     const res = await ann.client.post(`/v1/approvals/${id}/approve`);
     expect(res.status).toBe(200);
@@ -148,12 +148,12 @@ describe('what the reviewer is told', () => {
     // A denial after an unreachable engine that recorded nothing is not "counted", by the key whose
     // approval is on the hold or by another.
     engine.next.set(id, async () => {
-      throw new EngineUnavailableError('down');
+      throw new EngineUnavailable('down');
     });
     expect((await ann.client.post(`/v1/approvals/${id}/deny`)).status).toBe(503);
     const ben = await reviewer('Ben');
     engine.next.set(id, async () => {
-      throw new EngineUnavailableError('down');
+      throw new EngineUnavailable('down');
     });
     expect((await ben.client.post(`/v1/approvals/${id}/deny`)).status).toBe(503);
   });

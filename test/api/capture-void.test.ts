@@ -1,7 +1,7 @@
 /**
- * The spend lifecycle after approval (DECISIONS §15): capture (all or part), void, expiry of an
- * approval not captured in time, and single-use tokens. What is not captured leaves the agent's
- * budget in the same transaction, in the period the approval counted in.
+ * The spend lifecycle after approval (docs/api.md, "Capture and void"): capture (all or part),
+ * void, expiry of an approval not captured in time, and single-use tokens. What is not captured
+ * leaves the agent's budget in the same transaction, in the period the approval counted in.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { resolveHeldDecision } from '../../src/approvals/resolution.service.js';

@@ -4,7 +4,8 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { agentUnchanged, periodsOf, readAgentState } from '../../src/authorization/authorization.repository.js';
+import { agentUnchanged, readAgentState } from '../../src/authorization/authorization.repository.js';
+import { periodsOf } from '../../src/decisions/spend.repository.js';
 import { auditInsert, auditRecord } from '../../src/audit/audit.repository.js';
 import { executeTogether, PreconditionFailed } from '../../src/db/statements.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';

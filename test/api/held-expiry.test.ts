@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { createHeldActivities } from '../../activities/held-authorization.js';
 import { expireOverdueHolds, HELD_EXPIRY_GRACE_MS } from '../../src/approvals/resolution.service.js';
-import { startHousekeeping } from '../../src/housekeeping.js';
-import { createLogger } from '../../src/logger.js';
+import { startHousekeeping } from '../../src/process/housekeeping.js';
+import { createLogger } from '../../src/kernel/logger.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
 import { until } from '../support/wait.js';
 

@@ -1,7 +1,7 @@
 /**
- * A hold counts in the period it was requested in (SPEC: spend periods are UTC). One created on
- * the last evening of January and resolved in February releases its reservation from January and,
- * when approved, spends in January; February's budget is untouched.
+ * A hold counts in the period it was requested in (spend periods are UTC months and days). One
+ * created on the last evening of January and resolved in February releases its reservation from
+ * January and, when approved, spends in January; February's budget is untouched.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { resolveHeldDecision, type ResolveInput } from '../../src/approvals/resolution.service.js';

@@ -6,9 +6,9 @@
 import { Writable } from 'node:stream';
 import type { Request } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { AppError } from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
+import { createApp } from '../../src/http/app.js';
+import { AppError } from '../../src/kernel/errors.js';
+import { createLogger } from '../../src/kernel/logger.js';
 import { createMetrics, recordRateLimitRejection } from '../../src/observability/metrics.js';
 import { startMetricsServer } from '../../src/observability/metrics-server.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
@@ -170,7 +170,7 @@ describe('GET /metrics', () => {
   });
 
   it('counts rate-limit rejections reported for a request, in that app’s registry only', async () => {
-    const deps = { db: ctx.database.db, signer: ctx.signer, gateway: ctx.gateway, idempotencyKey: TEST_IDEMPOTENCY_KEY, authenticate: async () => Promise.reject(new AppError('unauthorized', 'x')) };
+    const deps = { db: ctx.database.db, signer: ctx.signer, gateway: ctx.gateway, engine: ctx.engine, idempotencyKey: TEST_IDEMPOTENCY_KEY, authenticate: async () => Promise.reject(new AppError('unauthorized', 'x')) };
     const one = createApp(deps);
     const other = createApp(deps);
     recordRateLimitRejection({ app: one } as unknown as Request);

@@ -4,10 +4,11 @@
  */
 import type { Express } from 'express';
 import { afterAll, beforeAll, describe, expect, it, test } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { AppError } from '../../src/errors.js';
-import { buildOpenApiDocument, createRouteMatcher, toOpenApiPath } from '../../src/http/openapi.js';
-import { ROUTE_DOCS } from '../../src/http/route-docs.js';
+import { createApp } from '../../src/http/app.js';
+import { AppError } from '../../src/kernel/errors.js';
+import { buildOpenApiDocument, toOpenApiPath } from '../../src/http/openapi.js';
+import { createRouteMatcher } from '../../src/http/route.js';
+import { ROUTES } from '../../src/http/routes/index.js';
 import { EVENT_TYPES } from '../../src/events/events.repository.js';
 import { buildSignedDelivery, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../../src/webhooks/signature.js';
 import { createTestContext, type TestAccount, type TestContext } from '../support/context.js';
@@ -38,7 +39,7 @@ function expressRoutes(stack: Layer[], prefix = ''): string[] {
   return out;
 }
 
-const documented = ROUTE_DOCS.map((r) => `${r.method.toUpperCase()} ${r.path}`);
+const documented = ROUTES.map((r) => `${r.method.toUpperCase()} ${r.path}`);
 
 let ctx: TestContext;
 let app: Express;
@@ -51,6 +52,7 @@ beforeAll(async () => {
     db: ctx.database.db,
     signer: ctx.signer,
     gateway: ctx.gateway,
+    engine: ctx.engine,
     idempotencyKey: TEST_IDEMPOTENCY_KEY,
     authenticate: async () => {
       throw new AppError('unauthorized', 'not used');
@@ -59,12 +61,14 @@ beforeAll(async () => {
 });
 afterAll(() => ctx?.close());
 
-describe('the route registry and the Express router', () => {
+describe('the route declarations and the Express router', () => {
   it('lists every route the app serves, with its method', () => {
     const served = expressRoutes((app as unknown as { router: { stack: Layer[] } }).router.stack);
     expect(served.length).toBeGreaterThan(30);
     const undocumented = served.filter((r) => !documented.includes(r));
-    expect(undocumented, 'routes served but missing from src/http/route-docs.ts').toEqual([]);
+    expect(undocumented, 'routes served but not declared in src/http/routes/').toEqual([]);
+    const unmounted = documented.filter((r) => !served.includes(r));
+    expect(unmounted, 'routes declared (and documented) but not mounted by src/http/app.ts').toEqual([]);
   });
 
   it('documents each route once', () => {
@@ -73,7 +77,7 @@ describe('the route registry and the Express router', () => {
 });
 
 describe('every documented operation is served', () => {
-  test.each(ROUTE_DOCS.map((r) => [r.method.toUpperCase(), r.path] as const))('%s %s', async (method, path) => {
+  test.each(ROUTES.map((r) => [r.method.toUpperCase(), r.path] as const))('%s %s', async (method, path) => {
     const url = path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => `${name}_doesnotexist`);
     const res = await ctx.raw(url, {
       method,
@@ -104,7 +108,7 @@ describe('GET /v1/openapi.json', () => {
   it('has every documented operation under its OpenAPI path, each with a unique operationId and declared path parameters', () => {
     const doc = buildOpenApiDocument();
     const ids = new Set<string>();
-    for (const route of ROUTE_DOCS) {
+    for (const route of ROUTES) {
       const op = doc.paths[toOpenApiPath(route.path)]?.[route.method];
       expect(op, `${route.method} ${route.path}`).toBeDefined();
       expect(ids.has(op.operationId)).toBe(false);
@@ -188,7 +192,7 @@ describe('response objects, headers, links and webhooks', () => {
   });
 
   it("references a component schema from every operation's JSON success response", () => {
-    for (const route of ROUTE_DOCS) {
+    for (const route of ROUTES) {
       const response = doc.paths[toOpenApiPath(route.path)][route.method].responses[String(route.response.status)];
       for (const [type, media] of Object.entries(response.content as Record<string, { schema: { $ref?: string } }>)) {
         if (type !== 'application/json') continue;
@@ -199,7 +203,7 @@ describe('response objects, headers, links and webhooks', () => {
   });
 
   it('lists 4XX answers with the error envelope, and the headers the code sends', () => {
-    for (const route of ROUTE_DOCS) {
+    for (const route of ROUTES) {
       const op = doc.paths[toOpenApiPath(route.path)][route.method];
       if (route.roles !== 'public') {
         for (const status of ['400', '401', '429']) expect(op.responses[status], `${route.method} ${route.path} ${status}`).toBeDefined();
@@ -291,7 +295,7 @@ describe('GET /docs', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
-    for (const route of ROUTE_DOCS) {
+    for (const route of ROUTES) {
       expect(res.text).toContain(`<span class="m ${route.method}">${route.method.toUpperCase()}</span> <code>${toOpenApiPath(route.path)}</code>`);
     }
     expect(res.text).not.toMatch(/<script|https?:\/\/(?!localhost)/i);
@@ -300,7 +304,7 @@ describe('GET /docs', () => {
 });
 
 describe('the route matcher (the route label of metrics and logs)', () => {
-  const match = createRouteMatcher();
+  const match = createRouteMatcher(ROUTES);
   test.each([
     ['GET', '/v1/agents/agt_123', '/v1/agents/:id'],
     ['POST', '/v1/agents/agt_123/freeze', '/v1/agents/:id/freeze'],

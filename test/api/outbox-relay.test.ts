@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/kernel/logger.js';
 import { TemporalGateway } from '../../src/temporal/gateway.js';
 import { OutboxRelay, relayBackoffMs } from '../../src/temporal/outbox-relay.js';
 import { EngineMonitor } from '../../src/temporal/engine-status.js';

@@ -1,6 +1,6 @@
 /**
- * Rate limits (SPEC §8.1, DECISIONS §10): per account and mode, fixed one-minute windows counted in
- * the database, so every API process shares them.
+ * Rate limits (docs/api.md, "Rate limits"): per account and mode, fixed one-minute windows counted
+ * in the database, so every API process shares them.
  *
  * Tests that count up to a limit run their own app instances with a pinned clock, so a minute
  * boundary can never reset a count halfway through. Requests "from another client" leave from a
@@ -12,14 +12,14 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/kernel/logger.js';
 import { accountBucket, windowAt } from '../../src/ratelimit/limits.js';
 import { hitCounter, purgeCounters } from '../../src/ratelimit/ratelimit.repository.js';
 import { rateLimiter } from '../../src/http/rate-limit.js';
 import { errorHandler } from '../../src/http/errors.js';
 import { authMiddleware, type Authenticator } from '../../src/http/auth.js';
-import { AppError } from '../../src/errors.js';
-import { startHttpServer, type RunningServer } from '../../src/server.js';
+import { AppError } from '../../src/kernel/errors.js';
+import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { createTestContext, policyBody, type TestContext } from '../support/context.js';
 import { TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
 
@@ -50,7 +50,7 @@ function pinnedClock(secondsIntoMinute = 20) {
 async function startInstance(now: () => number, unauthenticatedLimit?: number): Promise<string> {
   const url = process.env.DATABASE_URL;
   const database = url ? await connectDatabase({ databaseUrl: url, poolSize: 5 }) : ctx.database;
-  const server = await startHttpServer(database, { port: 0 }, { signer: ctx.signer, gateway: ctx.gateway, idempotencyKey: TEST_IDEMPOTENCY_KEY, rateLimit: { now, ...(unauthenticatedLimit ? { unauthenticatedLimit } : {}) } }, createLogger('silent'), '127.0.0.1');
+  const server = await startHttpServer(database, { port: 0 }, { signer: ctx.signer, gateway: ctx.gateway, engine: ctx.engine, idempotencyKey: TEST_IDEMPOTENCY_KEY, rateLimit: { now, ...(unauthenticatedLimit ? { unauthenticatedLimit } : {}) } }, createLogger('silent'), '127.0.0.1');
   instances.push({ server, database: url ? database : undefined });
   return `http://127.0.0.1:${server.port}`;
 }
@@ -454,7 +454,7 @@ describe('when the counters cannot be reached', () => {
   });
 });
 
-/** An app of the limiter alone, in the order src/app.ts mounts it, on 127.0.0.1; closed by the caller. */
+/** An app of the limiter alone, in the order src/http/app.ts mounts it, on 127.0.0.1; closed by the caller. */
 async function limitedApp(limits: ReturnType<typeof rateLimiter>, authenticate: Authenticator): Promise<{ base: string; close: () => void }> {
   const app = express();
   app.use((req, _res, next) => {

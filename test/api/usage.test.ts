@@ -1,5 +1,5 @@
 /**
- * Usage metering (SPEC §8.3, DECISIONS §10): each HTTP 200 of POST /v1/authorize with a live key
+ * Usage metering (docs/api.md, "Usage"): each HTTP 200 of POST /v1/authorize with a live key
  * counts once, in the decision's transaction; replays, errors, 4xx and test mode never count.
  */
 import { sql } from 'kysely';

@@ -11,7 +11,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { findDecisionById } from '../../src/approvals/approvals.repository.js';
+import { findDecisionById } from '../../src/decisions/decisions.repository.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { markOutboxDone } from '../../src/outbox/outbox.repository.js';
 import { createTestContext, policyBody, UNREACHABLE_ENGINE_PORT, type TestAccount, type TestContext } from '../support/context.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createWebhookActivities } from '../../activities/webhook-delivery.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/kernel/logger.js';
 import { OutboxRelay } from '../../src/temporal/outbox-relay.js';
 import { createTestContext, policyBody, type TestContext } from '../support/context.js';
 import { FakeInlineGateway } from '../support/fake-gateway.js';

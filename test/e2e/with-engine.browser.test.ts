@@ -19,6 +19,8 @@ const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'with-engine');
+/** A held workflow's page in the Temporal UI, its summary on it (a stable path: docs and reviews point at it). */
+export const SUMMARY_SCREENSHOT = path.join(ARTIFACTS, 'temporal-ui-held-workflow-summary.png');
 const UI_TIMEOUT_MS = 30_000;
 
 const hasChromium = fs.existsSync(CHROMIUM);
@@ -107,7 +109,7 @@ describe.skipIf(!mode)('the dashboard and the Temporal UI with a workflow engine
     await context.close();
   }, 90_000);
 
-  test.skipIf(mode?.kind !== 'dev-server')('Temporal UI: an operator finds the held workflow by ApprovalStatus = "pending" and opens it', async () => {
+  test.skipIf(mode?.kind !== 'dev-server')('Temporal UI: an operator finds the held workflow by ApprovalStatus = "pending" and opens it; its page shows the summary', async () => {
     const uiUrl = stack.server.devServer!.uiUrl!;
     const id = await held(7_300, 'operator.example');
     const workflowId = heldWorkflowId(id);
@@ -131,7 +133,15 @@ describe.skipIf(!mode)('the dashboard and the Temporal UI with a workflow engine
     await page.getByRole('link', { name: workflowId }).click();
     await page.waitForURL(new RegExp(`/workflows/${workflowId}/`));
     await page.getByText('heldAuthorization').first().waitFor();
-    await page.screenshot({ path: path.join(ARTIFACTS, 'temporal-ui-held-workflow.png'), fullPage: true });
+    // The workflow's static summary says what the hold is without opening anything else.
+    const summary = await stack.server.env.client.workflow.getHandle(workflowId).describe().then((d) => d.staticSummary());
+    expect(summary).toMatch(new RegExp(`^73\\.00 USD at operator\\.example for Engine bot \\(${agentId}\\), expires \\d+ \\w{3} \\d\\d:\\d\\d UTC$`));
+    // UI 2.54 shows a workflow's static summary and details under its "User Metadata" tab.
+    await page.getByText('User Metadata', { exact: true }).first().click();
+    // Each is rendered as markdown in a frame of its own.
+    await page.frameLocator('#user-metadata-summary').getByText(summary!).waitFor();
+    await page.frameLocator('#user-metadata-details').getByText('Reason:').waitFor();
+    await page.screenshot({ path: SUMMARY_SCREENSHOT, fullPage: true });
     await context.close();
   }, 120_000);
 });

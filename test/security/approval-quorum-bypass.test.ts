@@ -1,10 +1,10 @@
 /**
- * Attack: one holder of a key tries to complete a hold's quorum of approvals (DECISIONS §16) alone,
- * or with a key that may not approve it at all: the same reviewer key twice (one after the other,
- * all at once, and as a retried activity), a key of another account, a key of the other mode, an
- * agent key, a revoked key. None may add an approval, and the hold must stay pending without a token.
- * The engine is the FAKE inline gateway (the workflow's own duplicate check is covered on a real
- * server in test/workflows/approval-chains.server.test.ts).
+ * Attack: one holder of a key tries to complete a hold's quorum of approvals (docs/api.md,
+ * "Approval chains") alone, or with a key that may not approve it at all: the same reviewer key
+ * twice (one after the other, all at once, and as a retried activity), a key of another account, a
+ * key of the other mode, an agent key, a revoked key. None may add an approval, and the hold must
+ * stay pending without a token. The engine is the FAKE inline gateway (the workflow's own duplicate
+ * check is covered on a real server in test/workflows/approval-chains.server.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createHeldActivities } from '../../activities/held-authorization.js';

@@ -5,10 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { canonicalJson } from '../../src/audit/audit-chain.js';
 import { verifyAuditChain } from '../../src/audit/audit.service.js';
-import { newId } from '../../src/ids.js';
+import { newId } from '../../src/kernel/ids.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { migrateTo, migrateToLatest } from '../../src/db/migrate.js';
 import { createScratchDatabase, createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
@@ -113,6 +113,23 @@ describe('the one-time re-seal of chains written before the key (migration 011_a
     await migrateTo(database.db, '010_audit_insert_order');
     return { database, drop: async () => { await database.close(); await scratch?.drop(); } };
   }
+
+  test('without the audit key loaded it refuses to re-seal, naming AUDIT_HMAC_KEY, and leaves the schema as it was', async () => {
+    const { database, drop } = await oldSchemaDatabase();
+    try {
+      const db = database.db;
+      await sql`INSERT INTO accounts (id, name, plan) VALUES ('acct_nokey', 'no key', 'growth')`.execute(db);
+      await sql`INSERT INTO audit_records (id, account_id, livemode, type, actor_type, created_at) VALUES ('aud_nokey', 'acct_nokey', false, 'agent.created', 'system', now())`.execute(db);
+      // A process that never loaded its key: the migrator and the key holder as freshly imported.
+      vi.resetModules();
+      const fresh = await import('../../src/db/migrate.js');
+      await expect(fresh.migrateToLatest(db)).rejects.toThrow(/011_audit_hmac re-seals the existing audit chains with AUDIT_HMAC_KEY/);
+      const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM information_schema.columns WHERE table_name = 'audit_records' AND column_name = 'mac'`.execute(db);
+      expect(Number(rows[0]!.n)).toBe(0);
+    } finally {
+      await drop();
+    }
+  });
 
   test('re-seals a chain as far as its old SHA-256 chain verifies: a row forged into the old chain is not blessed', async () => {
     const { database, drop } = await oldSchemaDatabase();

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { sql } from 'kysely';
 import { resolveHeldDecision } from '../../src/approvals/resolution.service.js';
-import { DECISION_RESOLVED_CHANNEL } from '../../src/authorization/decision-waiter.js';
+import { DECISION_RESOLVED_CHANNEL } from '../../src/decisions/decisions.repository.js';
 import { KEY_CACHE_TTL_MS } from '../../src/keys/key-cache.js';
 import { agentWithPolicy, createTestContext, type TestAccount, type TestContext } from '../support/context.js';
 

@@ -19,7 +19,7 @@ import { startAuditSealer } from '../../src/audit/audit-sealer.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { migrateToLatest, pendingMigrations } from '../../src/db/migrate.js';
 import { purgeExpiredKeys } from '../../src/idempotency/idempotency.repository.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/kernel/logger.js';
 import { purgeCounters } from '../../src/ratelimit/ratelimit.repository.js';
 import { bindServerKeys } from '../../src/server-keys.js';
 import { agentWithPolicy, createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';

@@ -9,9 +9,10 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, test } from 'vitest';
-import { auditHmacKey, chainHash, GENESIS_HASH, useAuditHmacKey } from '../../src/audit/audit-chain.js';
+import { chainHash, GENESIS_HASH } from '../../src/audit/audit-chain.js';
+import { auditHmacKey, useAuditHmacKey } from '../../src/kernel/audit-key.js';
 import { createAccount } from '../../src/accounts/accounts.service.js';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/kernel/config.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import type { Db } from '../../src/db/database.js';
 import { migrateTo, migrateToLatest } from '../../src/db/migrate.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { evaluate } from '../../src/authorization/evaluate.js';
+import { evaluate } from '../../src/policies/evaluate.js';
 import { agentWithPolicy, createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
 import { evaluatedPolicy } from '../support/policies.js';
 

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createWebhookActivities } from '../../activities/webhook-delivery.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/kernel/logger.js';
 import { OutboxRelay } from '../../src/temporal/outbox-relay.js';
 import { refusedAddressReason, resolveSafeTarget, UnsafeUrlError, type HostResolver } from '../../src/webhooks/ssrf.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';

@@ -3,11 +3,12 @@ import { createAccount } from '../../src/accounts/accounts.service.js';
 import type { Plan } from '../../src/db/database.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { createLogger, type Logger } from '../../src/logger.js';
-import { startHttpServer, type RunningServer } from '../../src/server.js';
+import { createLogger, type Logger } from '../../src/kernel/logger.js';
+import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
 import type { TokenSigner } from '../../src/tokens/authorization-token.js';
 import { TemporalGateway, type WorkflowGateway } from '../../src/temporal/gateway.js';
+import { EngineMonitor } from '../../src/temporal/engine-status.js';
 import { checkResponse, warmUp } from './openapi-conformance.js';
 import { TEST_IDEMPOTENCY_KEY, useTestAuditKey } from './server-keys.js';
 
@@ -40,6 +41,8 @@ export interface TestContext {
   server: RunningServer;
   signer: TokenSigner;
   gateway: WorkflowGateway;
+  /** The engine's state as /readyz reports it: probed through `gateway` when asked. */
+  engine: EngineMonitor;
   /** A fresh account: tests stay isolated from each other even on one shared database. */
   account(plan?: Plan, opts?: { rateLimit?: number; includedChecks?: number; overageRateMicros?: number }): Promise<TestAccount>;
   client(key: string): Client;
@@ -99,11 +102,17 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   const signer = { issuer: 'spend-auth-test', keys };
   // No engine runs here: the gateway points at a port nothing listens on, so approvals answer 503.
   const gateway = opts.gateway?.({ db: database.db, signer }) ?? new TemporalGateway({ address: `127.0.0.1:${UNREACHABLE_ENGINE_PORT}`, namespace: 'default', taskQueue: 'spend-authorization' });
+  const engine = new EngineMonitor({
+    address: 'workflow engine',
+    probe: async () => {
+      if ((await gateway.health()) !== 'up') throw new Error('no answer in time');
+    },
+  });
   const rateLimit = opts.testModeRateLimit ? { limits: { testMode: opts.testModeRateLimit } } : undefined;
   const server = await startHttpServer(
     database,
     { port: 0 },
-    { signer, gateway, rateLimit, idempotencyKey: TEST_IDEMPOTENCY_KEY, allowPrivateUrls: opts.allowPrivateUrls ?? false, ...(opts.now ? { now: opts.now } : {}), ...(opts.tracing ? { tracing: true } : {}) },
+    { signer, gateway, engine, rateLimit, idempotencyKey: TEST_IDEMPOTENCY_KEY, allowPrivateUrls: opts.allowPrivateUrls ?? false, ...(opts.now ? { now: opts.now } : {}), ...(opts.tracing ? { tracing: true } : {}) },
     opts.log ?? createLogger('silent'),
     '127.0.0.1',
   );
@@ -141,6 +150,7 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
     server,
     signer,
     gateway,
+    engine,
     raw,
     client,
     async account(plan = 'growth', opts = {}) {

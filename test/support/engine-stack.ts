@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundle } from '@temporalio/worker';
 import type { ActivityDeps } from '../../activities/index.js';
-import { createLogger, type Logger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/kernel/logger.js';
 import { TemporalGateway } from '../../src/temporal/gateway.js';
 import { OutboxRelay } from '../../src/temporal/outbox-relay.js';
 import { startWorker, workflowBundleOptions, type RunningWorker, type WorkerSettings } from '../../src/temporal/worker.js';

@@ -1,7 +1,8 @@
 import { createHeldActivities } from '../../activities/held-authorization.js';
-import type { DecisionRow } from '../../src/authorization/decision.view.js';
+import type { DecisionRow } from '../../src/decisions/decision.view.js';
 import type { Db } from '../../src/db/database.js';
-import { ResolutionRejectedError, type WorkflowGateway } from '../../src/temporal/gateway.js';
+import { ResolutionRejected } from '../../src/approvals/hold-engine.js';
+import type { WorkflowGateway } from '../../src/temporal/gateway.js';
 import type { TokenSigner } from '../../src/tokens/authorization-token.js';
 import type { ResolutionSummary, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
 
@@ -50,11 +51,11 @@ export class FakeInlineGateway implements WorkflowGateway {
 
   async resolve(decision: DecisionRow, outcome: ReviewerOutcome): Promise<ResolutionSummary> {
     // Like the workflow's Update validator: the first outcome wins.
-    if (this.resolved.has(decision.id)) throw new ResolutionRejectedError('already resolved');
+    if (this.resolved.has(decision.id)) throw new ResolutionRejected('already resolved');
     // An approval towards a quorum is recorded; only the last one resolves (as the workflow does).
     if (outcome.outcome === 'approved' && (decision.approvals_required ?? 1) > 1) {
       const approvers = this.approvers.get(decision.id) ?? new Set<string>();
-      if (approvers.has(outcome.reviewer ?? '')) throw new ResolutionRejectedError('already approved');
+      if (approvers.has(outcome.reviewer ?? '')) throw new ResolutionRejected('already approved');
       this.approvers.set(decision.id, approvers.add(outcome.reviewer ?? ''));
       const summary = await this.activities.recordApproval({ decisionId: decision.id, note: outcome.note ?? null, reviewer: outcome.reviewer ?? null, via: 'api' });
       if (summary.status !== 'pending') this.resolved.add(decision.id);

@@ -550,7 +550,7 @@ export function heldAuthorizationHistory(o: HeldHistoryOptions): HistoryJson {
 }
 
 const T0 = new Date('2025-03-04T09:30:00.000Z');
-/** Ids shaped like src/ids.ts makes them (prefix, underscore, 24 base62 characters). */
+/** Ids shaped like src/kernel/ids.ts makes them (prefix, underscore, 24 base62 characters). */
 function fixtureId(prefix: string, name: string): string {
   return `${prefix}_Fx${name}`.padEnd(prefix.length + 1 + 24, '0');
 }

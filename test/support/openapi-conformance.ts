@@ -8,7 +8,8 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { buildOpenApiDocument, toOpenApiPath, type OpenApiDocument } from '../../src/http/openapi.js';
-import { createRouteFinder } from '../../src/http/route-docs.js';
+import { createRouteFinder } from '../../src/http/route.js';
+import { ROUTES } from '../../src/http/routes/index.js';
 
 // ajv-formats is CommonJS: its default export arrives as the module object under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => void;
@@ -38,7 +39,7 @@ function init() {
   addFormats(ajv);
   // Every reference in a response schema points into components.
   ajv.addSchema({ $id: DOC_ID, components: doc.components }, DOC_ID);
-  state = { doc, ajv, find: createRouteFinder(), validators: new Map() };
+  state = { doc, ajv, find: createRouteFinder(ROUTES), validators: new Map() };
   return state;
 }
 

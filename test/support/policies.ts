@@ -1,4 +1,4 @@
-import type { EvaluatedPolicy } from '../../src/authorization/evaluate.js';
+import type { EvaluatedPolicy } from '../../src/policies/evaluate.js';
 
 /** A policy as `evaluate` sees it: generous budgets, no lists, no threshold; override what the test is about. */
 export const evaluatedPolicy = (over: Partial<EvaluatedPolicy> = {}): EvaluatedPolicy => ({

@@ -1,4 +1,4 @@
-import { useAuditHmacKey } from '../../src/audit/audit-chain.js';
+import { useAuditHmacKey } from '../../src/kernel/audit-key.js';
 
 /**
  * One set of server keys for every test process and every `spend-auth` process a test starts: on a

@@ -1,8 +1,9 @@
 /**
  * Which Temporal server a server test may use, never downloading one:
  *   TEMPORAL_ADDRESS=localhost:7233         an existing server
- *   TEMPORAL_CLI_PATH=/path/to/temporal     the CLI's dev server, started by the test file
- *                                           (built by scripts/temporal-cli.sh)
+ *   TEMPORAL_CLI_PATH=/path/to/temporal     the CLI's dev server, started by the test file (the
+ *                                           global setup sets it from `temporal` on PATH or the
+ *                                           cache `npm start` fills, src/temporal/cli-acquisition.ts)
  *   TEMPORAL_TEST_SERVER_PATH=/path/to/temporal-test-server   the time-skipping test server
  * Without any of them a server test skips with one printed line, except in CI (CI=true), where a
  * missing server is a failure: .ci/run always provides one.
@@ -37,7 +38,7 @@ export function pickServerMode(): ServerMode | { skip: string } {
   return {
     skip: named
       ? `${named} is not an executable file`
-      : 'no Temporal server (set TEMPORAL_CLI_PATH=$(scripts/temporal-cli.sh), TEMPORAL_ADDRESS or TEMPORAL_TEST_SERVER_PATH)',
+      : 'no Temporal server (run `npm start` once to fetch the CLI, or set TEMPORAL_CLI_PATH=$(npx tsx scripts/temporal-cli.ts), TEMPORAL_ADDRESS or TEMPORAL_TEST_SERVER_PATH)',
   };
 }
 

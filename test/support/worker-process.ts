@@ -9,7 +9,7 @@
 import { connectDatabase } from '../../src/db/connect.js';
 import { useTestAuditKey } from './server-keys.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/kernel/logger.js';
 import { startWorker } from '../../src/temporal/worker.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
 

@@ -173,7 +173,7 @@ describe('the stored format (chains already written must keep verifying)', () =>
 describe('the process-wide audit key', () => {
   test('using the audit log before the key is loaded throws, naming AUDIT_HMAC_KEY; once loaded it is the key', async () => {
     vi.resetModules();
-    const fresh = await import('../../src/audit/audit-chain.js');
+    const fresh = await import('../../src/kernel/audit-key.js');
     expect(fresh.isAuditHmacKeyLoaded()).toBe(false);
     expect(() => fresh.auditHmacKey()).toThrow('The audit HMAC key (AUDIT_HMAC_KEY) was not loaded before the audit log was used.');
     fresh.useAuditHmacKey(key);

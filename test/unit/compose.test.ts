@@ -10,6 +10,7 @@ import { describe, expect, it, test } from 'vitest';
 import { parse } from 'yaml';
 import { CONFIG_VARIABLES, loadConfig } from '../../src/config.js';
 import { ALL_SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/search-attributes.js';
+import { WHEEL_VERSION } from '../../src/temporal/cli-wheel.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -111,6 +112,14 @@ describe('docker-compose.yml services', () => {
     for (const name of APP_SERVICES) expect(service(name).build, name).toBe('.');
     expect(service('api').ports).toContain(`${envOf('api').PORT}:${envOf('api').PORT}`);
     expect(service('worker').ports).toContain(`${envOf('worker').METRICS_PORT}:${envOf('worker').METRICS_PORT}`);
+  });
+
+  it('runs the Temporal server and UI of the same releases as the CLI that npm start and the tests run (Server 1.32, UI 2.54)', () => {
+    // temporal version 1.9.1 (Server 1.32.0, UI 2.54.1): src/temporal/cli-wheel.ts.
+    expect(service('temporal').image).toBe('temporalio/server:1.32.0');
+    expect(service('temporal-ui').image).toBe('temporalio/ui:2.54.1');
+    for (const name of ['temporal-schema', 'temporal-namespace']) expect(service(name).image).toBe('temporalio/admin-tools:1.32.0');
+    expect(WHEEL_VERSION).toBe('1.9.1');
   });
 
   test.each(Object.keys(services))('%s uses a pinned image', (name) => {

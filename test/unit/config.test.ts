@@ -1,6 +1,8 @@
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, test } from 'vitest';
-import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../src/config.js';
+import { CONFIG_VARIABLES, loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/kernel/config.js';
 
 /** Throws unless loadConfig rejects env with a ConfigError; returns that error. */
 function configError(env: NodeJS.ProcessEnv): ConfigError {
@@ -12,6 +14,15 @@ function configError(env: NodeJS.ProcessEnv): ConfigError {
   }
   throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
 }
+
+describe('where dev keeps the Temporal CLI it fetches', () => {
+  test.each([
+    [{ HOME: '/home/ann' }, '/home/ann/.cache/spend-auth/temporal-cli'],
+    [{ HOME: '/home/ann', XDG_CACHE_HOME: '/var/cache/ann' }, '/var/cache/ann/spend-auth/temporal-cli'],
+  ])('%o → %s', (env, dir) => {
+    expect(loadConfig(env).temporal.cliCacheDir).toBe(dir);
+  });
+});
 
 describe('loadConfig defaults', () => {
   it('fills every default from an empty environment', () => {
@@ -28,6 +39,8 @@ describe('loadConfig defaults', () => {
       addressGiven: false,
       cliPath: undefined,
       searchPath: undefined,
+      // No HOME in the environment: the user's home from the system (process.env is not read).
+      cliCacheDir: path.join(os.userInfo().homedir, '.cache', 'spend-auth', 'temporal-cli'),
       allowSignalApprovals: true,
       tls: undefined,
       apiKey: undefined,
@@ -133,7 +146,7 @@ describe('loadConfig with values', () => {
       host: '10.0.0.5',
       databaseUrl: 'postgres://u:p@db.internal:5432/spend',
       dataDir: '/var/lib/spend-auth',
-      temporal: { address: 'temporal:7233', namespace: 'payments', taskQueue: 'q1', addressGiven: true, cliPath: '/opt/temporal/bin/temporal', searchPath: undefined, allowSignalApprovals: false,
+      temporal: { address: 'temporal:7233', namespace: 'payments', taskQueue: 'q1', addressGiven: true, cliPath: '/opt/temporal/bin/temporal', searchPath: undefined, cliCacheDir: path.join(os.userInfo().homedir, '.cache', 'spend-auth', 'temporal-cli'), allowSignalApprovals: false,
         tls: { cert: '/etc/temporal/client.pem', key: '/etc/temporal/client.key', ca: '/etc/temporal/ca.pem', serverName: 'payments.tmprl.cloud' },
         apiKey: 'tcak_123',
         reconcileIntervalSeconds: 60,

@@ -2,12 +2,12 @@ import fc from 'fast-check';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, test } from 'vitest';
 import type { z } from 'zod';
-import { VENDOR_PATTERN, vendorSchema } from '../../src/authorization/vendor.js';
+import { VENDOR_PATTERN, vendorSchema } from '../../src/policies/vendor.js';
 import { CURSOR_PATTERN, decodeCursor, encodeCursor, SEQUENCE_CURSOR_PATTERN } from '../../src/db/pagination.js';
 import { buildOpenApiDocument } from '../../src/http/openapi.js';
 import { createPolicySchema } from '../../src/policies/policies.schemas.js';
-import { simulateSchema } from '../../src/policies/simulate.schemas.js';
-import { trimmedText } from '../../src/http/validate.js';
+import { simulateSchema } from '../../src/simulation/simulate.schemas.js';
+import { trimmedText } from '../../src/kernel/schemas.js';
 import { parseMajorUnits } from '../../src/quickstart/decimal.js';
 
 // The document's patterns against the code that decides: a client checking a value with the

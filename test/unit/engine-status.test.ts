@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/kernel/logger.js';
 import { EngineMonitor, engineFailureReason, engineProbe, tcpReachable } from '../../src/temporal/engine-status.js';
 
 function capture() {

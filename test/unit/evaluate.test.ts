@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { autoFreezeTips, evaluate, type EvaluatedPolicy, type EvaluationInput } from '../../src/authorization/evaluate.js';
-import { normalizeVendor, vendorMatches } from '../../src/authorization/vendor.js';
+import { autoFreezeTips, evaluate, type EvaluatedPolicy, type EvaluationInput } from '../../src/policies/evaluate.js';
+import { normalizeVendor, vendorMatches } from '../../src/policies/vendor.js';
 import { evaluatedPolicy } from '../support/policies.js';
 
 const basePolicy: EvaluatedPolicy = evaluatedPolicy();

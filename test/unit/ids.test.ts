@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newId, randomBase62, timeBase62 } from '../../src/ids.js';
+import { newId, randomBase62, timeBase62 } from '../../src/kernel/ids.js';
 
 describe('ids', () => {
   it('are the prefix and 24 base62 characters', () => {

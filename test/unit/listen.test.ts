@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenHttp, ListenError, listenErrorMessage } from '../../src/http/listen.js';
+import { listenHttp } from '../../src/http/listen.js';
+import { ListenError, listenErrorMessage } from '../../src/kernel/listen.js';
 
 describe('listenHttp', () => {
   let blocker: net.Server;

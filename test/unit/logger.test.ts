@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, formatLogLine, prettyDestination, resolveLogFormat } from '../../src/logger.js';
+import { createLogger, formatLogLine, prettyDestination, resolveLogFormat } from '../../src/kernel/logger.js';
 
 describe('log format', () => {
   it.each([

@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import { ConfigError, loadMcpConfig, normalizeServiceBaseUrl } from '../../src/config.js';
+import { loadMcpConfig, normalizeServiceBaseUrl } from '../../src/config.js';
+import { ConfigError } from '../../src/kernel/config.js';
 
 const KEY = `gc_live_${'A1b2'.repeat(10)}`;
 
-describe('the MCP base address is the /v1 base address (DECISIONS §12)', () => {
+describe('the MCP base address is the /v1 base address', () => {
   test.each([
     ['http://localhost:3000', 'http://localhost:3000/v1'],
     ['http://localhost:3000/', 'http://localhost:3000/v1'],

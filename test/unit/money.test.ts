@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { formatMoney, minorDigits } from '../../src/money.js';
+import { formatMoney, minorDigits } from '../../src/kernel/money.js';
 
 /** Written as the dashboard writes amounts (dashboard/dom.js, money), so a reason and the screen around it agree. */
 describe('formatMoney: minor units as people read them, with the currency\'s own decimal places', () => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { isMonth, monthEnd, monthOf, monthStart, previousMonth } from '../../src/usage/month.js';
 import { formatUsd, overageOf, parseUsdRate, PLAN_TERMS, termsFor, TEST_MODE_TERMS } from '../../src/usage/pricing.js';
 
-describe('overage (SPEC §8.3 plan table)', () => {
+describe('overage (the plan table of docs/api.md, Usage)', () => {
   test.each([
     // plan, checks this month, overage checks, overage amount (USD)
     ['starter', 0, 0, '0.0000'],

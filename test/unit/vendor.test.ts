@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'vitest';
-import { vendorForm, vendorListSchema, vendorMatches, vendorSchema, type VendorForm } from '../../src/authorization/vendor.js';
+import { vendorForm, vendorListSchema, vendorMatches, vendorSchema, type VendorForm } from '../../src/policies/vendor.js';
 
 const host = (key: string): VendorForm => ({ kind: 'host', key });
 const ip = (key: string): VendorForm => ({ kind: 'ip', key });
 const name = (key: string): VendorForm => ({ kind: 'name', key });
 const noHost = (key: string): VendorForm => ({ kind: 'invalid', key, problem: 'has no host a URL parser accepts' });
 
-describe('vendorForm (DECISIONS §3)', () => {
+describe('vendorForm (docs/api.md, "Vendor matching")', () => {
   test.each<[string, VendorForm]>([
     ['Amazon.com', host('amazon.com')],
     ['HTTP://Shop.Example', host('shop.example')],

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { classifyStatus } from '../../activities/webhook-delivery.js';
 import { verifyWebhookSignature } from '../../src/index.js';
-import { parseRetryAfter } from '../../src/retry-after.js';
+import { parseRetryAfter } from '../../src/kernel/retry-after.js';
 import { buildSignedDelivery } from '../../src/webhooks/signature.js';
 import { checkUrlShape, refusedAddressReason, UnsafeUrlError } from '../../src/webhooks/ssrf.js';
 
@@ -57,10 +57,10 @@ describe('checkUrlShape', () => {
 describe('signatures', () => {
   const event = { id: 'evt_1', type: 'authorize.approved', data: { decision_id: 'dec_1', amount: 100 }, created_at: new Date('2026-01-02T03:04:05.000Z') };
 
-  test("SPEC §6's recipe verifies the header against the raw body, verbatim", () => {
+  test("the documented recipe (docs/api.md, Verifying a delivery) verifies the header against the raw body, verbatim", () => {
     const secret = 'whsec_test';
     const { body, header } = buildSignedDelivery(event, secret);
-    // The receiver's side, exactly as SPEC §6 describes it.
+    // The receiver's side, exactly as docs/api.md ("Verifying a delivery") describes it.
     const computed = createHmac('sha256', secret).update(body, 'utf8').digest('hex');
     const received = header.replace(/^sha256=/, '');
     expect(received.length).toBe(computed.length);

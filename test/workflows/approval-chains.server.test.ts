@@ -1,7 +1,8 @@
 /**
- * Approval chains (DECISIONS §16) end to end on a real Temporal server: a quorum of reviewer keys,
- * a denial after one approval, an operator's signals counting as one approver, and escalation.
- * Reviewers act through the HTTP API with keys of their own; operators through the Temporal CLI.
+ * Approval chains (docs/api.md, "Approval chains") end to end on a real Temporal server: a quorum
+ * of reviewer keys, a denial after one approval, an operator's signals counting as one approver,
+ * and escalation. Reviewers act through the HTTP API with keys of their own; operators through the
+ * Temporal CLI.
  *
  * Escalation: the API accepts `escalate_after_seconds` from 60 s. To keep this file fast, the
  * escalation test writes 2 s into the policy's row directly (the database allows any positive

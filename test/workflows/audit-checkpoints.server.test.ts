@@ -8,7 +8,7 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ScheduleNotFoundError } from '@temporalio/client';
-import { AUDIT_CHECKPOINT_SCHEDULE_ID } from '../../src/temporal/audit-checkpoint-schedule.js';
+import { AUDIT_CHECKPOINT_SCHEDULE_ID } from '../../src/temporal/periodic-jobs.js';
 import { ensureSchedules } from '../../src/temporal/worker.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import type { auditCheckpoints } from '../../workflows/audit-checkpoints.js';

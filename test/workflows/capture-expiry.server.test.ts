@@ -6,7 +6,7 @@
  * recorded for the replay tests (RECORD_HISTORIES=1, scripts/record-histories.sh).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { CAPTURE_EXPIRY_SCHEDULE_ID } from '../../src/temporal/capture-expiry-schedule.js';
+import { CAPTURE_EXPIRY_SCHEDULE_ID } from '../../src/temporal/periodic-jobs.js';
 import type { expireUncapturedApprovalsSweep } from '../../workflows/capture-expiry.js';
 import { policyBody, type TestAccount } from '../support/context.js';
 import { recordHistory } from '../support/record-history.js';

@@ -3,7 +3,7 @@
  * through the HTTP API, operators through the Temporal CLI. The worker runs the real workflows and
  * activities against this file's database; webhooks go to a real receiver on 127.0.0.1.
  *
- * Needs a server (TEMPORAL_CLI_PATH from scripts/temporal-cli.sh, or TEMPORAL_ADDRESS); see
+ * Needs a server (TEMPORAL_CLI_PATH, found or fetched by scripts/temporal-cli.ts, or TEMPORAL_ADDRESS); see
  * test/support/temporal-server.ts. With RECORD_HISTORIES=1 it saves the histories it produces into
  * test/histories (scripts/record-histories.sh).
  */

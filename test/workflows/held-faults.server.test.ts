@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/kernel/logger.js';
 import { EngineMonitor } from '../../src/temporal/engine-status.js';
 import type { WorkflowGateway } from '../../src/temporal/gateway.js';
 import { heldWorkflowId } from '../../src/temporal/ids.js';

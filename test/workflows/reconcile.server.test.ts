@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { heldWorkflowId } from '../../src/temporal/ids.js';
-import { RECONCILE_SCHEDULE_ID } from '../../src/temporal/reconcile-schedule.js';
+import { RECONCILE_SCHEDULE_ID } from '../../src/temporal/periodic-jobs.js';
 import type { reconcileHeldRequests } from '../../workflows/reconcile-holds.js';
 import { policyBody, type TestAccount } from '../support/context.js';
 import { openEngineStack, type EngineStack } from '../support/engine-stack.js';

@@ -18,7 +18,8 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { bundleForReplay } from '../support/replay-bundle.js';
 import { openServer, serverModeOrSkip, type ServerEnvironment } from '../support/temporal-server.js';
 import type { usageReport, webhookDelivery } from '../../workflows/index.js';
-import { METER_REJECTED, USAGE_REPORT_CONCURRENCY, USAGE_REPORT_PAGE_SIZE, type ReportAccountInput, type ReportAccountResult } from '../../workflows/usage-report.types.js';
+import { USAGE_REPORT_PAGE_SIZE, type ReportAccountInput, type ReportAccountResult } from '../../src/usage/usage-report.js';
+import { METER_REJECTED, USAGE_REPORT_CONCURRENCY } from '../../workflows/usage-report.types.js';
 
 const WORKFLOWS_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workflows/index.ts');
 const mode = serverModeOrSkip('usage report and webhook delivery paths');

@@ -8,7 +8,8 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { EngineUnavailableError, TemporalGateway } from '../../src/temporal/gateway.js';
+import { EngineUnavailable } from '../../src/approvals/hold-engine.js';
+import { TemporalGateway } from '../../src/temporal/gateway.js';
 import { heldWorkflowId } from '../../src/temporal/ids.js';
 import { policyBody, type TestAccount } from '../support/context.js';
 import { openEngineStack, type EngineStack } from '../support/engine-stack.js';
@@ -78,7 +79,7 @@ describe.skipIf(!mode || !openssl)('mTLS to the engine (TEMPORAL_TLS_CERT, TEMPO
     const noCert = new TemporalGateway({ address: proxyAddress, namespace: server.namespace, taskQueue: 'spend-authorization', tls: { ca: certs.ca } });
     try {
       expect(await noCert.health()).toBe('down');
-      await expect(noCert.heldWorkflowState('dec_none')).rejects.toBeInstanceOf(EngineUnavailableError);
+      await expect(noCert.heldWorkflowState('dec_none')).rejects.toBeInstanceOf(EngineUnavailable);
     } finally {
       await noCert.close();
     }

@@ -14,7 +14,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createUsageReportActivities } from '../../activities/usage-report.js';
-import { ensureUsageReportSchedule } from '../../src/temporal/usage-schedule.js';
+import { ensurePeriodicJob, USAGE_REPORT_JOB } from '../../src/temporal/periodic-jobs.js';
 import { previousMonth } from '../../src/usage/month.js';
 import type { usageReport } from '../../workflows/usage-report.js';
 import type { UsageReportResult } from '../../workflows/usage-report.types.js';
@@ -93,8 +93,8 @@ describe.skipIf(!mode)(`usageReport on a Temporal server (${mode?.kind ?? 'none'
 
   test.skipIf(mode?.kind === 'time-skipping')('the Schedule is created once, updated on every later start, and bills the month before its run', async () => {
     const scheduleId = `usage-report-test-${suffix}`;
-    expect(await ensureUsageReportSchedule(env.client, taskQueue, scheduleId)).toBe('created');
-    expect(await ensureUsageReportSchedule(env.client, taskQueue, scheduleId)).toBe('updated');
+    expect(await ensurePeriodicJob(env.client, USAGE_REPORT_JOB, taskQueue, scheduleId)).toBe('created');
+    expect(await ensurePeriodicJob(env.client, USAGE_REPORT_JOB, taskQueue, scheduleId)).toBe('updated');
     const handle = env.client.schedule.getHandle(scheduleId);
     try {
       const description = await handle.describe();

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import { ScheduleOverlapPolicy } from '@temporalio/client';
-import { ensureUsageReportSchedule, USAGE_REPORT_SCHEDULE_ID } from '../../src/temporal/usage-schedule.js';
+import { ensurePeriodicJob, USAGE_REPORT_JOB, USAGE_REPORT_SCHEDULE_ID } from '../../src/temporal/periodic-jobs.js';
 import { taskQueues } from '../../src/temporal/task-queues.js';
 import { ACTIVITY_SLOTS } from '../../src/temporal/worker.js';
 import type { UsageReportResult } from '../../workflows/usage-report.types.js';
@@ -174,7 +174,7 @@ describe.skipIf(!mode)('webhook delivery and billing on a Temporal server', () =
       { account_id: live.id, month: '2025-09', shard: 0, checks: 900 },
     ]).execute();
     const scheduleId = `usage-report-paused-${Date.now().toString(36)}`;
-    await ensureUsageReportSchedule(temporal(), taskQueues(stack.settings.taskQueue).billing, scheduleId);
+    await ensurePeriodicJob(temporal(), USAGE_REPORT_JOB, taskQueues(stack.settings.taskQueue).billing, scheduleId);
     const handle = temporal().schedule.getHandle(scheduleId);
     try {
       // Paused over 1 September (so August's run never happened), then unpaused: a Schedule does

@@ -3,7 +3,7 @@
  * no worker behind (nothing polls the task queue afterwards).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/kernel/logger.js';
 import { superviseWorker } from '../../src/temporal/engine.js';
 import { createTestContext, type TestContext } from '../support/context.js';
 import { openServer, serverModeOrSkip, type ServerEnvironment } from '../support/temporal-server.js';

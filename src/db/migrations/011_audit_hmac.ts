@@ -1,17 +1,84 @@
-import { createHash } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
-import { auditHmacKey, canonicalJson, chainHash, GENESIS_HASH, isAuditHmacKeyLoaded, recordMac, type ChainedFields } from '../../audit/audit-chain.js';
+import { createHash, createHmac } from 'node:crypto';
+import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * The audit chain becomes keyed (DECISIONS §7): each record carries `mac`, an HMAC of its content
- * with the server's AUDIT_HMAC_KEY written with the record, and `hash` becomes an HMAC link. Anyone
- * could recompute the old SHA-256 chain, so a row inserted by hand was sealed and verified.
+ * The audit chain becomes keyed (docs/api.md, "Audit log"): each record carries `mac`, an HMAC of
+ * its content with the server's AUDIT_HMAC_KEY written with the record, and `hash` becomes an HMAC
+ * link. Anyone could recompute the old SHA-256 chain, so a row inserted by hand was sealed and
+ * verified.
  *
  * Existing chains are re-sealed once, here: a chain is re-sealed record by record only as far as
  * its old SHA-256 chain verifies, so the new key never vouches for a record the old chain did not.
  * Records still unsealed get their MAC and are sealed by the sealer as usual. The append-only
  * trigger allows this one rewrite only while the migration runs.
  */
+
+/*
+ * The chain's record and link as this migration writes them, frozen here (a migration imports
+ * nothing live): the audit chain's code may change later; what this migration wrote may not.
+ */
+const GENESIS_HASH = '0'.repeat(64);
+
+interface ChainedFields {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  sequence: number;
+  type: string;
+  actor_type: 'api_key' | 'reviewer' | 'operator' | 'system';
+  actor_id: string | null;
+  agent_id: string | null;
+  decision_id: string | null;
+  decision: string | null;
+  amount: number | null;
+  currency: string | null;
+  vendor: string | null;
+  category: string | null;
+  policy_id: string | null;
+  reason: string | null;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+}
+
+/** JSON with object keys sorted at every depth. */
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
+  if (value instanceof Date) return JSON.stringify(value.toISOString());
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.keys(value as Record<string, unknown>)
+    .sort()
+    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+  return `{${entries.join(',')}}`;
+}
+
+const hmacHex = (key: Buffer, text: string) => createHmac('sha256', key).update(text).digest('hex');
+
+/** Every field the service writes (canonicalJson sorts them). */
+const contentOf = (r: Omit<ChainedFields, 'sequence'>) => ({
+  id: r.id,
+  account_id: r.account_id,
+  livemode: r.livemode,
+  type: r.type,
+  actor_type: r.actor_type,
+  actor_id: r.actor_id,
+  agent_id: r.agent_id,
+  decision_id: r.decision_id,
+  decision: r.decision,
+  amount: r.amount === null ? null : Number(r.amount),
+  currency: r.currency,
+  vendor: r.vendor,
+  category: r.category,
+  policy_id: r.policy_id,
+  reason: r.reason,
+  metadata: r.metadata,
+  created_at: r.created_at.toISOString(),
+});
+
+/** The MAC covers the content; the link covers the place. */
+const recordMac = (key: Buffer, record: Omit<ChainedFields, 'sequence'>): string => hmacHex(key, `record\n${canonicalJson(contentOf(record))}`);
+const chainHash = (key: Buffer, prevHash: string, sequence: number, mac: string | null): string => hmacHex(key, `link\n${prevHash}\n${Number(sequence)}\n${mac ?? ''}`);
+
 const CONTENT = `id, account_id, livemode, type, actor_type, actor_id, agent_id, decision_id, decision, amount, currency, vendor, category, policy_id, reason, metadata, created_at`;
 const same = (cols: string) => `(${cols.split(', ').map((c) => `OLD.${c}`).join(', ')}) IS NOT DISTINCT FROM (${cols.split(', ').map((c) => `NEW.${c}`).join(', ')})`;
 
@@ -38,29 +105,7 @@ type Row = Omit<ChainedFields, 'sequence'> & { sequence: number | null; prev_has
 /** The chain as it was before this migration, frozen here: hash = sha256(prev_hash || canonical record). */
 function legacyHash(prev: string, r: Row): string {
   return createHash('sha256')
-    .update(
-      prev +
-        canonicalJson({
-          id: r.id,
-          account_id: r.account_id,
-          livemode: r.livemode,
-          sequence: Number(r.sequence),
-          type: r.type,
-          actor_type: r.actor_type,
-          actor_id: r.actor_id,
-          agent_id: r.agent_id,
-          decision_id: r.decision_id,
-          decision: r.decision,
-          amount: r.amount === null ? null : Number(r.amount),
-          currency: r.currency,
-          vendor: r.vendor,
-          category: r.category,
-          policy_id: r.policy_id,
-          reason: r.reason,
-          metadata: r.metadata,
-          created_at: r.created_at.toISOString(),
-        }),
-    )
+    .update(prev + canonicalJson({ ...contentOf(r), sequence: Number(r.sequence) }))
     .digest('hex');
 }
 
@@ -103,14 +148,14 @@ async function resealChain(db: Kysely<unknown>, key: Buffer, accountId: string, 
     AND head_hash = ${legacyPrev} AND sequence = ${expected - 1}`.execute(db);
 }
 
-export async function up(db: Kysely<unknown>): Promise<void> {
+async function up(db: Kysely<unknown>, auditKey: () => Buffer | undefined): Promise<void> {
   await sql.raw('ALTER TABLE audit_records ADD COLUMN mac text').execute(db);
   const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM audit_records`.execute(db);
   if (Number(rows[0]!.n) > 0) {
-    if (!isAuditHmacKeyLoaded()) {
+    const key = auditKey();
+    if (!key) {
       throw new Error('011_audit_hmac re-seals the existing audit chains with AUDIT_HMAC_KEY: run the migration with the key the service will use.');
     }
-    const key = auditHmacKey();
     await sql.raw(RESEAL_WINDOW).execute(db);
     const chains = (await sql<{ account_id: string; livemode: boolean }>`SELECT DISTINCT account_id, livemode FROM audit_records WHERE sequence IS NOT NULL`.execute(db)).rows;
     for (const c of chains) await resealChain(db, key, c.account_id, c.livemode);
@@ -124,6 +169,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql.raw(SEALING_ONLY).execute(db);
 }
 
-export async function down(): Promise<void> {
+async function down(): Promise<void> {
   throw new Error('011_audit_hmac cannot be reverted: the old chain was not keyed');
+}
+
+/** The migration, given where the process keeps its audit key (undefined while none is loaded). */
+export function auditHmacMigration(auditKey: () => Buffer | undefined): Migration {
+  return { up: (db) => up(db, auditKey), down };
 }

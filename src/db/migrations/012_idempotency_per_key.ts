@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Stored idempotent responses belong to the API key that sent the request (DECISIONS §3), and are
- * kept encrypted. Rows stored before this were keyed by account and mode only and hold responses in
- * clear, some with raw secrets: they are dropped, not carried over (a retry that spans the upgrade
- * runs again rather than replay another key's response).
+ * Stored idempotent responses belong to the API key that sent the request (docs/api.md,
+ * "Idempotency"), and are kept encrypted. Rows stored before this were keyed by account and mode
+ * only and hold responses in clear, some with raw secrets: they are dropped, not carried over (a
+ * retry that spans the upgrade runs again rather than replay another key's response).
  */
 const statements = [
   `DELETE FROM idempotency_keys`,

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The spend lifecycle after approval (DECISIONS §15): what the rail captured, a void, the expiry of
- * an approval never captured, and single-use tokens.
+ * The spend lifecycle after approval (docs/api.md, "Capture and void"): what the rail captured, a
+ * void, the expiry of an approval never captured, and single-use tokens.
  *
  * - `decisions.capture_status` is null for denied and pending decisions; every approval gets
  *   `uncaptured` and a capture deadline (`capture_expires_at` = approval time + the policy's

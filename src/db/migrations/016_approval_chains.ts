@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Approval chains (DECISIONS §16): a policy's quorum rules and escalation delay; a hold keeps the
- * quorum it needs (fixed when held), the approvals given so far, and when it escalates.
- * One statement each: the embedded engine runs a single statement per query.
+ * Approval chains (docs/api.md, "Approval chains"): a policy's quorum rules and escalation delay; a
+ * hold keeps the quorum it needs (fixed when held), the approvals given so far, and when it
+ * escalates. One statement each: the embedded engine runs a single statement per query.
  */
 const statements = [
   `ALTER TABLE policies ADD COLUMN approval_rules jsonb NOT NULL DEFAULT '[]'`,

@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
-import { auditHmacKey, isAuditHmacKeyLoaded } from '../../audit/audit-chain.js';
+import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
  * Removing the newest records becomes evident (docs/security.md, "Removed audit records, and keys bound to their database"):
@@ -16,8 +15,9 @@ import { auditHmacKey, isAuditHmacKeyLoaded } from '../../audit/audit-chain.js';
  * - `audit_checkpoint_days`: the daily checkpoint sent to an account's webhook endpoints, once per
  *   account, mode and day.
  *
- * Existing heads get their MAC here, computed with the key the migration runs with (frozen below);
- * the key must be the one that sealed the chains, checked against the head records first.
+ * Existing heads get their MAC here, computed with the audit key the migrator hands in (the MACs are
+ * frozen below); the key must be the one that sealed the chains, checked against the head records
+ * first.
  */
 const hmacHex = (key: Buffer, text: string) => createHmac('sha256', key).update(text).digest('hex');
 const headMac = (key: Buffer, h: { account_id: string; livemode: boolean; sequence: number; head_hash: string }) =>
@@ -66,16 +66,16 @@ interface HeadRow {
   mac: string | null;
 }
 
-async function macExistingHeads(db: Kysely<unknown>): Promise<void> {
+async function macExistingHeads(db: Kysely<unknown>, auditKey: () => Buffer | undefined): Promise<void> {
   const heads = (
     await sql<HeadRow>`SELECT c.account_id, c.livemode, c.sequence, c.head_hash, r.prev_hash, r.hash, r.mac
       FROM audit_chains c LEFT JOIN audit_records r ON r.account_id = c.account_id AND r.livemode = c.livemode AND r.sequence = c.sequence`.execute(db)
   ).rows;
   if (heads.length === 0) return;
-  if (!isAuditHmacKeyLoaded()) {
+  const key = auditKey();
+  if (!key) {
     throw new Error('018_audit_head_evidence signs the existing audit chain heads with AUDIT_HMAC_KEY: run the migration with the key the service uses.');
   }
-  const key = auditHmacKey();
   const sealed = heads.filter((h) => Number(h.sequence) > 0);
   // The key that sealed the chains links their head records; any other key links none of them.
   if (sealed.length > 0 && !sealed.some((h) => h.prev_hash !== null && h.hash === linkHash(key, h.prev_hash, h.sequence, h.mac))) {
@@ -86,17 +86,17 @@ async function macExistingHeads(db: Kysely<unknown>): Promise<void> {
   }
 }
 
-export async function up(db: Kysely<unknown>): Promise<void> {
+async function up(db: Kysely<unknown>, auditKey: () => Buffer | undefined): Promise<void> {
   await sql.raw('ALTER TABLE audit_chains ADD COLUMN head_mac text').execute(db);
   await sql.raw('ALTER TABLE audit_chains ADD COLUMN tampered_at timestamptz').execute(db);
   await sql.raw('ALTER TABLE audit_chains ADD COLUMN tampered_sequence bigint').execute(db);
-  await macExistingHeads(db);
+  await macExistingHeads(db, auditKey);
   // A head without a MAC could only read as tampered: an older sealer's new head is refused instead.
   await sql.raw('ALTER TABLE audit_chains ALTER COLUMN head_mac SET NOT NULL').execute(db);
   for (const statement of statements) await sql.raw(statement).execute(db);
 }
 
-export async function down(db: Kysely<unknown>): Promise<void> {
+async function down(db: Kysely<unknown>): Promise<void> {
   for (const s of [
     'DROP TABLE audit_checkpoint_days',
     'DROP INDEX audit_records_decision_idx',
@@ -108,4 +108,9 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     'ALTER TABLE audit_chains DROP COLUMN tampered_at',
     'ALTER TABLE audit_chains DROP COLUMN head_mac',
   ]) await sql.raw(s).execute(db);
+}
+
+/** The migration, given where the process keeps its audit key (undefined while none is loaded). */
+export function auditHeadEvidenceMigration(auditKey: () => Buffer | undefined): Migration {
+  return { up: (db) => up(db, auditKey), down };
 }

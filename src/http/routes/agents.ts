@@ -1,32 +1,89 @@
-import { Router } from 'express';
-import type { Db } from '../../db/database.js';
+import { agentListSchema, agentSchema } from '../../agents/agent.view.js';
 import { createAgentSchema, listAgentsQuery, updateAgentSchema } from '../../agents/agents.schemas.js';
-import { createAgent, getAgent, listAgents, setAgentStatus, updateAgent, type AgentHooks } from '../../agents/agents.service.js';
-import { callerOf } from '../context.js';
-import { bodyObject, parse } from '../validate.js';
+import { createAgent, getAgent, listAgents, setAgentStatus, updateAgent } from '../../agents/agents.service.js';
+import { ADMIN, ANY_ROLE, STAFF } from '../../kernel/caller.js';
+import { link, list, route } from '../route.js';
 
-export function agentsRouter(db: Db, hooks: AgentHooks): Router {
-  const r = Router();
-  r.post('/', async (req, res) => {
-    res.status(201).json(await createAgent(db, callerOf(req), parse(createAgentSchema, bodyObject(req.body))));
-  });
-  r.get('/', async (req, res) => {
-    res.json(await listAgents(db, callerOf(req), parse(listAgentsQuery, req.query)));
-  });
-  r.get('/:id', async (req, res) => {
-    res.json(await getAgent(db, callerOf(req), req.params.id!));
-  });
-  r.patch('/:id', async (req, res) => {
-    res.json(await updateAgent(db, callerOf(req), req.params.id!, parse(updateAgentSchema, bodyObject(req.body)), hooks));
-  });
-  r.delete('/:id', async (req, res) => {
-    res.json(await setAgentStatus(db, callerOf(req), req.params.id!, 'deactivated', hooks));
-  });
-  r.post('/:id/freeze', async (req, res) => {
-    res.json(await setAgentStatus(db, callerOf(req), req.params.id!, 'frozen', hooks));
-  });
-  r.post('/:id/unfreeze', async (req, res) => {
-    res.json(await setAgentStatus(db, callerOf(req), req.params.id!, 'active', hooks));
-  });
-  return r;
-}
+const agentObject = { status: 200, description: 'The agent object', schema: agentSchema };
+
+export const agentsRoutes = [
+  route({
+    method: 'post',
+    path: '/v1/agents',
+    tag: 'Agents',
+    roles: ADMIN,
+    summary: 'Register an agent',
+    body: createAgentSchema,
+    response: { ...agentObject, status: 201 },
+    errors: [404],
+    links: {
+      RetrieveAgent: link('get /v1/agents/:id', 'id', 'id'),
+      UpdateAgent: link('patch /v1/agents/:id', 'id', 'id'),
+      DeactivateAgent: link('delete /v1/agents/:id', 'id', 'id'),
+      FreezeAgent: link('post /v1/agents/:id/freeze', 'id', 'id'),
+    },
+    handler: ({ deps, caller, body }) => createAgent(deps.db, caller, body),
+  }),
+  route({
+    method: 'get',
+    path: '/v1/agents',
+    tag: 'Agents',
+    roles: STAFF,
+    summary: 'List agents',
+    query: listAgentsQuery,
+    response: list(agentListSchema),
+    handler: ({ deps, caller, query }) => listAgents(deps.db, caller, query),
+  }),
+  route({
+    method: 'get',
+    path: '/v1/agents/:id',
+    tag: 'Agents',
+    roles: ANY_ROLE,
+    summary: 'Retrieve an agent (agent keys: their own only)',
+    params: { id: 'Agent id (`agt_…`)' },
+    response: agentObject,
+    handler: ({ deps, caller, params }) => getAgent(deps.db, caller, params.id),
+  }),
+  route({
+    method: 'patch',
+    path: '/v1/agents/:id',
+    tag: 'Agents',
+    roles: ADMIN,
+    summary: 'Update an agent (metadata is merged; null removes a key)',
+    params: { id: 'Agent id' },
+    body: updateAgentSchema,
+    response: agentObject,
+    errors: [409],
+    handler: ({ deps, caller, params, body }) => updateAgent(deps.db, caller, params.id, body, deps.agentHooks),
+  }),
+  route({
+    method: 'delete',
+    path: '/v1/agents/:id',
+    tag: 'Agents',
+    roles: ADMIN,
+    summary: 'Deactivate an agent (terminal; denies its pending holds)',
+    params: { id: 'Agent id' },
+    response: agentObject,
+    handler: ({ deps, caller, params }) => setAgentStatus(deps.db, caller, params.id, 'deactivated', deps.agentHooks),
+  }),
+  route({
+    method: 'post',
+    path: '/v1/agents/:id/freeze',
+    tag: 'Agents',
+    roles: STAFF,
+    summary: 'Freeze an agent (denies its pending holds)',
+    params: { id: 'Agent id' },
+    response: agentObject,
+    handler: ({ deps, caller, params }) => setAgentStatus(deps.db, caller, params.id, 'frozen', deps.agentHooks),
+  }),
+  route({
+    method: 'post',
+    path: '/v1/agents/:id/unfreeze',
+    tag: 'Agents',
+    roles: STAFF,
+    summary: 'Unfreeze an agent',
+    params: { id: 'Agent id' },
+    response: agentObject,
+    handler: ({ deps, caller, params }) => setAgentStatus(deps.db, caller, params.id, 'active', deps.agentHooks),
+  }),
+];

@@ -1,10 +1,10 @@
-import { Router } from 'express';
 import { z } from 'zod';
-import type { Db } from '../../db/database.js';
+import { ADMIN, ANY_ROLE } from '../../kernel/caller.js';
 import { cursorSchema } from '../../db/pagination.js';
+import { apiKeyListSchema, apiKeySchema, createdApiKeySchema } from '../../keys/api-key.view.js';
 import { createApiKey, getOwnApiKey, listApiKeys, revokeApiKey } from '../../keys/keys.service.js';
-import { callerOf } from '../context.js';
-import { bodyObject, limitSchema, parse, trimmedText } from '../validate.js';
+import { link, list, route } from '../route.js';
+import { limitSchema, trimmedText } from '../../kernel/schemas.js';
 
 const createSchema = z.strictObject({
   name: trimmedText(200),
@@ -23,23 +23,46 @@ const listQuery = z.strictObject({
   cursor: cursorSchema().optional(),
 });
 
-export function apiKeysRouter(db: Db, onRevoked?: (hash: string) => void): Router {
-  const r = Router();
-  r.post('/', async (req, res) => {
-    res.status(201).json(await createApiKey(db, callerOf(req), parse(createSchema, bodyObject(req.body))));
-  });
-  r.get('/self', async (req, res) => {
-    res.json(await getOwnApiKey(db, callerOf(req)));
-  });
-  r.get('/', async (req, res) => {
-    const q = parse(listQuery, req.query);
-    res.json(await listApiKeys(db, callerOf(req), q.limit, q.cursor));
-  });
-  r.delete('/:id', async (req, res) => {
-    res.json(await revokeApiKey(db, callerOf(req), req.params.id!, onRevoked));
-  });
-  return r;
-}
-
-/** For the OpenAPI document. */
-export { createSchema as createApiKeySchema, listQuery as listApiKeysQuery };
+export const apiKeysRoutes = [
+  route({
+    method: 'post',
+    path: '/v1/api-keys',
+    tag: 'API keys',
+    roles: ADMIN,
+    summary: 'Create an API key (the raw key is returned once)',
+    body: createSchema,
+    response: { status: 201, description: 'The key object with `key`', schema: createdApiKeySchema },
+    errors: [404],
+    links: { RevokeApiKey: link('delete /v1/api-keys/:id', 'id', 'id') },
+    handler: ({ deps, caller, body }) => createApiKey(deps.db, caller, body),
+  }),
+  route({
+    method: 'get',
+    path: '/v1/api-keys',
+    tag: 'API keys',
+    roles: ADMIN,
+    summary: 'List API keys (never the key itself)',
+    query: listQuery,
+    response: list(apiKeyListSchema),
+    handler: ({ deps, caller, query }) => listApiKeys(deps.db, caller, query.limit, query.cursor),
+  }),
+  route({
+    method: 'get',
+    path: '/v1/api-keys/self',
+    tag: 'API keys',
+    roles: ANY_ROLE,
+    summary: 'The calling key itself (mode, role, agent)',
+    response: { status: 200, description: 'The key object', schema: apiKeySchema },
+    handler: ({ deps, caller }) => getOwnApiKey(deps.db, caller),
+  }),
+  route({
+    method: 'delete',
+    path: '/v1/api-keys/:id',
+    tag: 'API keys',
+    roles: ADMIN,
+    summary: 'Revoke an API key',
+    params: { id: 'Key id' },
+    response: { status: 200, description: 'The key object, revoked', schema: apiKeySchema },
+    handler: ({ deps, caller, params }) => revokeApiKey(deps.db, caller, params.id, deps.onKeyRevoked),
+  }),
+];

@@ -1,21 +1,43 @@
-import { Router } from 'express';
-import type { Db } from '../../db/database.js';
 import { listApprovalsQuery, resolveApprovalSchema } from '../../approvals/approvals.schemas.js';
 import { listApprovals, resolveApproval } from '../../approvals/approvals.service.js';
-import type { WorkflowGateway } from '../../temporal/gateway.js';
-import { callerOf } from '../context.js';
-import { bodyObject, parse } from '../validate.js';
+import { approvalListSchema, decisionSchema } from '../../decisions/decision.view.js';
+import { STAFF } from '../../kernel/caller.js';
+import { list, route } from '../route.js';
 
-export function approvalsRouter(deps: { db: Db; gateway: WorkflowGateway; onResolved?: (id: string) => void; now?: () => Date }): Router {
-  const r = Router();
-  r.get('/', async (req, res) => {
-    res.json(await listApprovals(deps.db, callerOf(req), parse(listApprovalsQuery, req.query)));
-  });
-  for (const [action, outcome] of [['approve', 'approved'], ['deny', 'denied']] as const) {
-    r.post(`/:decision_id/${action}`, async (req, res) => {
-      const { note } = parse(resolveApprovalSchema, bodyObject(req.body));
-      res.json(await resolveApproval(deps, callerOf(req), req.params.decision_id!, outcome, note));
-    });
-  }
-  return r;
-}
+export const approvalsRoutes = [
+  route({
+    method: 'get',
+    path: '/v1/approvals',
+    tag: 'Approvals',
+    roles: STAFF,
+    summary: 'List held requests',
+    query: listApprovalsQuery,
+    response: list(approvalListSchema),
+    handler: ({ deps, caller, query }) => listApprovals(deps.db, caller, query),
+  }),
+  route({
+    method: 'post',
+    path: '/v1/approvals/:decision_id/approve',
+    tag: 'Approvals',
+    roles: STAFF,
+    summary:
+      'Approve a held request: one approval towards its quorum (approvals_required); a key approves once (409 again). Waits ≤ 10 s for the workflow; 409 if resolved, 503 if the engine is down',
+    params: { decision_id: 'Id of the held decision (`dec_…`)' },
+    body: resolveApprovalSchema,
+    response: { status: 200, description: 'The decision object: still pending until the quorum is met, then approved', schema: decisionSchema },
+    errors: [409, 503],
+    handler: ({ deps, caller, params, body }) => resolveApproval(deps.approvals, caller, params.decision_id, 'approved', body.note),
+  }),
+  route({
+    method: 'post',
+    path: '/v1/approvals/:decision_id/deny',
+    tag: 'Approvals',
+    roles: STAFF,
+    summary: 'Deny a held request: one denial denies at once (waits ≤ 10 s for the workflow; 409 if resolved, 503 if the engine is down)',
+    params: { decision_id: 'Id of the held decision (`dec_…`)' },
+    body: resolveApprovalSchema,
+    response: { status: 200, description: 'The resolved decision object', schema: decisionSchema },
+    errors: [409, 503],
+    handler: ({ deps, caller, params, body }) => resolveApproval(deps.approvals, caller, params.decision_id, 'denied', body.note),
+  }),
+];

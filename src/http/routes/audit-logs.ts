@@ -1,14 +1,10 @@
-import { Router } from 'express';
-import { requireRole, STAFF } from '../../caller.js';
-import type { Db } from '../../db/database.js';
-import type { SigningKeys } from '../../tokens/signing-keys.js';
-import { decodeCursor, encodeCursor, type Page } from '../../db/pagination.js';
 import { listAuditQuery, verifyAuditQuery } from '../../audit/audit.schemas.js';
 import { listAuditRecords, verifyAuditLog } from '../../audit/audit.service.js';
-import { auditCsv, toAuditVerificationView, toAuditView, type AuditRecordView } from '../../audit/audit.view.js';
-import { invalid } from '../../errors.js';
-import { callerOf } from '../context.js';
-import { parse } from '../validate.js';
+import { auditCsv, auditRecordListSchema, auditVerificationSchema, toAuditVerificationView, toAuditView } from '../../audit/audit.view.js';
+import { STAFF } from '../../kernel/caller.js';
+import { decodeCursor, encodeCursor } from '../../db/pagination.js';
+import { invalid } from '../../kernel/errors.js';
+import { LIST_PAGE, route, SENT } from '../route.js';
 
 function sequenceCursor(cursor: string | undefined): number | undefined {
   if (cursor === undefined) return undefined;
@@ -17,37 +13,47 @@ function sequenceCursor(cursor: string | undefined): number | undefined {
   return n;
 }
 
-export function auditLogsRouter(db: Db, keys: SigningKeys): Router {
-  const r = Router();
-  r.get('/verify', async (req, res) => {
-    const caller = callerOf(req);
-    requireRole(caller, STAFF);
-    const q = parse(verifyAuditQuery, req.query);
-    const verification = await verifyAuditLog({ db, keys }, { accountId: caller.accountId, livemode: caller.livemode }, q.checkpoint);
-    res.json(toAuditVerificationView(verification));
-  });
-  r.get('/', async (req, res) => {
-    const caller = callerOf(req);
-    requireRole(caller, STAFF);
-    const q = parse(listAuditQuery, req.query);
-    const page = await listAuditRecords(db, {
-      accountId: caller.accountId,
-      livemode: caller.livemode,
-      agentId: q.agent_id,
-      decision: q.decision,
-      type: q.type,
-      from: q.from,
-      to: q.to,
-      beforeSequence: sequenceCursor(q.cursor),
-      limit: q.limit,
-    });
-    const nextCursor = page.hasMore && page.lastSequence != null ? encodeCursor(page.lastSequence) : null;
-    if (req.accepts(['application/json', 'text/csv']) === 'text/csv') {
-      if (nextCursor) res.setHeader('X-Next-Cursor', nextCursor);
-      res.type('text/csv; charset=utf-8').send(auditCsv(page.rows));
-      return;
-    }
-    res.json({ object: 'list', data: page.rows.map(toAuditView), has_more: page.hasMore, next_cursor: nextCursor } satisfies Page<AuditRecordView>);
-  });
-  return r;
-}
+export const auditLogsRoutes = [
+  route({
+    method: 'get',
+    path: '/v1/audit-logs',
+    tag: 'Audit log',
+    roles: STAFF,
+    summary: 'List audit records (JSON, or CSV with Accept: text/csv)',
+    query: listAuditQuery,
+    response: { status: 200, schema: auditRecordListSchema, csv: true, description: `${LIST_PAGE} With \`Accept: text/csv\`: RFC 4180 CSV with a header row, the next cursor in \`X-Next-Cursor\`.` },
+    handler: async ({ deps, caller, query: q, req, res }) => {
+      const page = await listAuditRecords(deps.db, {
+        accountId: caller.accountId,
+        livemode: caller.livemode,
+        agentId: q.agent_id,
+        decision: q.decision,
+        type: q.type,
+        from: q.from,
+        to: q.to,
+        beforeSequence: sequenceCursor(q.cursor),
+        limit: q.limit,
+      });
+      const nextCursor = page.hasMore && page.lastSequence != null ? encodeCursor(page.lastSequence) : null;
+      if (req.accepts(['application/json', 'text/csv']) === 'text/csv') {
+        if (nextCursor) res.setHeader('X-Next-Cursor', nextCursor);
+        res.type('text/csv; charset=utf-8').send(auditCsv(page.rows));
+        return SENT;
+      }
+      return { object: 'list' as const, data: page.rows.map(toAuditView), has_more: page.hasMore, next_cursor: nextCursor };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/audit-logs/verify',
+    tag: 'Audit log',
+    roles: STAFF,
+    summary: 'Recompute the hash chain, count decisions without a record, check a kept checkpoint and sign a new one',
+    query: verifyAuditQuery,
+    response: { status: 200, description: 'The result of the check', schema: auditVerificationSchema },
+    handler: async ({ deps, caller, query: q }) =>
+      toAuditVerificationView(
+        await verifyAuditLog({ db: deps.db, keys: deps.authorization.signer.keys }, { accountId: caller.accountId, livemode: caller.livemode }, q.checkpoint),
+      ),
+  }),
+];

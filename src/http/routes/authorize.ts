@@ -1,14 +1,24 @@
-import { Router } from 'express';
 import { authorizeSchema } from '../../authorization/authorize.schemas.js';
-import { authorize, type AuthorizationDeps } from '../../authorization/authorization.service.js';
-import { callerOf } from '../context.js';
-import { bodyObject, parse } from '../validate.js';
+import { authorize } from '../../authorization/authorization.service.js';
+import { decisionSchema } from '../../decisions/decision.view.js';
+import { link, route } from '../route.js';
 
-export function authorizeRouter(deps: AuthorizationDeps): Router {
-  const r = Router();
-  r.post('/', async (req, res) => {
-    const input = parse(authorizeSchema, bodyObject(req.body));
-    res.json(await authorize(deps, callerOf(req), input, req.idempotency));
-  });
-  return r;
-}
+export const authorizeRoutes = [
+  route({
+    method: 'post',
+    path: '/v1/authorize',
+    tag: 'Authorization',
+    roles: ['admin', 'agent'],
+    summary: 'Request a spend decision: approved (with a gca_ token), denied or held',
+    description: 'Every completed check answers 200, including denied and held. Agent keys authorize only their own agent.',
+    body: authorizeSchema,
+    response: { status: 200, description: 'The decision object', schema: decisionSchema },
+    errors: [404],
+    links: {
+      RetrieveDecision: link('get /v1/decisions/:id', 'id', 'decision_id'),
+      ApproveHeldDecision: link('post /v1/approvals/:decision_id/approve', 'decision_id', 'decision_id'),
+      DenyHeldDecision: link('post /v1/approvals/:decision_id/deny', 'decision_id', 'decision_id'),
+    },
+    handler: ({ deps, caller, body, idempotency }) => authorize(deps.authorization, caller, body, idempotency),
+  }),
+];

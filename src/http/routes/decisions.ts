@@ -1,27 +1,53 @@
-import { Router } from 'express';
 import { getDecisionQuery } from '../../authorization/authorize.schemas.js';
-import { getDecision, type AuthorizationDeps } from '../../authorization/authorization.service.js';
+import { getDecision } from '../../authorization/authorization.service.js';
+import { decisionSchema } from '../../decisions/decision.view.js';
+import { ADMIN, ANY_ROLE } from '../../kernel/caller.js';
 import { captureSchema, voidSchema } from '../../capture/capture.schemas.js';
 import { captureDecision, voidDecision } from '../../capture/capture.service.js';
-import { callerOf } from '../context.js';
-import { bodyObject, parse } from '../validate.js';
+import { route } from '../route.js';
 
-export function decisionsRouter(deps: AuthorizationDeps): Router {
-  const r = Router();
-  r.get('/:id', async (req, res) => {
-    const { wait } = parse(getDecisionQuery, req.query);
-    // Stop long-polling as soon as the client goes away.
-    const abort = new AbortController();
-    res.on('close', () => abort.abort());
-    res.json(await getDecision(deps, callerOf(req), req.params.id!, wait ?? 0, abort.signal));
-  });
-  r.post('/:id/capture', async (req, res) => {
-    const input = parse(captureSchema, bodyObject(req.body));
-    res.json(await captureDecision(deps, callerOf(req), req.params.id!, input, req.idempotency));
-  });
-  r.post('/:id/void', async (req, res) => {
-    parse(voidSchema, bodyObject(req.body));
-    res.json(await voidDecision(deps, callerOf(req), req.params.id!, req.idempotency));
-  });
-  return r;
-}
+export const decisionsRoutes = [
+  route({
+    method: 'get',
+    path: '/v1/decisions/:id',
+    tag: 'Authorization',
+    roles: ANY_ROLE,
+    summary: 'The current state of a decision; `wait` long-polls while it is pending',
+    params: { id: 'Decision id (`dec_…`)' },
+    query: getDecisionQuery,
+    response: { status: 200, description: 'The decision object', schema: decisionSchema },
+    handler: ({ deps, caller, params, query, res }) => {
+      // Stop long-polling as soon as the client goes away.
+      const abort = new AbortController();
+      res.on('close', () => abort.abort());
+      return getDecision(deps.authorization, caller, params.id, query.wait ?? 0, abort.signal);
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/v1/decisions/:id/capture',
+    tag: 'Authorization',
+    roles: ADMIN,
+    summary: 'Capture an approval: the amount the rail charged (default all); the rest is released from the budget',
+    description:
+      'Once only. `amount` above the approved amount → 400 (`param` amount). A second capture, or a capture of a voided, expired, denied or pending decision → 409 conflict. The token is consumed.',
+    params: { id: 'Decision id (`dec_…`)' },
+    body: captureSchema,
+    response: { status: 200, description: 'The decision object, `capture.status` captured', schema: decisionSchema },
+    errors: [409],
+    handler: ({ deps, caller, params, body, idempotency }) => captureDecision(deps.authorization, caller, params.id, body, idempotency),
+  }),
+  route({
+    method: 'post',
+    path: '/v1/decisions/:id/void',
+    tag: 'Authorization',
+    roles: ADMIN,
+    summary: 'Void an uncaptured approval: its whole amount is released and its token stops verifying',
+    description: 'Voiding a captured, voided or expired approval, or a denied or pending decision → 409 conflict.',
+    params: { id: 'Decision id (`dec_…`)' },
+    body: voidSchema,
+    response: { status: 200, description: 'The decision object, `capture.status` voided', schema: decisionSchema },
+    errors: [409],
+    handler: ({ deps, caller, params, idempotency }) => voidDecision(deps.authorization, caller, params.id, idempotency),
+  }),
+];

@@ -1,32 +1,81 @@
-import { Router } from 'express';
-import type { Db } from '../../db/database.js';
+import { ADMIN, STAFF } from '../../kernel/caller.js';
 import { createPolicySchema, listPoliciesQuery, updatePolicySchema } from '../../policies/policies.schemas.js';
 import { createPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from '../../policies/policies.service.js';
-import { callerOf } from '../context.js';
-import { simulateSchema } from '../../policies/simulate.schemas.js';
-import { simulatePolicy } from '../../policies/simulation.service.js';
-import { bodyObject, parse } from '../validate.js';
+import { deletedPolicySchema, policyListSchema, policySchema } from '../../policies/policy.view.js';
+import { simulateSchema } from '../../simulation/simulate.schemas.js';
+import { policySimulationSchema } from '../../simulation/simulation.view.js';
+import { simulatePolicy } from '../../simulation/simulation.service.js';
+import { link, list, route } from '../route.js';
 
-export function policiesRouter(db: Db): Router {
-  const r = Router();
-  r.post('/', async (req, res) => {
-    res.status(201).json(await createPolicy(db, callerOf(req), parse(createPolicySchema, bodyObject(req.body))));
-  });
-  // Before '/:id' so 'simulate' is never read as an id.
-  r.post('/simulate', async (req, res) => {
-    res.json(await simulatePolicy({ db }, callerOf(req), parse(simulateSchema, bodyObject(req.body))));
-  });
-  r.get('/', async (req, res) => {
-    res.json(await listPolicies(db, callerOf(req), parse(listPoliciesQuery, req.query)));
-  });
-  r.get('/:id', async (req, res) => {
-    res.json(await getPolicy(db, callerOf(req), req.params.id!));
-  });
-  r.patch('/:id', async (req, res) => {
-    res.json(await updatePolicy(db, callerOf(req), req.params.id!, parse(updatePolicySchema, bodyObject(req.body))));
-  });
-  r.delete('/:id', async (req, res) => {
-    res.json(await deletePolicy(db, callerOf(req), req.params.id!));
-  });
-  return r;
-}
+const policyObject = { status: 200, description: 'The policy object', schema: policySchema };
+
+export const policiesRoutes = [
+  route({
+    method: 'post',
+    path: '/v1/policies',
+    tag: 'Policies',
+    roles: ADMIN,
+    summary: 'Create a policy',
+    body: createPolicySchema,
+    response: { ...policyObject, status: 201 },
+    links: {
+      RetrievePolicy: link('get /v1/policies/:id', 'id', 'id'),
+      UpdatePolicy: link('patch /v1/policies/:id', 'id', 'id'),
+      DeletePolicy: link('delete /v1/policies/:id', 'id', 'id'),
+    },
+    handler: ({ deps, caller, body }) => createPolicy(deps.db, caller, body),
+  }),
+  route({
+    method: 'post',
+    path: '/v1/policies/simulate',
+    tag: 'Policies',
+    roles: STAFF,
+    summary: 'Evaluate a draft or saved policy against given or recorded requests, without side effects',
+    body: simulateSchema,
+    response: { status: 200, description: 'What the policy would have decided', schema: policySimulationSchema },
+    errors: [404],
+    handler: ({ deps, caller, body }) => simulatePolicy({ db: deps.db }, caller, body),
+  }),
+  route({
+    method: 'get',
+    path: '/v1/policies',
+    tag: 'Policies',
+    roles: STAFF,
+    summary: 'List policies',
+    query: listPoliciesQuery,
+    response: list(policyListSchema),
+    handler: ({ deps, caller, query }) => listPolicies(deps.db, caller, query),
+  }),
+  route({
+    method: 'get',
+    path: '/v1/policies/:id',
+    tag: 'Policies',
+    roles: STAFF,
+    summary: 'Retrieve a policy',
+    params: { id: 'Policy id (`pol_…`)' },
+    response: policyObject,
+    handler: ({ deps, caller, params }) => getPolicy(deps.db, caller, params.id),
+  }),
+  route({
+    method: 'patch',
+    path: '/v1/policies/:id',
+    tag: 'Policies',
+    roles: ADMIN,
+    summary: 'Update a policy',
+    params: { id: 'Policy id' },
+    body: updatePolicySchema,
+    response: policyObject,
+    handler: ({ deps, caller, params, body }) => updatePolicy(deps.db, caller, params.id, body),
+  }),
+  route({
+    method: 'delete',
+    path: '/v1/policies/:id',
+    tag: 'Policies',
+    roles: ADMIN,
+    summary: 'Delete a policy (409 while an agent is bound)',
+    params: { id: 'Policy id' },
+    response: { status: 200, description: 'The deletion', schema: deletedPolicySchema },
+    errors: [409],
+    handler: ({ deps, caller, params }) => deletePolicy(deps.db, caller, params.id),
+  }),
+];

@@ -1,26 +1,41 @@
-import { Router } from 'express';
-import type { AuthorizationDeps } from '../../authorization/authorization.service.js';
+import { ADMIN } from '../../kernel/caller.js';
 import { quickstartAgentSchema, quickstartAuthorizeSchema, vaultSchema } from '../../quickstart/quickstart.schemas.js';
 import { authorizeWithVault, createQuickstartAgent, createVault } from '../../quickstart/quickstart.service.js';
-import { callerOf } from '../context.js';
-import { bodyObject, parse } from '../validate.js';
+import { quickstartAgentSchema as quickstartAgentView, quickstartAuthorizationSchema, vaultWithTokenSchema } from '../../quickstart/quickstart.view.js';
+import { route } from '../route.js';
 
-/** The quick-start paths; the app puts its auth, body and idempotency middleware in front of them. */
-export const QUICKSTART_PATHS = ['/agents', '/vaults', '/authorize'];
-
-/** SPEC §4.6, DECISIONS §11: unprefixed paths, decimal amounts, vault tokens. */
-export function quickstartRouter(deps: AuthorizationDeps): Router {
-  const r = Router();
-  r.post('/agents', async (req, res) => {
-    res.status(201).json(await createQuickstartAgent(deps.db, callerOf(req), parse(quickstartAgentSchema, bodyObject(req.body))));
-  });
-  r.post('/vaults', async (req, res) => {
-    res.status(201).json(await createVault(deps.db, callerOf(req), parse(vaultSchema, bodyObject(req.body))));
-  });
-  // Every completed check is a 200, whether approved, denied or pending (DECISIONS §2).
-  r.post('/authorize', async (req, res) => {
-    const input = parse(quickstartAuthorizeSchema, bodyObject(req.body));
-    res.json(await authorizeWithVault(deps, callerOf(req), input, req.idempotency));
-  });
-  return r;
-}
+/** The quick-start surface (docs/api.md): unprefixed paths, decimal amounts, vault tokens. */
+export const quickstartRoutes = [
+  route({
+    method: 'post',
+    path: '/agents',
+    tag: 'Quick start',
+    roles: ADMIN,
+    summary: 'Register an agent (quick-start surface)',
+    body: quickstartAgentSchema,
+    response: { status: 201, description: 'The agent object', schema: quickstartAgentView },
+    handler: ({ deps, caller, body }) => createQuickstartAgent(deps.db, caller, body),
+  }),
+  route({
+    method: 'post',
+    path: '/vaults',
+    tag: 'Quick start',
+    roles: ADMIN,
+    summary: 'Create a vault: a daily-budget policy bound to the agent, with a dlt_ token (returned once)',
+    body: vaultSchema,
+    response: { status: 201, description: 'The vault record with `token`', schema: vaultWithTokenSchema },
+    errors: [404],
+    handler: ({ deps, caller, body }) => createVault(deps.db, caller, body),
+  }),
+  route({
+    method: 'post',
+    path: '/authorize',
+    tag: 'Quick start',
+    roles: ADMIN,
+    summary: 'Authorize a spend with a dlt_ vault token; decimal amounts',
+    body: quickstartAuthorizeSchema,
+    // Every completed check is a 200, whether approved, denied or pending.
+    response: { status: 200, description: 'The outcome in decimal USD', schema: quickstartAuthorizationSchema },
+    handler: ({ deps, caller, body, idempotency }) => authorizeWithVault(deps.authorization, caller, body, idempotency),
+  }),
+];

@@ -1,16 +1,18 @@
-import { Router } from 'express';
-import type { Db } from '../../db/database.js';
+import { STAFF } from '../../kernel/caller.js';
 import { usageQuery } from '../../usage/usage.schemas.js';
 import { getUsage } from '../../usage/usage.service.js';
-import { callerOf } from '../context.js';
-import { parse } from '../validate.js';
+import { usageSchema } from '../../usage/usage.view.js';
+import { route } from '../route.js';
 
-export function usageRouter(db: Db): Router {
-  const r = Router();
-  r.get('/', async (req, res) => {
-    const caller = callerOf(req);
-    const q = parse(usageQuery, req.query);
-    res.json(await getUsage(db, caller, q.month));
-  });
-  return r;
-}
+export const usageRoutes = [
+  route({
+    method: 'get',
+    path: '/v1/usage',
+    tag: 'Usage',
+    roles: STAFF,
+    summary: "A month's billable checks and overage",
+    query: usageQuery,
+    response: { status: 200, description: 'The usage', schema: usageSchema },
+    handler: ({ deps, caller, query }) => getUsage(deps.db, caller, query.month),
+  }),
+];

@@ -1,4 +1,12 @@
-import { Router } from 'express';
+import { ADMIN, STAFF } from '../../kernel/caller.js';
+import { eventListSchema, eventSchema } from '../../webhooks/event.view.js';
+import {
+  deletedWebhookEndpointSchema,
+  webhookDeliveryListSchema,
+  webhookEndpointListSchema,
+  webhookEndpointSchema,
+  webhookEndpointWithSecretSchema,
+} from '../../webhooks/webhook.view.js';
 import { createEndpointSchema, listEventsQuery, listQuery, redeliverSchema, updateEndpointSchema } from '../../webhooks/webhooks.schemas.js';
 import {
   createEndpoint,
@@ -11,48 +19,121 @@ import {
   redeliverEvent,
   rotateSecret,
   updateEndpoint,
-  type WebhookDeps,
 } from '../../webhooks/webhooks.service.js';
-import { callerOf } from '../context.js';
-import { bodyObject, parse } from '../validate.js';
+import { link, list, route } from '../route.js';
 
-export function webhookEndpointsRouter(deps: WebhookDeps): Router {
-  const r = Router();
-  r.post('/', async (req, res) => {
-    res.status(201).json(await createEndpoint(deps, callerOf(req), parse(createEndpointSchema, bodyObject(req.body))));
-  });
-  r.get('/', async (req, res) => {
-    res.json(await listEndpoints(deps, callerOf(req), parse(listQuery, req.query)));
-  });
-  r.get('/:id', async (req, res) => {
-    res.json(await getEndpoint(deps, callerOf(req), req.params.id!));
-  });
-  r.patch('/:id', async (req, res) => {
-    res.json(await updateEndpoint(deps, callerOf(req), req.params.id!, parse(updateEndpointSchema, bodyObject(req.body))));
-  });
-  r.delete('/:id', async (req, res) => {
-    res.json(await deleteEndpoint(deps, callerOf(req), req.params.id!));
-  });
-  r.post('/:id/rotate-secret', async (req, res) => {
-    res.json(await rotateSecret(deps, callerOf(req), req.params.id!));
-  });
-  r.get('/:id/deliveries', async (req, res) => {
-    res.json(await listDeliveries(deps, callerOf(req), req.params.id!, parse(listQuery, req.query)));
-  });
-  return r;
-}
+const endpointObject = { status: 200, description: 'The endpoint object', schema: webhookEndpointSchema };
 
-export function eventsRouter(deps: WebhookDeps): Router {
-  const r = Router();
-  r.get('/', async (req, res) => {
-    res.json(await listEvents(deps, callerOf(req), parse(listEventsQuery, req.query)));
-  });
-  r.get('/:id', async (req, res) => {
-    res.json(await getEvent(deps, callerOf(req), req.params.id!));
-  });
-  r.post('/:id/redeliver', async (req, res) => {
-    const { endpoint_id } = parse(redeliverSchema, bodyObject(req.body));
-    res.json(await redeliverEvent(deps, callerOf(req), req.params.id!, endpoint_id));
-  });
-  return r;
-}
+/** Webhook endpoints, the events they are sent and their deliveries. */
+export const webhooksRoutes = [
+  route({
+    method: 'post',
+    path: '/v1/webhook-endpoints',
+    tag: 'Webhooks',
+    roles: ADMIN,
+    summary: 'Create a webhook endpoint (the whsec_ secret is returned once)',
+    body: createEndpointSchema,
+    response: { status: 201, description: 'The endpoint object with `secret`', schema: webhookEndpointWithSecretSchema },
+    links: {
+      RetrieveWebhookEndpoint: link('get /v1/webhook-endpoints/:id', 'id', 'id'),
+      UpdateWebhookEndpoint: link('patch /v1/webhook-endpoints/:id', 'id', 'id'),
+      DeleteWebhookEndpoint: link('delete /v1/webhook-endpoints/:id', 'id', 'id'),
+      RotateWebhookSecret: link('post /v1/webhook-endpoints/:id/rotate-secret', 'id', 'id'),
+      ListWebhookDeliveries: link('get /v1/webhook-endpoints/:id/deliveries', 'id', 'id'),
+    },
+    handler: ({ deps, caller, body }) => createEndpoint(deps.webhooks, caller, body),
+  }),
+  route({
+    method: 'get',
+    path: '/v1/webhook-endpoints',
+    tag: 'Webhooks',
+    roles: STAFF,
+    summary: 'List webhook endpoints',
+    query: listQuery,
+    response: list(webhookEndpointListSchema),
+    handler: ({ deps, caller, query }) => listEndpoints(deps.webhooks, caller, query),
+  }),
+  route({
+    method: 'get',
+    path: '/v1/webhook-endpoints/:id',
+    tag: 'Webhooks',
+    roles: STAFF,
+    summary: 'Retrieve a webhook endpoint',
+    params: { id: 'Endpoint id' },
+    response: endpointObject,
+    handler: ({ deps, caller, params }) => getEndpoint(deps.webhooks, caller, params.id),
+  }),
+  route({
+    method: 'patch',
+    path: '/v1/webhook-endpoints/:id',
+    tag: 'Webhooks',
+    roles: ADMIN,
+    summary: 'Update a webhook endpoint',
+    params: { id: 'Endpoint id' },
+    body: updateEndpointSchema,
+    response: endpointObject,
+    handler: ({ deps, caller, params, body }) => updateEndpoint(deps.webhooks, caller, params.id, body),
+  }),
+  route({
+    method: 'delete',
+    path: '/v1/webhook-endpoints/:id',
+    tag: 'Webhooks',
+    roles: ADMIN,
+    summary: 'Delete a webhook endpoint',
+    params: { id: 'Endpoint id' },
+    response: { status: 200, description: 'The deletion', schema: deletedWebhookEndpointSchema },
+    handler: ({ deps, caller, params }) => deleteEndpoint(deps.webhooks, caller, params.id),
+  }),
+  route({
+    method: 'post',
+    path: '/v1/webhook-endpoints/:id/rotate-secret',
+    tag: 'Webhooks',
+    roles: ADMIN,
+    summary: 'Rotate the signing secret (returned once)',
+    params: { id: 'Endpoint id' },
+    response: { status: 200, description: 'The endpoint object with the new `secret`', schema: webhookEndpointWithSecretSchema },
+    handler: ({ deps, caller, params }) => rotateSecret(deps.webhooks, caller, params.id),
+  }),
+  route({
+    method: 'get',
+    path: '/v1/webhook-endpoints/:id/deliveries',
+    tag: 'Webhooks',
+    roles: STAFF,
+    summary: "List an endpoint's deliveries and their attempts",
+    params: { id: 'Endpoint id' },
+    query: listQuery,
+    response: list(webhookDeliveryListSchema),
+    handler: ({ deps, caller, params, query }) => listDeliveries(deps.webhooks, caller, params.id, query),
+  }),
+  route({
+    method: 'get',
+    path: '/v1/events',
+    tag: 'Webhooks',
+    roles: STAFF,
+    summary: 'List events',
+    query: listEventsQuery,
+    response: list(eventListSchema),
+    handler: ({ deps, caller, query }) => listEvents(deps.webhooks, caller, query),
+  }),
+  route({
+    method: 'get',
+    path: '/v1/events/:id',
+    tag: 'Webhooks',
+    roles: STAFF,
+    summary: 'Retrieve an event',
+    params: { id: 'Event id (`evt_…`)' },
+    response: { status: 200, description: 'The event object', schema: eventSchema },
+    handler: ({ deps, caller, params }) => getEvent(deps.webhooks, caller, params.id),
+  }),
+  route({
+    method: 'post',
+    path: '/v1/events/:id/redeliver',
+    tag: 'Webhooks',
+    roles: ADMIN,
+    summary: 'Deliver an event again (to one endpoint or every subscribed one)',
+    params: { id: 'Event id' },
+    body: redeliverSchema,
+    response: { status: 200, description: 'A list of the deliveries created (one page, `has_more` false)', schema: webhookDeliveryListSchema },
+    handler: ({ deps, caller, params, body }) => redeliverEvent(deps.webhooks, caller, params.id, body.endpoint_id),
+  }),
+];

@@ -1,0 +1,105 @@
+import { useAuditHmacKey } from '../kernel/audit-key.js';
+import { loadConfig } from '../config.js';
+import { ConfigError, type Config } from '../kernel/config.js';
+import { describeDatabaseError } from '../db/connect.js';
+import { DataDirInUseError } from '../db/data-dir-lock.js';
+import { AppError } from '../kernel/errors.js';
+import { ListenError } from '../kernel/listen.js';
+import { migrateBound, PendingMigrationsError } from '../process/migrations.js';
+import { loadServerKeys, type ServerKeys } from '../server-keys.js';
+import { accountInput, accountsCommand } from './accounts.js';
+import { parseCommand, parseSubcommand, USAGE, UsageError } from './commands.js';
+import { withDatabase } from './database.js';
+import { mcpCommand } from './mcp.js';
+import { processCommand } from './serve.js';
+import { temporalSetupCommand } from './temporal-setup.js';
+import { reportMonth, usageCommand } from './usage-report.js';
+
+/** Set once the configuration is read, so a failure can be described in its terms. */
+let loadedConfig: Config | undefined;
+
+async function serverSetup(): Promise<{ config: Config; serverKeys: ServerKeys }> {
+  const config = loadConfig(process.env);
+  loadedConfig = config;
+  // Every command but mcp reads or writes the database, audit records included (and `migrate` may re-seal them).
+  const serverKeys = await loadServerKeys(config);
+  useAuditHmacKey(serverKeys.auditHmac);
+  return { config, serverKeys };
+}
+
+/** Entry point of the `spend-auth` bin. Options are checked (and `--help` answered) before anything else happens. */
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...args] = argv;
+  try {
+    if (!command || command === 'help' || command === '--help' || command === '-h') {
+      process.stdout.write(USAGE);
+      return;
+    }
+    switch (command) {
+      case 'mcp':
+        if (parseCommand('mcp', args)) await mcpCommand();
+        return;
+      case 'serve':
+      case 'worker':
+      case 'dev': {
+        const values = parseCommand(command, args);
+        if (!values) return;
+        const { config, serverKeys } = await serverSetup();
+        await processCommand(command, values, config, serverKeys);
+        return;
+      }
+      case 'migrate': {
+        if (!parseCommand('migrate', args)) return;
+        const { config, serverKeys } = await serverSetup();
+        const applied = await withDatabase(config, serverKeys, ({ db }) => migrateBound(db, serverKeys));
+        process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
+        return;
+      }
+      case 'accounts': {
+        const values = parseSubcommand('accounts', 'accounts create', args);
+        if (!values) return;
+        const input = accountInput(values);
+        const { config, serverKeys } = await serverSetup();
+        await accountsCommand(config, serverKeys, input);
+        return;
+      }
+      case 'usage': {
+        const values = parseSubcommand('usage', 'usage report', args);
+        if (!values) return;
+        const month = reportMonth(values);
+        const { config, serverKeys } = await serverSetup();
+        await usageCommand(config, serverKeys, month, values.json === true);
+        return;
+      }
+      case 'temporal': {
+        const values = parseSubcommand('temporal', 'temporal setup', args);
+        if (values) await temporalSetupCommand((await serverSetup()).config, values.json === true);
+        return;
+      }
+      default:
+        throw new UsageError(`Unknown command: ${command}`, USAGE);
+    }
+  } catch (err) {
+    if (err instanceof ListenError || err instanceof DataDirInUseError) {
+      process.stderr.write(`spend-auth: ${err.message}\n`);
+      process.exit(1);
+    }
+    if (err instanceof ConfigError || err instanceof UsageError || err instanceof PendingMigrationsError || err instanceof AppError) {
+      process.stderr.write(`spend-auth: ${err.message}\n`);
+      if (err instanceof UsageError && err.usage) process.stderr.write(err.usage);
+      process.exit(err instanceof ConfigError ? 78 : 2);
+    }
+    process.stderr.write(`spend-auth: ${failureLine(err)}\n`);
+    // The stack is for whoever debugs the service, not for every user of the command.
+    if (loadedConfig && ['debug', 'trace'].includes(loadedConfig.logLevel) && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+    process.exit(1);
+  }
+}
+
+/** Any other failure as one line: the database's in its own terms, anything else by its message. */
+function failureLine(err: unknown): string {
+  const described = describeDatabaseError(err, loadedConfig?.databaseUrl);
+  if (described) return described;
+  const message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim() || 'unknown error';
+  return `${message} (LOG_LEVEL=debug shows the stack)`;
+}

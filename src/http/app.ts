@@ -1,0 +1,117 @@
+import express, { type Express } from 'express';
+import type { AgentHooks } from '../agents/agents.service.js';
+import type { Db } from '../db/database.js';
+import { authMiddleware, type Authenticator } from './auth.js';
+import { jsonBody } from './body.js';
+import { errorHandler, notFoundRoute } from './errors.js';
+import { requestId } from './request-id.js';
+import { idempotency } from './idempotency.js';
+import { responseCipher } from '../idempotency/response-cipher.js';
+import { DecisionWaiter } from '../authorization/decision-waiter.js';
+import type { TokenSigner } from '../tokens/authorization-token.js';
+import { agentStopHooks } from '../approvals/agent-hooks.js';
+import { rateLimiter, type RateLimitDeps } from './rate-limit.js';
+import type { Logger } from '../kernel/logger.js';
+import { observeRequests } from './observe.js';
+import { traceRequests } from './trace-requests.js';
+import { dashboardFiles, findDashboardDir } from './dashboard.js';
+import { openApiDocument } from './openapi.js';
+import { mountRoutes, type RouteDeps } from './route.js';
+import { ROUTES } from './routes/index.js';
+import { attachMetrics, createMetrics, type Metrics } from '../observability/metrics.js';
+
+export interface AppDeps {
+  db: Db;
+  authenticate: Authenticator;
+  signer: TokenSigner;
+  waiter?: DecisionWaiter;
+  /** The workflow engine, as a client: reviewer outcomes travel through it. */
+  gateway: RouteDeps['approvals']['gateway'];
+  /** The engine's last known state for /readyz (the process's EngineMonitor, src/temporal/engine-status.ts). */
+  engine: RouteDeps['engine'];
+  /** WEBHOOK_ALLOW_PRIVATE_URLS: lifts the webhook address check (tests, local development). */
+  allowPrivateUrls?: boolean;
+  /** The clock decisions are made by; injectable so tests can move time instead of sleeping. */
+  now?: () => Date;
+  /** Told when a key is revoked, so any cache of keys can drop it at once. */
+  onKeyRevoked?: (keyHash: string) => void;
+  agentHooks?: AgentHooks;
+  logError?: (err: unknown, requestId: string) => void;
+  /** Rate limiting's clock (milliseconds since the epoch) and limit overrides: for tests only. */
+  rateLimit?: Pick<RateLimitDeps, 'now' | 'limits' | 'unauthenticatedLimit'>;
+  /** One line per request (request id, account, route, status, latency); none when absent. */
+  log?: Logger;
+  /** Shared with the worker in `dev`; otherwise the app gets a registry of its own. */
+  metrics?: Metrics;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT set: a server span per request (the process registered a tracer provider). */
+  tracing?: boolean;
+  /** IDEMPOTENCY_ENCRYPTION_KEY: stored idempotent responses are encrypted with it. */
+  idempotencyKey: Buffer;
+}
+
+const isV1 = (path: string) => path.startsWith('/v1/');
+
+/**
+ * Builds the HTTP app from its dependencies; listening is the caller's business. It serves the
+ * declared routes (src/http/routes/) and nothing else but the dashboard's files, each behind what
+ * its place asks for: public pages as they are, public /v1 routes behind the per-address limit,
+ * every route with roles behind the key, the per-account limit, the body reader and idempotency.
+ */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestId);
+  if (deps.tracing) app.use(traceRequests());
+  const metrics = deps.metrics ?? createMetrics({ db: deps.db });
+  attachMetrics(app.locals, metrics);
+  app.use(observeRequests({ metrics, log: deps.log }));
+  const limits = rateLimiter({ db: deps.db, ...deps.rateLimit, logError: deps.logError });
+
+  const waiter = deps.waiter ?? new DecisionWaiter();
+  const now = deps.now ? { now: deps.now } : {};
+  const dashboardDir = findDashboardDir();
+  const routeDeps: RouteDeps = {
+    db: deps.db,
+    authorization: { db: deps.db, signer: deps.signer, waiter, onDecision: metrics.recordDecision, ...now },
+    approvals: { db: deps.db, gateway: deps.gateway, onResolved: (id) => waiter.notify(id), ...now },
+    webhooks: { db: deps.db, allowPrivateUrls: deps.allowPrivateUrls ?? false },
+    agentHooks: deps.agentHooks ?? agentStopHooks,
+    onKeyRevoked: deps.onKeyRevoked,
+    metrics,
+    engine: deps.engine,
+    openApi: openApiDocument,
+    dashboardDir,
+  };
+  const keyed = [authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount, ...jsonBody, idempotency({ db: deps.db, cipher: responseCipher(deps.idempotencyKey), routes: ROUTES })];
+
+  mountRoutes(app, ROUTES.filter((r) => r.roles === 'public' && !isV1(r.path)), routeDeps);
+  app.use(dashboardFiles(dashboardDir));
+
+  // Under /v1 every path, known or not, needs a key, except the public routes mounted first.
+  const v1 = express.Router();
+  mountRoutes(v1, ROUTES.filter((r) => r.roles === 'public' && isV1(r.path)), routeDeps, { prefix: '/v1', before: [limits.perAddress] });
+  v1.use(...keyed);
+  mountRoutes(v1, ROUTES.filter((r) => r.roles !== 'public' && isV1(r.path)), routeDeps, { prefix: '/v1' });
+  app.use('/v1', v1);
+
+  // The quick-start surface (docs/api.md): unprefixed, behind the same key, rate limit, body and
+  // idempotency checks. Only its own paths pass through them, so every other unknown path still answers 404.
+  const quickstartRoutes = ROUTES.filter((r) => r.roles !== 'public' && !isV1(r.path));
+  const quickstart = express.Router();
+  quickstart.use([...new Set(quickstartRoutes.map((r) => r.path))], ...keyed);
+  mountRoutes(quickstart, quickstartRoutes, routeDeps);
+  app.use(quickstart);
+
+  app.use(notFoundRoute);
+  app.use(
+    errorHandler(
+      deps.logError ??
+        ((err, id) => {
+          console.error(`[${id}] unhandled error`, err);
+        }),
+    ),
+  );
+  return app;
+}

