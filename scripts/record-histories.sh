@@ -11,5 +11,5 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 TEMPORAL_CLI_PATH=${TEMPORAL_CLI_PATH:-$(npx --no-install tsx scripts/temporal-cli.ts)}
 export TEMPORAL_CLI_PATH
-RECORD_HISTORIES=${RECORD_HISTORIES:-1} npx vitest run test/workflows/held-approvals.server.test.ts test/workflows/approval-chains.server.test.ts test/workflows/webhooks-and-billing.server.test.ts test/workflows/capture-expiry.server.test.ts
+RECORD_HISTORIES=${RECORD_HISTORIES:-1} npx vitest run test/workflows/held-approvals.server.test.ts test/workflows/approval-chains.server.test.ts test/workflows/webhooks-and-billing.server.test.ts test/workflows/capture-expiry.server.test.ts test/workflows/audit-checkpoints.server.test.ts
 ls -1 test/histories/recorded-*.json

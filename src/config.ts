@@ -69,6 +69,8 @@ const envSchema = z.object({
   AUDIT_HMAC_KEY: secretKey(32, false).optional(),
   /** A rail's authorization request is answered within this (Stripe waits 2 s); past it, the connection's on_timeout. */
   RAIL_DECISION_DEADLINE_MS: z.coerce.number().int().min(100).max(1_900).default(1_500),
+  /** The worker sends each day's signed audit checkpoint to the accounts' webhook endpoints. */
+  AUDIT_CHECKPOINT_WEBHOOKS: bool.default(false),
 });
 
 /** Every environment variable the service reads; nothing else in the environment affects it. */
@@ -127,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     idempotencyEncryptionKey: e.IDEMPOTENCY_ENCRYPTION_KEY,
     auditHmacKey: e.AUDIT_HMAC_KEY,
     railDecisionDeadlineMs: e.RAIL_DECISION_DEADLINE_MS,
+    auditCheckpointWebhooks: e.AUDIT_CHECKPOINT_WEBHOOKS,
   };
 }
 

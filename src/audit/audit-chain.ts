@@ -72,6 +72,14 @@ export const recordMac = (key: Buffer, record: Omit<ChainedFields, 'sequence'>):
 export const chainHash = (key: Buffer, prevHash: string, sequence: number, mac: string | null): string =>
   hmacHex(key, `link\n${prevHash}\n${Number(sequence)}\n${mac ?? ''}`);
 
+/**
+ * head_mac = HMAC(key, account || mode || sequence || head_hash): only the sealer, holding the key,
+ * can move a chain's head. A head moved back by hand (after deleting the records past it) carries
+ * a MAC of another place and is found out (migration 018).
+ */
+export const headMac = (key: Buffer, head: { account_id: string; livemode: boolean; sequence: number; head_hash: string }): string =>
+  hmacHex(key, `head\n${head.account_id}\n${head.livemode}\n${Number(head.sequence)}\n${head.head_hash}`);
+
 export interface ChainCheck {
   valid: boolean;
   records: number;
@@ -81,6 +89,16 @@ export interface ChainCheck {
   first_invalid: { id: string; sequence: number } | null;
   /** Sequence of `first_invalid`, kept for existing clients. */
   first_invalid_sequence: number | null;
+}
+
+/** The chain head as stored, with what the caller found out about it. */
+export interface StoredHead {
+  sequence: number;
+  head_hash: string;
+  /** False when its head_mac is not the key's MAC of its place; undefined: not checked. */
+  authentic?: boolean;
+  /** Set once the sealer found the head moved without the key (audit_chains.tampered_at). */
+  tampered?: boolean;
 }
 
 type VerifiableRow = Omit<ChainedFields, 'sequence'> & { sequence: number | null; prev_hash: string | null; hash: string | null; mac: string | null };
@@ -93,8 +111,14 @@ export class ChainVerifier {
   private count = 0;
   private last: { id: string; sequence: number } | null = null;
   private firstInvalid: { id: string; sequence: number } | null = null;
+  /** The verified record at `tamperedSequence`, named as the first invalid one: the records after it were removed. */
+  private cutAt: { id: string; sequence: number } | null = null;
 
-  constructor(private readonly key: Buffer) {}
+  constructor(
+    private readonly key: Buffer,
+    /** The sequence a head moved without the key pointed at (audit_chains.tampered_sequence). */
+    private readonly tamperedSequence?: number,
+  ) {}
 
   push(record: VerifiableRow): void {
     this.count += 1;
@@ -110,18 +134,29 @@ export class ChainVerifier {
       this.firstInvalid = { id: record.id, sequence: Number(record.sequence) };
       return;
     }
+    if (this.tamperedSequence === this.expectedSequence) this.cutAt = { id: record.id, sequence: this.expectedSequence };
     this.prev = record.hash!;
     this.verifiedHead = this.prev;
     this.expectedSequence += 1;
   }
 
-  /** `storedHead` is the chain head the database recorded at the last append. */
-  result(storedHead: { sequence: number; head_hash: string } | undefined): ChainCheck {
+  /** Sequence of the last record that verifies (0 when none does): the place `head_hash` names. */
+  get verifiedSequence(): number {
+    return this.expectedSequence - 1;
+  }
+
+  /**
+   * `storedHead` is the chain head the database recorded at the last append. `authentic: false`
+   * (its MAC is not the key's) or `tampered` (the sealer found it so before: records past
+   * `tamperedSequence` were removed) makes the chain invalid even where every record verifies.
+   */
+  result(storedHead: StoredHead | undefined): ChainCheck {
     let firstInvalid = this.firstInvalid;
+    const headMoved = storedHead !== undefined && (storedHead.authentic === false || storedHead.tampered === true);
     // Every record verifies but the stored head disagrees: records were removed from the end.
-    if (!firstInvalid && (storedHead ? storedHead.sequence !== this.count || storedHead.head_hash !== this.prev : this.count !== 0)) {
-      firstInvalid = this.last;
-      if (firstInvalid === null) return { valid: false, records: 0, head_hash: GENESIS_HASH, first_invalid: null, first_invalid_sequence: storedHead?.sequence ?? 0 };
+    if (!firstInvalid && (storedHead ? headMoved || storedHead.sequence !== this.count || storedHead.head_hash !== this.prev : this.count !== 0)) {
+      firstInvalid = this.cutAt ?? this.last;
+      if (firstInvalid === null) return { valid: false, records: 0, head_hash: GENESIS_HASH, first_invalid: null, first_invalid_sequence: storedHead?.sequence || null };
     }
     return {
       valid: firstInvalid === null,

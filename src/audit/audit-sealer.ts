@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
 import type { Logger } from '../kernel/logger.js';
-import { sealAllChains } from './audit.repository.js';
+import { sealAllChains, type ChainCut } from './audit.repository.js';
 
 export const SEAL_INTERVAL_MS = 250;
 
@@ -14,7 +14,7 @@ export function startAuditSealer(db: Db, log: Logger, intervalMs = SEAL_INTERVAL
   let failing = false;
   const tick = async () => {
     try {
-      await sealAllChains(db);
+      await sealAllChains(db, (cut) => logChainCut(log, cut));
       failing = false;
     } catch (err) {
       if (!failing) log.warn({ err: (err as Error).message }, 'audit sealer could not seal; will retry');
@@ -34,4 +34,12 @@ export function startAuditSealer(db: Db, log: Logger, intervalMs = SEAL_INTERVAL
     // Leave nothing unsealed that this process wrote.
     await tick();
   };
+}
+
+/** Said once per finding, at error level: someone who does not hold the audit key moved a chain's head back. */
+export function logChainCut(log: Pick<Logger, 'error'>, cut: ChainCut): void {
+  log.error(
+    { account_id: cut.accountId, livemode: cut.livemode, head_sequence: cut.sequence, head_hash: cut.headHash, first_time: cut.firstTime },
+    'audit chain head moved without the audit key (records past it removed?): chain marked tampered, verification reports it invalid; see docs/security.md',
+  );
 }

@@ -3,7 +3,7 @@ import type { Selectable, AuditRecordsTable, Db, DbOrTrx, DecisionsTable } from 
 import { newId } from '../kernel/ids.js';
 import { insertRows } from '../db/statements.js';
 import { preparedSql } from '../db/prepared.js';
-import { chainHash, GENESIS_HASH, recordMac } from './audit-chain.js';
+import { chainHash, GENESIS_HASH, headMac, recordMac } from './audit-chain.js';
 import { auditHmacKey } from '../kernel/audit-key.js';
 import { inScope } from '../db/scope.js';
 
@@ -98,23 +98,29 @@ const SEAL_UPDATE = preparedSql(
    WHERE r.id = v.id`,
 );
 
+/** A chain head found moved by someone without the audit key (the records past it removed, or the head row deleted). */
+export interface ChainCut {
+  accountId: string;
+  livemode: boolean;
+  /** Where the moved head pointed. */
+  sequence: number;
+  headHash: string;
+  /** False when the chain was already marked tampered before (a second cut). */
+  firstTime: boolean;
+}
+
 /**
  * Seals the committed, unsealed records of one chain, oldest first, continuing from its head.
  * The head row is locked, so concurrent sealers of one chain take turns; only committed records
- * are visible, so a transaction still in flight is simply sealed by a later round.
+ * are visible, so a transaction still in flight is simply sealed by a later round. A head moved
+ * without the key is marked tampered (for good) before anything is written after it.
  */
-export async function sealChain(db: Db, accountId: string, livemode: boolean): Promise<number> {
+export async function sealChain(db: Db, accountId: string, livemode: boolean, onCut?: (cut: ChainCut) => void): Promise<number> {
   let sealed = 0;
   for (;;) {
     const n = await db.transaction().execute(async (trx) => {
-      const head = await sql<{ sequence: number; head_hash: string }>`
-        INSERT INTO audit_chains (account_id, livemode, sequence, head_hash)
-        VALUES (${accountId}, ${livemode}, 0, ${GENESIS_HASH})
-        ON CONFLICT (account_id, livemode) DO UPDATE SET sequence = audit_chains.sequence
-        RETURNING sequence, head_hash`.execute(trx);
-      let { sequence, head_hash: prev } = head.rows[0]!;
-      sequence = Number(sequence);
       const key = auditHmacKey();
+      let { sequence, head_hash: prev } = await lockAuthenticHead(trx, key, accountId, livemode, onCut);
       // Only what linking needs: the MAC already covers the content, which the sealer never reads.
       const pending = await trx
         .selectFrom('audit_records')
@@ -152,7 +158,7 @@ export async function sealChain(db: Db, accountId: string, livemode: boolean): P
       );
       await trx
         .updateTable('audit_chains')
-        .set({ sequence, head_hash: prev })
+        .set({ sequence, head_hash: prev, head_mac: headMac(key, { account_id: accountId, livemode, sequence, head_hash: prev }) })
         .$call(inScope({ accountId, livemode }))
         .execute();
       return pending.length;
@@ -161,6 +167,45 @@ export async function sealChain(db: Db, accountId: string, livemode: boolean): P
     if (n < SEAL_BATCH) return sealed;
   }
 }
+
+/**
+ * The chain's head, locked, created at the genesis hash for a new chain. A head whose MAC is not
+ * the key's MAC of its place, or a genesis head of a chain that already has sealed records (its
+ * row deleted), was moved without the key: the chain is marked tampered at that place (once; the
+ * mark stays) and its head signed there, so records written from now on still chain and verify
+ * up to the mark, and verification reports the chain invalid for good.
+ */
+async function lockAuthenticHead(trx: DbOrTrx, key: Buffer, accountId: string, livemode: boolean, onCut?: (cut: ChainCut) => void) {
+  const lock = () =>
+    trx.selectFrom('audit_chains').select(['sequence', 'head_hash', 'head_mac', 'tampered_at']).$call(inScope({ accountId, livemode })).forUpdate().executeTakeFirst();
+  let head = await lock();
+  if (!head) {
+    const genesis = { account_id: accountId, livemode, sequence: 0, head_hash: GENESIS_HASH };
+    await trx
+      .insertInto('audit_chains')
+      .values({ ...genesis, head_mac: headMac(key, genesis) })
+      .onConflict((oc) => oc.columns(['account_id', 'livemode']).doNothing())
+      .execute();
+    head = (await lock())!;
+  }
+  const place = { account_id: accountId, livemode, sequence: Number(head.sequence), head_hash: head.head_hash };
+  const mac = headMac(key, place);
+  // A genesis head already marked is not found again each time the chain is sealed.
+  const moved = head.head_mac !== mac || (place.sequence === 0 && head.tampered_at === null && (await hasSealedRecords(trx, accountId, livemode)));
+  if (moved) {
+    const firstTime = head.tampered_at === null;
+    await trx
+      .updateTable('audit_chains')
+      .set({ head_mac: mac, ...(firstTime ? { tampered_at: new Date(), tampered_sequence: place.sequence } : {}) })
+      .$call(inScope({ accountId, livemode }))
+      .execute();
+    onCut?.({ accountId, livemode, sequence: place.sequence, headHash: place.head_hash, firstTime });
+  }
+  return place;
+}
+
+const hasSealedRecords = async (db: DbOrTrx, accountId: string, livemode: boolean) =>
+  (await db.selectFrom('audit_records').select('id').$call(inScope({ accountId, livemode })).where('sequence', 'is not', null).limit(1).executeTakeFirst()) !== undefined;
 
 /**
  * The chains that have unsealed records, one index probe each: a skip scan of the unsealed-records
@@ -179,10 +224,10 @@ export const CHAINS_WITH_UNSEALED = sql<{ account_id: string; livemode: boolean 
   SELECT account_id, livemode FROM chains`;
 
 /** Seals every chain that has unsealed records; the background sealer calls this. */
-export async function sealAllChains(db: Db): Promise<number> {
+export async function sealAllChains(db: Db, onCut?: (cut: ChainCut) => void): Promise<number> {
   const chains = (await CHAINS_WITH_UNSEALED.execute(db)).rows;
   let sealed = 0;
-  for (const c of chains) sealed += await sealChain(db, c.account_id, c.livemode);
+  for (const c of chains) sealed += await sealChain(db, c.account_id, c.livemode, onCut);
   return sealed;
 }
 
@@ -234,7 +279,7 @@ export async function auditChainPage(
 export async function chainHead(db: DbOrTrx, accountId: string, livemode: boolean) {
   return db
     .selectFrom('audit_chains')
-    .select(['sequence', 'head_hash'])
+    .select(['sequence', 'head_hash', 'head_mac', 'tampered_at', 'tampered_sequence'])
     .$call(inScope({ accountId, livemode }))
     .executeTakeFirst();
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cursorSchema, SEQUENCE_CURSOR_PATTERN } from '../db/pagination.js';
 import { limitSchema } from '../kernel/schemas.js';
+import { CHECKPOINT_MAX_LENGTH } from './audit-checkpoint.js';
 
 const isoTimestamp = z.iso.datetime({ offset: true }).or(z.iso.date()).transform((s) => new Date(s));
 
@@ -14,3 +15,12 @@ export const listAuditQuery = z.strictObject({
   cursor: cursorSchema(SEQUENCE_CURSOR_PATTERN).optional(),
 });
 export type ListAuditQuery = z.output<typeof listAuditQuery>;
+
+export const verifyAuditQuery = z.strictObject({
+  checkpoint: z
+    .string()
+    .min(1)
+    .max(CHECKPOINT_MAX_LENGTH)
+    .optional()
+    .describe('A checkpoint an earlier verify returned: the answer says whether the record it names is still there (`checkpoint_check`)'),
+});

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { listOf } from '../db/pagination.js';
 import { currencyField, idOf, instant, livemodeField, metadataField } from '../kernel/view-fields.js';
 import type { AuditRow } from './audit.repository.js';
-import type { ChainCheck } from './audit-chain.js';
+import type { AuditVerification } from './audit.service.js';
 
 const hashField = (description: string) => z.string().regex(/^[0-9a-f]{64}$/).describe(description);
 
@@ -46,7 +46,7 @@ export const auditRecordListSchema = listOf(auditRecordSchema, 'audit records');
 export const auditVerificationSchema = z
   .object({
     object: z.literal('audit_verification'),
-    valid: z.boolean().describe('True when every record and the stored head verify'),
+    valid: z.boolean().describe('True when every record and the stored head verify, no decision lacks its record and a given checkpoint matched'),
     records: z.number().int().nonnegative().describe('Records checked'),
     head_hash: hashField('Hash of the last record that verifies (the genesis hash when none does)'),
     first_invalid: z
@@ -54,11 +54,35 @@ export const auditVerificationSchema = z
       .nullable()
       .describe('The first record that does not verify; null when valid'),
     first_invalid_sequence: z.number().int().positive().nullable().describe('Sequence of `first_invalid` (kept for existing clients)'),
+    decisions_without_record: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('Decisions of this account and mode that have no `authorization.decision` record; any makes `valid` false'),
+    checkpoint: z
+      .string()
+      .describe(
+        'A signed checkpoint of the head that verified: a compact JWS (EdDSA, `kid` in the JWKS, header `typ: "audit-checkpoint+jwt"`) with claims `{aud: account id, livemode, sequence, head_hash, iat}`. Keep it outside the service and pass it back as `?checkpoint=`',
+      ),
+    checkpoint_check: z
+      .enum(['matched', 'mismatched'])
+      .nullable()
+      .describe('With `?checkpoint=`: whether the record at its sequence is still there with its hash (`mismatched` makes `valid` false); null without it'),
   })
   .describe('The result of recomputing the audit hash chain.');
 export type AuditVerificationView = z.infer<typeof auditVerificationSchema>;
 
-export const toAuditVerificationView = (check: ChainCheck): AuditVerificationView => ({ object: 'audit_verification', ...check });
+export const toAuditVerificationView = (v: AuditVerification): AuditVerificationView => ({
+  object: 'audit_verification',
+  valid: v.valid,
+  records: v.records,
+  head_hash: v.head_hash,
+  first_invalid: v.first_invalid,
+  first_invalid_sequence: v.first_invalid_sequence,
+  decisions_without_record: v.decisions_without_record,
+  checkpoint: v.checkpoint,
+  checkpoint_check: v.checkpoint_check,
+});
 
 export function toAuditView(row: AuditRow): AuditRecordView {
   return {

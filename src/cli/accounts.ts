@@ -1,6 +1,7 @@
 import { createAccount } from '../accounts/accounts.service.js';
 import type { Config } from '../kernel/config.js';
-import { migrateToLatest } from '../db/migrate.js';
+import { migrateBound } from '../process/migrations.js';
+import type { ServerKeys } from '../server-keys.js';
 import { parseUsdRate } from '../usage/pricing.js';
 import { COMMANDS, UsageError, type OptionValues } from './commands.js';
 import { withDatabase } from './database.js';
@@ -44,10 +45,10 @@ export function accountInput(values: OptionValues): AccountInput {
   return { name, plan, rateLimit, includedChecks, overageRateMicros, json: values.json === true };
 }
 
-export async function accountsCommand(config: Config, input: AccountInput): Promise<void> {
+export async function accountsCommand(config: Config, serverKeys: ServerKeys, input: AccountInput): Promise<void> {
   const { json, ...account } = input;
-  const created = await withDatabase(config, async ({ db }) => {
-    await migrateToLatest(db);
+  const created = await withDatabase(config, serverKeys, async ({ db }) => {
+    await migrateBound(db, serverKeys);
     return createAccount(db, account);
   });
   if (json) {

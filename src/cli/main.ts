@@ -3,10 +3,9 @@ import { loadConfig } from '../config.js';
 import { ConfigError, type Config } from '../kernel/config.js';
 import { describeDatabaseError } from '../db/connect.js';
 import { DataDirInUseError } from '../db/data-dir-lock.js';
-import { migrateToLatest } from '../db/migrate.js';
 import { AppError } from '../kernel/errors.js';
 import { ListenError } from '../kernel/listen.js';
-import { PendingMigrationsError } from '../process/migrations.js';
+import { migrateBound, PendingMigrationsError } from '../process/migrations.js';
 import { loadServerKeys, type ServerKeys } from '../server-keys.js';
 import { accountInput, accountsCommand } from './accounts.js';
 import { parseCommand, parseSubcommand, USAGE, UsageError } from './commands.js';
@@ -51,8 +50,8 @@ export async function main(argv: string[]): Promise<void> {
       }
       case 'migrate': {
         if (!parseCommand('migrate', args)) return;
-        const { config } = await serverSetup();
-        const applied = await withDatabase(config, ({ db }) => migrateToLatest(db));
+        const { config, serverKeys } = await serverSetup();
+        const applied = await withDatabase(config, serverKeys, ({ db }) => migrateBound(db, serverKeys));
         process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
         return;
       }
@@ -60,14 +59,16 @@ export async function main(argv: string[]): Promise<void> {
         const values = parseSubcommand('accounts', 'accounts create', args);
         if (!values) return;
         const input = accountInput(values);
-        await accountsCommand((await serverSetup()).config, input);
+        const { config, serverKeys } = await serverSetup();
+        await accountsCommand(config, serverKeys, input);
         return;
       }
       case 'usage': {
         const values = parseSubcommand('usage', 'usage report', args);
         if (!values) return;
         const month = reportMonth(values);
-        await usageCommand((await serverSetup()).config, month, values.json === true);
+        const { config, serverKeys } = await serverSetup();
+        await usageCommand(config, serverKeys, month, values.json === true);
         return;
       }
       case 'temporal': {

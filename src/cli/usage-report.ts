@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import type { Config } from '../kernel/config.js';
 import { createLogger } from '../kernel/logger.js';
 import { requireMigrated } from '../process/migrations.js';
+import type { ServerKeys } from '../server-keys.js';
 import { isMonth, monthEnd } from '../usage/month.js';
 import { COMMANDS, UsageError, type OptionValues } from './commands.js';
 import { withDatabase } from './database.js';
@@ -15,11 +16,11 @@ export function reportMonth(values: OptionValues): string {
   return month;
 }
 
-export async function usageCommand(config: Config, month: string, json: boolean): Promise<void> {
+export async function usageCommand(config: Config, serverKeys: ServerKeys, month: string, json: boolean): Promise<void> {
   const { createUsageReporter } = await import('../usage/usage-report.service.js');
   const { runUsageReport } = await import('../usage/usage-report.runner.js');
   const log = createLogger(config.logLevel, 'spend-auth', pino.destination({ fd: 2, sync: true }));
-  const summary = await withDatabase(config, async ({ db }) => {
+  const summary = await withDatabase(config, serverKeys, async ({ db }) => {
     await requireMigrated(db);
     return runUsageReport({ month, reporter: createUsageReporter({ db, billingMeter: config.billingMeter, log }) });
   });

@@ -507,7 +507,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Recompute the hash chain
+         * Recompute the hash chain, count decisions without a record, check a kept checkpoint and sign a new one
          * @description Roles: admin, reviewer.
          */
         get: operations["getV1AuditLogsVerify"];
@@ -1091,6 +1091,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "audit.checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event `audit.checkpoint`
+         * @description The day's signed checkpoint of the account and mode's audit chain (sent once a day when AUDIT_CHECKPOINT_WEBHOOKS is on). Sent as a POST with a JSON body to every enabled endpoint subscribed to `audit.checkpoint` (or `*`). Verify `X-Service-Signature` over the raw body before parsing it; dedupe by `id` (deliveries are at least once, in no guaranteed order).
+         */
+        post: operations["webhookAuditCheckpointWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1616,7 +1636,7 @@ export interface components {
         AuditVerification: {
             /** @constant */
             object: "audit_verification";
-            /** @description True when every record and the stored head verify */
+            /** @description True when every record and the stored head verify, no decision lacks its record and a given checkpoint matched */
             valid: boolean;
             /** @description Records checked */
             records: number;
@@ -1630,6 +1650,12 @@ export interface components {
             } | null;
             /** @description Sequence of `first_invalid` (kept for existing clients) */
             first_invalid_sequence: number | null;
+            /** @description Decisions of this account and mode that have no `authorization.decision` record; any makes `valid` false */
+            decisions_without_record: number;
+            /** @description A signed checkpoint of the head that verified: a compact JWS (EdDSA, `kid` in the JWKS, header `typ: "audit-checkpoint+jwt"`) with claims `{aud: account id, livemode, sequence, head_hash, iat}`. Keep it outside the service and pass it back as `?checkpoint=` */
+            checkpoint: string;
+            /** @description With `?checkpoint=`: whether the record at its sequence is still there with its hash (`mismatched` makes `valid` false); null without it */
+            checkpoint_check: ("matched" | "mismatched") | null;
         };
         /** @description An API key. The key itself is shown only once, when it is created. */
         ApiKey: {
@@ -1719,7 +1745,7 @@ export interface components {
             /** @description Free text */
             description: string | null;
             /** @description Subscribed event types, or `["*"]` for all */
-            events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "authorization.adjusted" | "*")[];
+            events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "authorization.adjusted" | "audit.checkpoint" | "*")[];
             /** @description Disabled endpoints get no new deliveries */
             enabled: boolean;
             /** @description Until when the secret before the last rotation also signs deliveries (X-Service-Signature-Previous); null when it does not */
@@ -1748,7 +1774,7 @@ export interface components {
             /** @description Free text */
             description: string | null;
             /** @description Subscribed event types, or `["*"]` for all */
-            events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "authorization.adjusted" | "*")[];
+            events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "authorization.adjusted" | "audit.checkpoint" | "*")[];
             /** @description Disabled endpoints get no new deliveries */
             enabled: boolean;
             /** @description Until when the secret before the last rotation also signs deliveries (X-Service-Signature-Previous); null when it does not */
@@ -1987,6 +2013,34 @@ export interface components {
             /** @constant */
             event: "authorization.adjusted";
             data: components["schemas"]["DecisionEventData"];
+            /**
+             * Format: date-time
+             * @description Time of the event
+             */
+            timestamp: string;
+            /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
+            livemode: boolean;
+        } | {
+            /** @description Event id */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            event: "audit.checkpoint";
+            /** @description The `data` of `audit.checkpoint`: the day's signed checkpoint of this account and mode's audit chain. */
+            data: {
+                /** @description The signed checkpoint, as `GET /v1/audit-logs/verify` returns it: keep it, and pass it back as `?checkpoint=` */
+                checkpoint: string;
+                /** @description The sequence of the chain head it names */
+                sequence: number;
+                /** @description That record's hash */
+                head_hash: string;
+                /**
+                 * Format: date
+                 * @description The day (UTC) the checkpoint was sent for
+                 */
+                day: string;
+            };
             /**
              * Format: date-time
              * @description Time of the event
@@ -2401,6 +2455,34 @@ export interface components {
             /** @constant */
             event: "authorization.adjusted";
             data: components["schemas"]["DecisionEventData"];
+            /**
+             * Format: date-time
+             * @description Time of the event
+             */
+            timestamp: string;
+            /** @description `sha256=<hex>`: HMAC-SHA256 with the endpoint secret of `{"id","event","data","timestamp"}` as serialized here; verify the X-Service-Signature header instead, over the raw body */
+            signature: string;
+        };
+        /** @description The `audit.checkpoint` webhook body. The day's signed checkpoint of the account and mode's audit chain (sent once a day when AUDIT_CHECKPOINT_WEBHOOKS is on). */
+        AuditCheckpointWebhook: {
+            /** @description Event id: receivers dedupe by it */
+            id: string;
+            /** @constant */
+            event: "audit.checkpoint";
+            /** @description The `data` of `audit.checkpoint`: the day's signed checkpoint of this account and mode's audit chain. */
+            data: {
+                /** @description The signed checkpoint, as `GET /v1/audit-logs/verify` returns it: keep it, and pass it back as `?checkpoint=` */
+                checkpoint: string;
+                /** @description The sequence of the chain head it names */
+                sequence: number;
+                /** @description That record's hash */
+                head_hash: string;
+                /**
+                 * Format: date
+                 * @description The day (UTC) the checkpoint was sent for
+                 */
+                day: string;
+            };
             /**
              * Format: date-time
              * @description Time of the event
@@ -4090,7 +4172,10 @@ export interface operations {
     };
     getV1AuditLogsVerify: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A checkpoint an earlier verify returned: the answer says whether the record it names is still there (`checkpoint_check`) */
+                checkpoint?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4381,7 +4466,7 @@ export interface operations {
                      * @description An absolute https URL (http only in test mode) whose host resolves to public addresses; no credentials
                      */
                     url: string;
-                    events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "authorization.adjusted" | "*")[];
+                    events: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "authorization.adjusted" | "audit.checkpoint" | "*")[];
                     description?: string;
                 };
             };
@@ -4530,7 +4615,7 @@ export interface operations {
                      * @description An absolute https URL (http only in test mode) whose host resolves to public addresses; no credentials
                      */
                     url?: string;
-                    events?: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "authorization.adjusted" | "*")[];
+                    events?: ("authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "authorization.adjusted" | "audit.checkpoint" | "*")[];
                     enabled?: boolean;
                     description?: string | null;
                 };
@@ -4687,7 +4772,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `next_cursor` of the previous page, exactly as this service returned it (opaque; any other value is refused with 400, `param` `cursor`) */
                 cursor?: string;
-                type?: "authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "authorization.adjusted";
+                type?: "authorize.approved" | "authorize.denied" | "authorize.held" | "agent.frozen" | "approval.completed" | "authorization.captured" | "authorization.voided" | "authorization.expired" | "approval.escalated" | "authorization.adjusted" | "audit.checkpoint";
             };
             header?: never;
             path?: never;
@@ -5735,6 +5820,51 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AuthorizationAdjustedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2XX answer within 10 s ends the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the attempt failed and is retried with exponential backoff for up to 3 days (a `Retry-After` on 429 is honoured) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 10 s, fails the attempt; it is retried as for 4XX */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookAuditCheckpointWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `sha256=<hex>`: HMAC-SHA256 of the raw request body (UTF-8) with the endpoint secret (`whsec_…`), hex-encoded. Compare in constant time. */
+                "X-Service-Signature": string;
+                /** @description Only during the grace period of a secret rotation (`previous_secret_expires_in`): the same as `X-Service-Signature`, computed with the previous secret, so a receiver that has not switched yet still verifies the delivery. */
+                "X-Service-Signature-Previous"?: string;
+                /** @description The event type */
+                "X-Service-Event": "audit.checkpoint";
+                /** @description The event id (`evt_…`), the same on every attempt and redelivery */
+                "X-Service-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuditCheckpointWebhook"];
             };
         };
         responses: {

@@ -137,6 +137,31 @@ export interface AuditChainsTable {
   livemode: boolean;
   sequence: number;
   head_hash: string;
+  /** HMAC of the head's place with the audit key (migration 018): only the sealer can move a head. */
+  head_mac: string;
+  /** Set once, when the sealer found the head moved without the key; never cleared. */
+  tampered_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The sequence the moved head pointed at then: the records after it were removed. */
+  tampered_sequence: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** The daily checkpoint sent to an account's webhook endpoints, once per account, mode and day. */
+export interface AuditCheckpointDaysTable {
+  account_id: string;
+  livemode: boolean;
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  sequence: number;
+  head_hash: string;
+  event_id: string;
+  created_at: Generated<Date>;
+}
+
+/** A fingerprint per server key setting, stored at the first migration run (never the key). */
+export interface ServerKeyFingerprintsTable {
+  setting: string;
+  fingerprint: string;
+  created_at: Generated<Date>;
 }
 
 export type DecisionOutcome = 'approved' | 'denied' | 'held';
@@ -353,6 +378,8 @@ export interface DB {
   policies: PoliciesTable;
   audit_records: AuditRecordsTable;
   audit_chains: AuditChainsTable;
+  audit_checkpoint_days: AuditCheckpointDaysTable;
+  server_key_fingerprints: ServerKeyFingerprintsTable;
   rate_limit_counters: RateLimitCountersTable;
   usage_counters: UsageCountersTable;
   usage_reports: UsageReportsTable;

@@ -21,6 +21,8 @@ import * as m020 from './migrations/020_requester_and_previous_secret.js';
 import * as m004 from './migrations/004_quickstart.js';
 import * as m022 from './migrations/022_capture_metadata.js';
 import * as m021 from './migrations/021_rails_stripe_issuing.js';
+import { auditHeadEvidenceMigration } from './migrations/018_audit_head_evidence.js';
+import * as m019 from './migrations/019_server_key_fingerprints.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
 const migrations: Record<string, Migration> = {
@@ -45,6 +47,9 @@ const migrations: Record<string, Migration> = {
   '004_quickstart': m004,
   '022_capture_metadata': m022,
   '021_rails_stripe_issuing': m021,
+  // Signs the existing chain heads with the same key.
+  '018_audit_head_evidence': auditHeadEvidenceMigration(() => (isAuditHmacKeyLoaded() ? auditHmacKey() : undefined)),
+  '019_server_key_fingerprints': m019,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -15,7 +15,8 @@ export type EventType =
   | 'authorization.voided'
   | 'authorization.expired'
   | 'approval.escalated'
-  | 'authorization.adjusted';
+  | 'authorization.adjusted'
+  | 'audit.checkpoint';
 
 /**
  * Records an event and its delivery work in the caller's transaction (transactional outbox).
@@ -51,6 +52,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'authorization.expired',
   'approval.escalated',
   'authorization.adjusted',
+  'audit.checkpoint',
 ];
 
 export async function findEvent(db: DbOrTrx, scope: { accountId: string; livemode: boolean } | null, id: string) {

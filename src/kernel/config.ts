@@ -51,6 +51,8 @@ export interface Config {
   auditHmacKey: Buffer | undefined;
   /** Milliseconds from a rail request's arrival to its answer at the latest (docs/rails/stripe-issuing.md). */
   railDecisionDeadlineMs: number;
+  /** The daily `audit.checkpoint` event to webhook endpoints (a Temporal Schedule the worker keeps). */
+  auditCheckpointWebhooks: boolean;
 }
 
 /** Raised when the environment holds a bad value; the message names the variable. */

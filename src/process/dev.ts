@@ -2,15 +2,16 @@ import { createAccount } from '../accounts/accounts.service.js';
 import { firstAccount } from '../accounts/accounts.repository.js';
 import type { Config } from '../kernel/config.js';
 import type { Database } from '../db/connect.js';
-import { migrateToLatest } from '../db/migrate.js';
 import type { Logger } from '../kernel/logger.js';
+import type { ServerKeys } from '../server-keys.js';
+import { migrateBound } from './migrations.js';
 
 /**
  * `dev`'s database: migrated, and on the embedded database an account to try the service with.
  * Returns what to say about that account, printed with the addresses once the API listens.
  */
-export async function prepareDevDatabase(database: Database, config: Pick<Config, 'dataDir'>, log: Logger): Promise<string[]> {
-  const applied = await migrateToLatest(database.db);
+export async function prepareDevDatabase(database: Database, config: Pick<Config, 'dataDir'>, serverKeys: ServerKeys, log: Logger): Promise<string[]> {
+  const applied = await migrateBound(database.db, serverKeys);
   if (applied.length) log.info({ migrations: applied }, 'migrations applied');
   if (database.kind !== 'embedded') return [];
   const existing = await firstAccount(database.db);

@@ -11,5 +11,6 @@ export function engineSettings(config: Config) {
     tls: t.tls,
     apiKey: t.apiKey,
     reconcileIntervalSeconds: t.reconcileIntervalSeconds,
+    auditCheckpointWebhooks: config.auditCheckpointWebhooks,
   };
 }

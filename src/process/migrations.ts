@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
-import { pendingMigrations } from '../db/migrate.js';
+import { migrateToLatest, pendingMigrations } from '../db/migrate.js';
+import { bindServerKeys, type ServerKeys } from '../server-keys.js';
 
 /** The database is behind the code: `spend-auth migrate` first (the CLI exits 2 on it). */
 export class PendingMigrationsError extends Error {
@@ -13,4 +14,11 @@ export class PendingMigrationsError extends Error {
 export async function requireMigrated(db: Db): Promise<void> {
   const pending = await pendingMigrations(db);
   if (pending.length) throw new PendingMigrationsError(pending);
+}
+
+/** Applies pending migrations, then stores the key fingerprints if this is the first run (migration 019). */
+export async function migrateBound(db: Db, serverKeys: ServerKeys): Promise<string[]> {
+  const applied = await migrateToLatest(db);
+  await bindServerKeys(db, serverKeys);
+  return applied;
 }

@@ -11,7 +11,7 @@ import { startHttpServer } from '../http/server.js';
 import { createLogger, prettyDestination, resolveLogFormat } from '../kernel/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import { startMetricsServer } from '../observability/metrics-server.js';
-import type { ServerKeys } from '../server-keys.js';
+import { bindServerKeys, type ServerKeys } from '../server-keys.js';
 import { DEFAULT_ISSUER } from '../tokens/authorization-token.js';
 import { loadSigningKeys } from '../tokens/signing-keys.js';
 import { stripeIssuingRail } from '../rails/stripe-issuing/endpoint.js';
@@ -42,15 +42,15 @@ export async function runProcess(config: Config, mode: ProcessMode, serverKeys: 
   const database = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize });
   // What `dev` says about its account, printed with the addresses once the API listens.
   let devAccount: string[] = [];
-  if (mode === 'dev') {
-    devAccount = await prepareDevDatabase(database, config, log);
-  } else {
-    try {
-      await requireMigrated(database.db);
-    } catch (err) {
-      await database.close();
-      throw err;
-    }
+  try {
+    // Before anything is written: keys other than the ones the database was first used with stop
+    // the process here (exit code 78, one line naming the setting).
+    await bindServerKeys(database.db, serverKeys);
+    if (mode === 'dev') devAccount = await prepareDevDatabase(database, config, serverKeys, log);
+    else await requireMigrated(database.db);
+  } catch (err) {
+    await database.close();
+    throw err;
   }
 
   // Loaded here, not at the top: the other commands should not pay for the Temporal SDK.
@@ -108,7 +108,7 @@ export async function runProcess(config: Config, mode: ProcessMode, serverKeys: 
     relay.start();
     const worker = superviseWorker(
       settings,
-      { db: database.db, signer, gateway, allowPrivateUrls: config.webhookAllowPrivateUrls, onResolved: (id) => waiter.notify(id), onAttempt: metrics.recordWebhookAttempt, billingMeter: config.billingMeter, log },
+      { db: database.db, signer, gateway, allowPrivateUrls: config.webhookAllowPrivateUrls, onResolved: (id) => waiter.notify(id), onAttempt: metrics.recordWebhookAttempt, billingMeter: config.billingMeter, auditCheckpointWebhooks: config.auditCheckpointWebhooks, log },
       log,
       engine,
     );

@@ -1,4 +1,5 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions, type ScheduleSpec } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptions, type ScheduleSpec } from '@temporalio/client';
+import type { AuditCheckpointsInput } from '../../workflows/audit-checkpoints.types.js';
 import type { UsageReportInput } from '../../workflows/usage-report.types.js';
 import { taskQueues } from './task-queues.js';
 
@@ -81,8 +82,33 @@ export const USAGE_REPORT_JOB: PeriodicJob = {
   description: 'Monthly usage report to the billing meter (see docs/api.md, Billing reports)',
 };
 
+export const AUDIT_CHECKPOINT_SCHEDULE_ID = 'audit-checkpoints-daily';
+
+/**
+ * Every day at 00:10 UTC, the day's signed checkpoint of every chain with records, to the accounts'
+ * webhook endpoints (AUDIT_CHECKPOINT_WEBHOOKS; docs/api.md, "Audit log"). A run missed while the
+ * engine was down is still taken within the day; a run still going when the next is due makes that
+ * one skip.
+ */
+export const AUDIT_CHECKPOINT_JOB: PeriodicJob = {
+  scheduleId: AUDIT_CHECKPOINT_SCHEDULE_ID,
+  workflowType: 'auditCheckpoints',
+  workflowId: 'audit-checkpoints',
+  queue: 'held',
+  spec: { calendars: [{ hour: 0, minute: 10 }], timezone: 'UTC' },
+  overlap: ScheduleOverlapPolicy.SKIP,
+  catchupWindow: '1 day',
+  args: [{} satisfies AuditCheckpointsInput],
+  description: 'Daily signed audit checkpoints to webhook endpoints (see docs/api.md, Audit log)',
+};
+
 /** Every job the worker keeps scheduled. */
 export const periodicJobs = (reconcileIntervalSeconds?: number): PeriodicJob[] => [USAGE_REPORT_JOB, reconcileJob(reconcileIntervalSeconds), CAPTURE_EXPIRY_JOB];
+
+/** The jobs a setting turns on or off: on, the worker keeps their Schedule; off, it deletes it, so the runs stop. */
+export const optionalPeriodicJobs = (settings: { auditCheckpointWebhooks?: boolean | undefined }): Array<{ job: PeriodicJob; enabled: boolean }> => [
+  { job: AUDIT_CHECKPOINT_JOB, enabled: settings.auditCheckpointWebhooks === true },
+];
 
 /** The Schedule of a job whose runs go to `taskQueue` (tests give their own id, so their Schedules stand apart). */
 export function scheduleOf(job: PeriodicJob, taskQueue: string, scheduleId = job.scheduleId): ScheduleOptions {
@@ -113,5 +139,16 @@ export async function ensurePeriodicJob(client: Client, job: PeriodicJob, taskQu
       policies: { ...previous.policies, ...options.policies },
     }));
     return 'updated';
+  }
+}
+
+/** Deletes the Schedule of a job turned off ('absent': there was none). */
+export async function removePeriodicJob(client: Client, job: PeriodicJob, scheduleId = job.scheduleId): Promise<'deleted' | 'absent'> {
+  try {
+    await client.schedule.getHandle(scheduleId).delete();
+    return 'deleted';
+  } catch (err) {
+    if (err instanceof ScheduleNotFoundError) return 'absent';
+    throw err;
   }
 }

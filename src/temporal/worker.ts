@@ -10,7 +10,7 @@ import type { Logger } from '../kernel/logger.js';
 import { ALL_SEARCH_ATTRIBUTE_KEYS } from './search-attributes.js';
 import { Client, Connection } from '@temporalio/client';
 import { clientConnectionOptions, nativeConnectionOptions, type EngineConnectionSettings } from './connection.js';
-import { ensurePeriodicJob, periodicJobs } from './periodic-jobs.js';
+import { ensurePeriodicJob, optionalPeriodicJobs, periodicJobs, removePeriodicJob } from './periodic-jobs.js';
 import { taskQueues } from './task-queues.js';
 import { WORKFLOW_TRACING_MODULE, workerTracing } from './tracing.js';
 import type { Tracing } from '../observability/tracing.js';
@@ -45,6 +45,8 @@ export interface WorkerSettings extends EngineConnectionSettings {
   reconcileIntervalSeconds?: number;
   /** Tracing is on: workflow and activity spans, children of the caller's span. */
   tracing?: Pick<Tracing, 'spanProcessor' | 'resource'> | undefined;
+  /** AUDIT_CHECKPOINT_WEBHOOKS: the daily audit-checkpoint Schedule exists (else it is deleted). */
+  auditCheckpointWebhooks?: boolean;
 }
 
 /** The namespace lacks search attributes the workflows set: every start would fail. */
@@ -87,13 +89,18 @@ export async function ensureSearchAttributes(settings: EngineConnectionSettings,
   });
 }
 
-/** Creates or updates every Schedule the service runs: the monthly usage report, the reconciler and the capture-expiry sweep. */
-export async function ensureSchedules(settings: WorkerSettings, log?: Logger): Promise<Record<string, 'created' | 'updated'>> {
+/** Creates or updates every Schedule the service runs (the monthly usage report, the reconciler, the capture-expiry sweep), and the daily audit checkpoints' when AUDIT_CHECKPOINT_WEBHOOKS is on (deleted when off). */
+export async function ensureSchedules(settings: WorkerSettings, log?: Logger): Promise<Record<string, 'created' | 'updated' | 'deleted'>> {
   return withClientConnection(settings, async (connection) => {
     const client = new Client({ connection, namespace: settings.namespace });
-    const outcome: Record<string, 'created' | 'updated'> = {};
+    const outcome: Record<string, 'created' | 'updated' | 'deleted'> = {};
     for (const job of periodicJobs(settings.reconcileIntervalSeconds)) {
       outcome[job.scheduleId] = await ensurePeriodicJob(client, job, taskQueues(settings.taskQueue)[job.queue]);
+    }
+    // Optional: listed when created, updated or (the setting turned off) deleted.
+    for (const { job, enabled } of optionalPeriodicJobs(settings)) {
+      const result = enabled ? await ensurePeriodicJob(client, job, taskQueues(settings.taskQueue)[job.queue]) : await removePeriodicJob(client, job);
+      if (result !== 'absent') outcome[job.scheduleId] = result;
     }
     log?.info({ schedules: outcome }, 'schedules ready');
     return outcome;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { agentSchema } from '../agents/agent.view.js';
 import { approvalCompletedDataSchema, approvalEscalatedDataSchema } from '../approvals/approval-events.js';
+import { auditCheckpointDataSchema } from '../audit/audit-events.js';
 import { decisionEventDataSchema } from '../decisions/decision.view.js';
 import { listOf } from '../db/pagination.js';
 import { idOf, instant, livemodeField } from '../kernel/view-fields.js';
@@ -18,6 +19,7 @@ export const EVENT_DATA = {
   'authorization.expired': decisionEventDataSchema,
   'approval.escalated': approvalEscalatedDataSchema,
   'authorization.adjusted': decisionEventDataSchema,
+  'audit.checkpoint': auditCheckpointDataSchema,
 } as const satisfies Record<EventType, z.ZodType>;
 
 const EVENT_SUMMARY: Record<EventType, string> = {
@@ -32,6 +34,7 @@ const EVENT_SUMMARY: Record<EventType, string> = {
   'approval.escalated': 'A hold is still pending at its escalation time (`escalate_after_seconds`)',
   'authorization.adjusted':
     'A rail that asks first reported a new amount for a captured approval (a partial reversal, a settlement, a refund); `data` is the decision, `capture.captured_amount` the amount it counts now',
+  'audit.checkpoint': "The day's signed checkpoint of the account and mode's audit chain (sent once a day when AUDIT_CHECKPOINT_WEBHOOKS is on)",
 };
 export const eventSummary = (type: EventType) => EVENT_SUMMARY[type];
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { auditInsert, auditRecord, sealChain } from '../../src/audit/audit.repository.js';
@@ -153,9 +154,11 @@ describe('sealing order', () => {
   test('records written by one transaction in the same millisecond are chained in the order they were written', async () => {
     const a = await ctx.account();
     const at = new Date();
-    // Ids sort the other way round from the order of writing, and the timestamps tie.
-    const first = { ...auditRecord({ accountId: a.id, livemode: false, type: 'test.first', actor: { type: 'system', id: null } }), id: 'aud_zzzzzzzzzzzzzzzzzzzzzzzz', created_at: at };
-    const second = { ...auditRecord({ accountId: a.id, livemode: false, type: 'test.second', actor: { type: 'system', id: null } }), id: 'aud_000000000000000000000000', created_at: at };
+    // Ids sort the other way round from the order of writing, and the timestamps tie. Unique per
+    // run: records cannot be deleted, and a PostgreSQL test database outlives a run.
+    const tail = randomBytes(10).toString('hex');
+    const first = { ...auditRecord({ accountId: a.id, livemode: false, type: 'test.first', actor: { type: 'system', id: null } }), id: `aud_zzzz${tail}`, created_at: at };
+    const second = { ...auditRecord({ accountId: a.id, livemode: false, type: 'test.second', actor: { type: 'system', id: null } }), id: `aud_0000${tail}`, created_at: at };
     await ctx.database.db.transaction().execute(async (trx) => {
       await auditInsert(trx, first).execute();
       await auditInsert(trx, second).execute();

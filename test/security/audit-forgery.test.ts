@@ -78,7 +78,9 @@ describe('a record written into the table by hand', () => {
     const hash = createHash('sha256').update(head.hash + canonical).digest('hex');
     await sql`INSERT INTO audit_records (id, account_id, livemode, sequence, type, actor_type, actor_id, reason, metadata, created_at, prev_hash, hash)
       VALUES (${f.id}, ${f.account_id}, false, 3, ${f.type}, ${f.actor_type}, ${f.actor_id}, ${f.reason}, ${JSON.stringify(f.metadata)}, ${f.created_at}, ${head.hash}, ${hash})`.execute(ctx.database.db);
-    await sql`UPDATE audit_chains SET sequence = 3, head_hash = ${hash} WHERE account_id = ${a.id} AND livemode = false`.execute(ctx.database.db);
+    // The head moves only with a new MAC, and without the key any MAC is a guess.
+    await expect(sql`UPDATE audit_chains SET sequence = 3, head_hash = ${hash} WHERE account_id = ${a.id} AND livemode = false`.execute(ctx.database.db)).rejects.toThrow(/forward only/);
+    await sql`UPDATE audit_chains SET sequence = 3, head_hash = ${hash}, head_mac = ${createHash('sha256').update(hash).digest('hex')} WHERE account_id = ${a.id} AND livemode = false`.execute(ctx.database.db);
 
     const res = await a.test.get('/v1/audit-logs/verify');
     expect(res.body).toMatchObject({ valid: false, records: 3, first_invalid: { id, sequence: 3 } });

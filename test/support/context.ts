@@ -84,19 +84,21 @@ export interface TestContextOptions {
   onQuery?: (sql: string) => void;
   /** A server span per request (the test registered a tracer provider). */
   tracing?: boolean;
+  /** This PostgreSQL database, already migrated (e.g. reached as another role), instead of the shared one. */
+  databaseUrl?: string;
 }
 
 export async function createTestContext(opts: TestContextOptions = {}): Promise<TestContext> {
   useTestAuditKey();
   warmUp();
   const sharedUrl = process.env.DATABASE_URL;
-  const own = sharedUrl && opts.ownDatabase ? await createScratchDatabase(sharedUrl) : undefined;
-  const url = own?.url ?? sharedUrl;
+  const own = sharedUrl && opts.ownDatabase && !opts.databaseUrl ? await createScratchDatabase(sharedUrl) : undefined;
+  const url = opts.databaseUrl ?? own?.url ?? sharedUrl;
   // A generous pool wait: the 200-way concurrency tests queue on one agent's lock on a loaded machine.
   const onQuery = opts.onQuery ? { onQuery: opts.onQuery } : {};
   const database = await connectDatabase(url ? { databaseUrl: url, poolSize: 10, connectTimeoutMs: 30_000, ...onQuery } : { dataDir: 'memory://', ...onQuery });
   // Global setup already migrated the shared server database; an embedded or own one is new.
-  if (!sharedUrl || own) await migrateToLatest(database.db);
+  if ((!sharedUrl || own) && !opts.databaseUrl) await migrateToLatest(database.db);
   const keys = await keysFromJwks([await generatePrivateJwk()]);
   const signer = { issuer: 'spend-auth-test', keys };
   // No engine runs here: the gateway points at a port nothing listens on, so approvals answer 503.

@@ -3,7 +3,8 @@ import { connectDatabase } from '../../src/db/connect.js';
 import { acquireTemporalCli, TemporalCliUnavailableError } from '../../src/temporal/cli-acquisition.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { startConformanceCount } from './openapi-conformance-count.js';
-import { TEST_SERVER_KEYS_ENV, useTestAuditKey } from './server-keys.js';
+import { bindServerKeys } from '../../src/server-keys.js';
+import { TEST_AUDIT_HMAC_KEY, TEST_IDEMPOTENCY_KEY, TEST_SERVER_KEYS_ENV, useTestAuditKey } from './server-keys.js';
 
 /** Against a real server every test file shares one database: migrate it once, before any file runs. */
 export default async function setup(): Promise<() => void> {
@@ -21,6 +22,8 @@ export default async function setup(): Promise<() => void> {
   const database = await connectDatabase({ databaseUrl: url, poolSize: 2 });
   try {
     await migrateToLatest(database.db);
+    // As `spend-auth migrate` does: the shared database belongs to the test keys every process is given.
+    await bindServerKeys(database.db, { auditHmac: TEST_AUDIT_HMAC_KEY, idempotency: TEST_IDEMPOTENCY_KEY });
   } finally {
     await database.close();
   }

@@ -95,6 +95,7 @@ describe('loadConfig defaults', () => {
         'OTEL_EXPORTER_OTLP_ENDPOINT',
         'IDEMPOTENCY_ENCRYPTION_KEY',
         'AUDIT_HMAC_KEY',
+        'AUDIT_CHECKPOINT_WEBHOOKS',
       ].map((k) => [k, '']),
     );
     expect(loadConfig(empty)).toEqual(loadConfig({}));
@@ -139,6 +140,7 @@ describe('loadConfig with values', () => {
       IDEMPOTENCY_ENCRYPTION_KEY: '11'.repeat(32),
       AUDIT_HMAC_KEY: Buffer.alloc(48, 2).toString('base64'),
       RAIL_DECISION_DEADLINE_MS: '1200',
+      AUDIT_CHECKPOINT_WEBHOOKS: 'true',
     });
     expect(config).toEqual({
       port: 8080,
@@ -166,6 +168,7 @@ describe('loadConfig with values', () => {
       idempotencyEncryptionKey: Buffer.alloc(32, 0x11),
       auditHmacKey: Buffer.alloc(48, 2),
       railDecisionDeadlineMs: 1_200,
+      auditCheckpointWebhooks: true,
     });
   });
 
@@ -290,6 +293,7 @@ describe('CONFIG_VARIABLES', () => {
     IDEMPOTENCY_ENCRYPTION_KEY: 'cc'.repeat(32),
     AUDIT_HMAC_KEY: 'dd'.repeat(32),
     RAIL_DECISION_DEADLINE_MS: '1200',
+    AUDIT_CHECKPOINT_WEBHOOKS: 'true',
   };
 
   /** Variables valid only in pairs: each is set with its companion, against the companion alone. */

@@ -110,6 +110,7 @@ const RESOLVE_ACTIVITIES: Record<string, string> = {
   'recorded-approved-by-three-at-once': 'recordApproval',
   'recorded-escalated-then-approved': 'escalateHold',
   'recorded-capture-expiry-sweep': 'expireUncapturedApprovals',
+  'recorded-audit-checkpoints': 'sendAuditCheckpoints',
 };
 
 async function replay(history: HistoryJson): Promise<void> {

@@ -1,5 +1,5 @@
-import { listAuditQuery } from '../../audit/audit.schemas.js';
-import { listAuditRecords, verifyAuditChain } from '../../audit/audit.service.js';
+import { listAuditQuery, verifyAuditQuery } from '../../audit/audit.schemas.js';
+import { listAuditRecords, verifyAuditLog } from '../../audit/audit.service.js';
 import { auditCsv, auditRecordListSchema, auditVerificationSchema, toAuditVerificationView, toAuditView } from '../../audit/audit.view.js';
 import { STAFF } from '../../kernel/caller.js';
 import { decodeCursor, encodeCursor } from '../../db/pagination.js';
@@ -48,8 +48,12 @@ export const auditLogsRoutes = [
     path: '/v1/audit-logs/verify',
     tag: 'Audit log',
     roles: STAFF,
-    summary: 'Recompute the hash chain',
+    summary: 'Recompute the hash chain, count decisions without a record, check a kept checkpoint and sign a new one',
+    query: verifyAuditQuery,
     response: { status: 200, description: 'The result of the check', schema: auditVerificationSchema },
-    handler: async ({ deps, caller }) => toAuditVerificationView(await verifyAuditChain(deps.db, caller.accountId, caller.livemode)),
+    handler: async ({ deps, caller, query: q }) =>
+      toAuditVerificationView(
+        await verifyAuditLog({ db: deps.db, keys: deps.authorization.signer.keys }, { accountId: caller.accountId, livemode: caller.livemode }, q.checkpoint),
+      ),
   }),
 ];
