@@ -1,11 +1,7 @@
 import type { DbOrTrx, Plan } from '../db/database.js';
 import { afterRow } from '../db/pagination.js';
+import { inScope, type Scope } from '../db/scope.js';
 import type { RailConnectionRow } from './rail-connection.view.js';
-
-interface Scope {
-  accountId: string;
-  livemode: boolean;
-}
 
 export async function insertRailConnection(db: DbOrTrx, row: RailConnectionRow): Promise<RailConnectionRow> {
   return db.insertInto('rail_connections').values(row).returningAll().executeTakeFirstOrThrow();
@@ -16,8 +12,7 @@ export async function findRailConnection(db: DbOrTrx, scope: Scope, id: string, 
     .selectFrom('rail_connections')
     .selectAll()
     .where('id', '=', id)
-    .where('account_id', '=', scope.accountId)
-    .where('livemode', '=', scope.livemode)
+    .$call(inScope(scope))
     .where('deleted_at', 'is', null);
   if (forUpdate) q = q.forUpdate();
   return q.executeTakeFirst();
@@ -27,8 +22,7 @@ export async function listRailConnections(db: DbOrTrx, scope: Scope, limit: numb
   let q = db
     .selectFrom('rail_connections')
     .selectAll()
-    .where('account_id', '=', scope.accountId)
-    .where('livemode', '=', scope.livemode)
+    .$call(inScope(scope))
     .where('deleted_at', 'is', null);
   if (cursorId) q = q.where(afterRow('rail_connections', cursorId, scope));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();

@@ -1,6 +1,6 @@
 import { actorOf, ADMIN, requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx, Plan } from '../db/database.js';
-import { decodeCursor, toPage, type Page } from '../db/pagination.js';
+import { listPage, type Page } from '../db/pagination.js';
 import { appendAudit } from '../audit/audit.repository.js';
 import { notFound } from '../kernel/errors.js';
 import { newId } from '../kernel/ids.js';
@@ -64,8 +64,7 @@ export async function getRailConnection(deps: RailConnectionDeps, caller: Caller
 
 export async function listRailConnections(deps: RailConnectionDeps, caller: Caller, q: ListRailConnectionsQuery, baseUrl: string): Promise<Page<RailConnectionView>> {
   requireRole(caller, STAFF);
-  const rows = await listRows(deps.db, caller, q.limit + 1, q.cursor ? decodeCursor(q.cursor) : undefined);
-  return toPage(rows, q.limit, (r) => toRailConnectionView(r, baseUrl), (r) => r.id);
+  return listPage(q, (limit, after) => listRows(deps.db, caller, limit, after), (r) => toRailConnectionView(r, baseUrl));
 }
 
 /** From now on its endpoint refuses every request; its past answers and decisions stay. */
