@@ -165,7 +165,11 @@ async function replayStored(db: DbOrTrx, connection: EndpointConnection, req: Ra
  * Returns whether the timeout answer is the one on record.
  */
 export async function recordTimeoutAnswer(deps: Pick<AuthorizationDeps, 'db' | 'now'>, connection: EndpointConnection, req: RailAuthorizationRequest): Promise<boolean> {
+  return insertRailAnswerIfAbsent(deps.db, answerRow(connection, req, timeoutAnswer(connection), req.agentId, deps.now?.() ?? new Date()));
+}
+
+/** The connection's `on_timeout` answer: what the rail is told and what is recorded, from one place. */
+export function timeoutAnswer(connection: Pick<EndpointConnection, 'onTimeout'>) {
   const approved = connection.onTimeout === 'approve';
-  const answer = { approved, decisionId: null, reasonCode: approved ? null : 'timeout', outcome: 'timeout' as const };
-  return insertRailAnswerIfAbsent(deps.db, answerRow(connection, req, answer, req.agentId, deps.now?.() ?? new Date()));
+  return { approved, decisionId: null, reasonCode: approved ? null : 'timeout', outcome: 'timeout' as const };
 }

@@ -3,7 +3,7 @@ import type { AuthorizationDeps } from '../../authorization/authorization.servic
 import { invalid } from '../../kernel/errors.js';
 import { IJsonViolation, parseIJson } from '../../kernel/i-json.js';
 import { applyCardLifeEvent } from '../../rail-connections/card-life.service.js';
-import { answerBody, answerRailAuthorization, DeadlinePassed, recordTimeoutAnswer, type RailAnswer, type RailAuthorizationRequest } from '../../rail-connections/rail-answers.service.js';
+import { answerBody, answerRailAuthorization, DeadlinePassed, recordTimeoutAnswer, timeoutAnswer, type RailAnswer, type RailAuthorizationRequest } from '../../rail-connections/rail-answers.service.js';
 import type { RailEndpoint, RailEnvironment } from '../../rail-connections/rail-endpoint.js';
 import type { EndpointConnection } from '../../rail-connections/rail-connections.service.js';
 import { stripeEventSchema, type StripeEvent } from '../../rail-connections/rail-endpoint.view.js';
@@ -92,8 +92,7 @@ export function stripeIssuingRail(deps: StripeIssuingDeps): RailEndpoint<Verifie
       },
       (err: unknown) => deps.log?.('error', 'the timeout answer could not be recorded', { err, ...where }),
     );
-    const approved = connection.onTimeout === 'approve';
-    return { approved, decisionId: null, reasonCode: approved ? null : 'timeout', outcome: 'timeout', replayed: false };
+    return { ...timeoutAnswer(connection), replayed: false };
   }
 
   /** The answer to a verified event: HTTP 200 with `Stripe-Version`; a bad shape or a failure is thrown. */
