@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ApiFailure } from '../client/api-call.js';
 import type { McpConfig, McpX402Config } from '../kernel/config.js';
+import { formatMoney } from '../kernel/money.js';
 import { requireResourceOnRequestedHost, USD_STABLECOINS, withSpendAuthorization, type SpendAuthorizationOutcome } from '../rails/x402/index.js';
 import { resolveSafeTarget, UnsafeUrlError } from '../webhooks/ssrf.js';
 
@@ -23,7 +24,6 @@ type PaidFetch = (input: string, init?: RequestInit) => Promise<Response>;
 type AgentId = () => Promise<{ ok: true; body: string } | ApiFailure>;
 
 const toolError = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
-const money = (minor: number, currency: string) => `${(minor / 100).toFixed(2)} ${currency}`;
 
 /** The official x402 client, signing with the configured key on every network of the known stablecoins, with this service's authorization on it. */
 async function buildPaidFetch(config: McpConfig, x402: McpX402Config, agentId: string, outcomes: AsyncLocalStorage<SpendAuthorizationOutcome[]>): Promise<PaidFetch> {
@@ -68,7 +68,7 @@ function paymentOf(outcomes: SpendAuthorizationOutcome[]) {
 
 function summary(url: string, status: number, payment: ReturnType<typeof paymentOf>): string {
   if (!payment) return `HTTP ${status} from ${url} (no payment asked).`;
-  const paid = money(payment.amount, payment.currency);
+  const paid = formatMoney(payment.amount, payment.currency);
   switch (payment.status) {
     case 'captured':
       return `Paid ${paid} for ${url} (decision ${payment.decision_id}, transaction ${payment.transaction}). HTTP ${status}.`;

@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { formatMoney } from '../../kernel/money.js';
+import { X402_CURRENCY } from './amounts.js';
 import type { Decision } from './decision-client.js';
 
 /** What a requirement asks, as the rail compares it between tries of one purchase. */
@@ -44,7 +46,7 @@ export function idempotencyKeyFor(agentId: string, resource: string, asked: Aske
   return `x402-${digest}-${randomBytes(12).toString('base64url')}`;
 }
 
-const cents = (minor: number) => `${(minor / 100).toFixed(2)} USD`;
+const cents = (minor: number) => formatMoney(minor, X402_CURRENCY);
 
 /**
  * Why a requirement may not be paid under a purchase already under way (its decision's or its

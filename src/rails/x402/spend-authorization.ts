@@ -1,5 +1,6 @@
 import type { PaymentCreationContext, PaymentCreationFailureContext, PaymentResponseContext, x402Client } from '@x402/core/client';
 import type { PaymentRequirements } from '@x402/core/types';
+import { formatMoney } from '../../kernel/money.js';
 import { AmountError, atomicToMinorUnits, findUsdStablecoin, X402_CURRENCY } from './amounts.js';
 import { AttemptStore, mismatch, type Asked, type Attempt } from './attempts.js';
 import { createDecisionClient, MAX_POLL_SECONDS, type Answer, type Decision, type DecisionClient } from './decision-client.js';
@@ -42,7 +43,7 @@ const METADATA_TEXT_MAX = 500;
 const clip = (text: string) => text.slice(0, METADATA_TEXT_MAX).replace(/[\ud800-\udbff]$/, '');
 /** A message without its final period, to continue it in a sentence of ours. */
 const sentence = (text: string) => text.replace(/\.+$/, '');
-const cents = (minor: number) => `${(minor / 100).toFixed(2)} ${X402_CURRENCY}`;
+const cents = (minor: number) => formatMoney(minor, X402_CURRENCY);
 /** Answers worth trying again with the same key: nothing was decided, or we cannot know. */
 const transient = (a: Extract<Answer<unknown>, { ok: false }>) =>
   a.code === 'network_error' || a.code === 'unexpected_response' || a.code === 'conflict' || a.code === 'rate_limited' || (a.status ?? 0) >= 500;
