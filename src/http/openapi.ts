@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { eventSummary } from '../webhooks/event.view.js';
 import { EVENT_TYPES, type EventType } from '../events/events.repository.js';
 import { DELIVERY_HEADER, EVENT_HEADER, PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER } from '../webhooks/signature.js';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './errors.js';
 import { IDEMPOTENCY_HEADER } from './idempotency.js';
 import { STORABLE_TEXT_PATTERN } from '../kernel/schemas.js';
 import { componentSchemas, webhookComponentName } from './openapi-components.js';
@@ -78,7 +79,7 @@ const HEADERS = {
   RateLimitRemaining: { description: 'Requests left in the current minute', schema: { type: 'integer', minimum: 0 } },
   RateLimitReset: { description: 'Whole seconds until the window resets', schema: { type: 'integer', minimum: 0 } },
   RetryAfter: { description: 'Whole seconds to wait before retrying (the same number as X-RateLimit-Reset)', required: true, schema: { type: 'integer', minimum: 0 } },
-  RetryAfterUnavailable: { description: 'Whole seconds to wait before retrying (5): the dependency is looked at again within that', required: true, schema: { type: 'integer', minimum: 1 } },
+  RetryAfterUnavailable: { description: `Whole seconds to wait before retrying (${SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS}): the dependency is looked at again within that`, required: true, schema: { type: 'integer', minimum: 1 } },
   IdempotentReplayed: { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
   NextCursor: { description: 'CSV answers only: the cursor of the next page, absent on the last page', schema: { type: 'string' } },
   CacheControl: { description: 'How long a cache may keep the answer (`public, max-age=N`); a readiness answer of 503 is `no-store`', required: true, schema: { type: 'string' } },
@@ -117,12 +118,11 @@ const isRateLimited = (route: Route) => route.roles !== 'public';
 
 /** The error answers of an operation: those every operation of its kind can give, plus its own. */
 function errorResponses(route: Route): string[] {
+  const own = new Set(route.errors ?? []);
   if (route.roles === 'public') {
     // A public route answers only what it lists (a rail's endpoint: 400, 413, 429).
-    const own = new Set(route.errors ?? []);
     return [...(own.has(400) ? ['BadRequest'] : []), ...(own.has(413) ? ['PayloadTooLarge'] : []), ...(own.has(429) ? ['TooManyRequests'] : [])];
   }
-  const own = new Set(route.errors ?? []);
   const hasBody = route.method === 'post' || route.method === 'patch';
   return [
     'BadRequest',

@@ -157,16 +157,16 @@ export const list = <S extends z.ZodType>(schema: S) => ({ status: 200, descript
 export const link = (to: `${HttpMethod} ${string}`, param: string, field: string) => ({ to, parameters: { [param]: `$response.body#/${field}` } });
 
 /**
- * Mounts `routes` on `router`, each behind `before` (a rate limit, say): the role check, then the
+ * Mounts `routes` on `router`: the role check, then the
  * query and the body parsed by the declared schemas, then the handler, whose answer is sent with
  * the declared status. `prefix` is where the router itself is mounted. Routes are matched in the
  * order given, so a fixed path goes before a parameter path of the same method.
  */
-export function mountRoutes(router: Router, routes: readonly Route[], deps: RouteDeps, opts: { prefix?: string; before?: readonly RequestHandler[] } = {}): void {
+export function mountRoutes(router: Router, routes: readonly Route[], deps: RouteDeps, opts: { prefix?: string } = {}): void {
   const prefix = opts.prefix ?? '';
   for (const r of routes) {
     if (!r.path.startsWith(`${prefix}/`)) throw new Error(`${r.method} ${r.path} is not under ${prefix}`);
-    router[r.method](r.path.slice(prefix.length), ...(opts.before ?? []), ...(r.rawBody ? RAW_BODY : []), async (req: Request, res: Response) => {
+    router[r.method](r.path.slice(prefix.length), ...(r.rawBody ? RAW_BODY : []), async (req: Request, res: Response) => {
       if (r.roles !== 'public') requireRole(callerOf(req), r.roles);
       const query = r.query ? parse(r.query, req.query) : undefined;
       const body = r.body && !r.rawBody ? parse(r.body, bodyObject(req.body)) : undefined;
