@@ -1,5 +1,5 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
-import { auditHmacKey, isAuditHmacKeyLoaded } from '../kernel/audit-key.js';
+import { loadedAuditHmacKey } from '../kernel/audit-key.js';
 import type { Db } from './database.js';
 import * as m001 from './migrations/001_foundation.js';
 import * as m002 from './migrations/002_decisions.js';
@@ -36,7 +36,7 @@ const migrations: Record<string, Migration> = {
   '009_authorize_fast_path': m009,
   '010_audit_insert_order': m010,
   // Re-seals existing chains with the key this process loaded at start.
-  '011_audit_hmac': auditHmacMigration(() => (isAuditHmacKeyLoaded() ? auditHmacKey() : undefined)),
+  '011_audit_hmac': auditHmacMigration(loadedAuditHmacKey),
   '012_idempotency_per_key': m012,
   '013_operator_actor': m013,
   '014_outbox_dead_letter': m014,
@@ -48,7 +48,7 @@ const migrations: Record<string, Migration> = {
   '022_capture_metadata': m022,
   '021_rails_stripe_issuing': m021,
   // Signs the existing chain heads with the same key.
-  '018_audit_head_evidence': auditHeadEvidenceMigration(() => (isAuditHmacKeyLoaded() ? auditHmacKey() : undefined)),
+  '018_audit_head_evidence': auditHeadEvidenceMigration(loadedAuditHmacKey),
   '019_server_key_fingerprints': m019,
 };
 

@@ -15,3 +15,6 @@ export function auditHmacKey(): Buffer {
 }
 
 export const isAuditHmacKeyLoaded = (): boolean => serverKey !== undefined;
+
+/** The loaded key, or undefined before one is loaded (a migration that may run without it). */
+export const loadedAuditHmacKey = (): Buffer | undefined => serverKey;
