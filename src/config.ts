@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { ConfigError, type Config, type McpConfig, type McpX402Config } from './kernel/config.js';
+import { ConfigError, DEFAULT_AUTHORIZE_BATCH, type Config, type McpConfig, type McpX402Config } from './kernel/config.js';
 import { UNAUTHENTICATED_LIMIT_PER_MINUTE } from './ratelimit/limits.js';
 
 const bool = z
@@ -71,6 +71,14 @@ const envSchema = z.object({
   RAIL_DECISION_DEADLINE_MS: z.coerce.number().int().min(100).max(1_900).default(1_500),
   /** The worker sends each day's signed audit checkpoint to the accounts' webhook endpoints. */
   AUDIT_CHECKPOINT_WEBHOOKS: bool.default(false),
+  /** Spend decisions committed together at most (group commit); 1: each decision its own transaction (docs/operations.md). */
+  AUTHORIZE_BATCH_SIZE: z.coerce.number().int().min(1).max(256).default(DEFAULT_AUTHORIZE_BATCH.size),
+  /** How long a batch waits for more requests after its first arrived; 0: until the event loop's next turn. */
+  AUTHORIZE_BATCH_LINGER_MS: z.coerce.number().int().min(0).max(1).default(DEFAULT_AUTHORIZE_BATCH.lingerMs),
+  /** Batches of one process in flight at once (one prepares while another commits). */
+  AUTHORIZE_BATCH_IN_FLIGHT: z.coerce.number().int().min(1).max(16).default(DEFAULT_AUTHORIZE_BATCH.inFlight),
+  /** Failpoint for the crash tests only: the process kills itself after its Nth batch commits, before answering. */
+  FAILPOINT_KILL_AFTER_BATCH_COMMIT: z.coerce.number().int().min(1).optional(),
 });
 
 /** Every environment variable the service reads; nothing else in the environment affects it. */
@@ -130,6 +138,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     auditHmacKey: e.AUDIT_HMAC_KEY,
     railDecisionDeadlineMs: e.RAIL_DECISION_DEADLINE_MS,
     auditCheckpointWebhooks: e.AUDIT_CHECKPOINT_WEBHOOKS,
+    authorizeBatch: { size: e.AUTHORIZE_BATCH_SIZE, lingerMs: e.AUTHORIZE_BATCH_LINGER_MS, inFlight: e.AUTHORIZE_BATCH_IN_FLIGHT },
+    failpointKillAfterBatchCommit: e.FAILPOINT_KILL_AFTER_BATCH_COMMIT,
   };
 }
 

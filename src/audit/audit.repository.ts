@@ -90,6 +90,9 @@ export const auditInsertStatement = (row: NewAuditRow) => insertRows('audit_reco
 
 const auditValues = (row: NewAuditRow) => ({ ...row, metadata: JSON.stringify(row.metadata), mac: recordMac(auditHmacKey(), row) });
 
+/** The same values with the metadata as a JSON value, for rows written as one JSON parameter. */
+export const auditJsonValues = (row: NewAuditRow) => ({ ...row, mac: recordMac(auditHmacKey(), row) });
+
 export const SEAL_BATCH = 1_000;
 
 const SEAL_UPDATE = preparedSql(
@@ -222,6 +225,17 @@ export const CHAINS_WITH_UNSEALED = sql<{ account_id: string; livemode: boolean 
       ORDER BY r.account_id, r.livemode LIMIT 1) n
   )
   SELECT account_id, livemode FROM chains`;
+
+/** Records committed and not yet sealed, and the age of the oldest (the sealer's lag). */
+export async function unsealedLag(db: DbOrTrx, now: Date): Promise<{ records: number; oldest_age_seconds: number }> {
+  const row = await db
+    .selectFrom('audit_records')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
+    .where('hash', 'is', null)
+    .executeTakeFirstOrThrow();
+  const oldest = row.oldest ? new Date(row.oldest as unknown as string) : undefined;
+  return { records: Number(row.n), oldest_age_seconds: oldest ? Math.max(0, Math.round((now.getTime() - oldest.getTime()) / 1000)) : 0 };
+}
 
 /** Seals every chain that has unsealed records; the background sealer calls this. */
 export async function sealAllChains(db: Db, onCut?: (cut: ChainCut) => void): Promise<number> {

@@ -2,6 +2,9 @@ import { approvalsRequiredFor, escalatesAt } from '../policies/approval-rules.js
 import { actorOf, requireRole, ADMIN, ANY_ROLE, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
 import { appendAudit, auditInsertStatement, auditRecord, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
+import type { AuthorizeBatchSettings } from '../kernel/config.js';
+import { DecisionBatcher } from './decision-batcher.js';
+import { decideBatch, type BatchMember, type DecisionRecord, type DecisionSteps } from './batch-decide.js';
 import { consumeToken } from '../decisions/decisions.repository.js';
 import { AppError, forbidden, notFound } from '../kernel/errors.js';
 import { eventInsert, eventRecord } from '../events/events.repository.js';
@@ -33,11 +36,26 @@ export interface AuthorizationDeps {
   now?: () => Date;
   /** Told of each decision once committed (metrics); never of an idempotent replay. */
   onDecision?: (outcome: DecisionView['decision']) => void;
+  /** Told of the size of each batch committed together (metrics). */
+  onBatch?: (size: number) => void;
+  /** Set by `groupDecisions`: decisions are committed in batches (docs/operations.md, "Group commit"). */
+  batcher?: DecisionBatcher<BatchMember, RailOutcome>;
+}
+
+/**
+ * Turns on group commit for these deps (a batch size of 1 leaves each decision its own
+ * transaction). `afterCommit` is told of each batch committed, before any of its answers.
+ */
+export function groupDecisions(deps: AuthorizationDeps, settings: AuthorizeBatchSettings, afterCommit?: () => void): void {
+  if (settings.size <= 1) return;
+  const steps: DecisionSteps = { prepare: prepareDecision, decideLocked, decideAlone };
+  deps.batcher = new DecisionBatcher(settings, (members) => decideBatch(deps, members, steps, afterCommit));
 }
 
 const EVENT_OF = { approved: 'authorize.approved', denied: 'authorize.denied', held: 'authorize.held' } as const;
 
 type AgentState = NonNullable<Awaited<ReturnType<typeof readAgentState>>>;
+type PreparedDecision = Awaited<ReturnType<typeof prepareDecision>>;
 
 /**
  * Decides one spend request. Everything it changes (decision, spend counters, audit record, event,
@@ -68,24 +86,29 @@ export async function decide(
 ): Promise<RailOutcome> {
   if (caller.role === 'reviewer') throw forbidden('Reviewer keys cannot request spend authorizations.');
   if (caller.role === 'agent' && caller.agentId !== input.agent_id) throw notFound('agent', 'agent_id');
-  const { idem, rail } = opts;
+  const member: BatchMember = { caller, input, idem: opts.idem, rail: opts.rail };
+  const decided = deps.batcher ? await deps.batcher.submit(agentKey(caller, input.agent_id), member) : await decideAlone(deps, member);
+  if (decided.kind === 'decided') deps.onDecision?.(decided.decision.decision);
+  return decided;
+}
 
+const agentKey = (caller: Caller, agentId: string) => `${caller.accountId}:${caller.livemode}:${agentId}`;
+
+/** One request in a transaction of its own: unlocked when it can be, else under the agent's lock. */
+async function decideAlone(deps: AuthorizationDeps, { caller, input, idem, rail }: BatchMember): Promise<RailOutcome> {
   // Requests of one agent take turns in this process: each then finds the state the previous one
   // committed, so its unlocked write holds (two statements), where racing would have sent it to
   // the locked path (five). Other processes, and changes made elsewhere, are still caught by the
   // write's condition.
-  const turn = takeTurn(`${caller.accountId}:${caller.livemode}:${input.agent_id}`);
-  let decided: RailOutcome;
+  const turn = takeTurn(agentKey(caller, input.agent_id));
   try {
     await turn.ready;
     rail?.checkInTime();
     const unlocked = rail ? undefined : await decideWithoutLock(deps, caller, input, idem);
-    decided = unlocked ? { kind: 'decided', decision: unlocked } : await decideUnderLock(deps, caller, input, idem, rail);
+    return unlocked ? { kind: 'decided', decision: unlocked } : await deps.db.transaction().execute((trx) => decideLocked(deps, trx, caller, input, idem, rail));
   } finally {
     turn.done();
   }
-  if (decided.kind === 'decided') deps.onDecision?.(decided.decision.decision);
-  return decided;
 }
 
 /** The last authorization queued per agent in this process: the next one waits for it to finish. */
@@ -114,7 +137,7 @@ async function decideWithoutLock(deps: AuthorizationDeps, caller: Caller, input:
   const decision = await prepareDecision(deps, deps.db, caller, input, idem, state, now);
   if (decision.needsLock) return undefined;
   try {
-    await executeTogether(deps.db, decision.writes, { precondition: agentUnchanged(deps.db, decision.agent) });
+    await executeTogether(deps.db, writesOf(deps.db, decision, idem), { precondition: agentUnchanged(deps.db, decision.agent) });
   } catch (err) {
     if (err instanceof PreconditionFailed) return undefined;
     throw err;
@@ -122,37 +145,46 @@ async function decideWithoutLock(deps: AuthorizationDeps, caller: Caller, input:
   return decision.view;
 }
 
-async function decideUnderLock(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem: IdempotencyHandle<DbOrTrx> | undefined, rail: RailRequest | undefined): Promise<RailOutcome> {
-  return deps.db.transaction().execute(async (trx) => {
-    const locked = await lockAgentWithPolicy(trx, caller.accountId, caller.livemode, input.agent_id);
-    rail?.checkInTime();
-    const now = deps.now?.() ?? new Date();
-    const actor = rail ? railActor(rail.ref) : actorOf(caller);
-    if (rail && locked?.agent.status === 'active') {
-      const matched = await takeCoveringApproval(trx, locked.agent.id, input, actor, now);
-      if (matched) {
-        const outcome = { kind: 'matched' as const, decision: matched };
-        await rail.record(trx, outcome);
-        return outcome;
-      }
+/**
+ * Decides one request in `trx`, holding the agent's row lock from its first statement: the way of
+ * every request that must do more than write (a rail's match and capture, tipping auto-freeze).
+ */
+async function decideLocked(
+  deps: AuthorizationDeps,
+  trx: DbOrTrx,
+  caller: Caller,
+  input: AuthorizeInput,
+  idem: IdempotencyHandle<DbOrTrx> | undefined,
+  rail: RailRequest | undefined,
+): Promise<RailOutcome> {
+  const locked = await lockAgentWithPolicy(trx, caller.accountId, caller.livemode, input.agent_id);
+  rail?.checkInTime();
+  const now = deps.now?.() ?? new Date();
+  const actor = rail ? railActor(rail.ref) : actorOf(caller);
+  if (rail && locked?.agent.status === 'active') {
+    const matched = await takeCoveringApproval(trx, locked.agent.id, input, actor, now);
+    if (matched) {
+      const outcome = { kind: 'matched' as const, decision: matched };
+      await rail.record(trx, outcome);
+      return outcome;
     }
-    // Spend is read after the lock is granted, by its own statement, so it is the latest committed.
-    const state = locked && { ...locked, spend: await readSpend(trx, locked.agent.id, periodsOf(now)) };
-    const decision = await prepareDecision(deps, trx, caller, input, idem, state, now, { actor, rail: rail?.ref });
-    await executeTogether(trx, [countDecision(trx, decision.agent.id), ...decision.writes]);
-    const view = rail && decision.view.decision === 'approved' ? await captureAtOnce(trx, decision.view, actor, now) : decision.view;
-    if (idem && !idem.completion) await idem.complete(trx, 200, JSON.stringify(view));
-    if (decision.tipsAutoFreeze) {
-      // Runaway protection: this denial still gets its answer; the agent stops here.
-      const denied = await deniedCount(trx, decision.agent.id, decision.tipsAutoFreeze.window_seconds, now);
-      if (autoFreezeTips(decision.tipsAutoFreeze, denied)) {
-        await transitionAgent(trx, decision.agent, 'frozen', { type: 'system', id: null }, agentStopHooks, 'runaway protection');
-      }
+  }
+  // Spend is read after the lock is granted, by its own statement, so it is the latest committed.
+  const state = locked && { ...locked, spend: await readSpend(trx, locked.agent.id, periodsOf(now)) };
+  const decision = await prepareDecision(deps, trx, caller, input, idem, state, now, { actor, rail: rail?.ref });
+  await executeTogether(trx, [countDecision(trx, decision.agent.id), ...writesOf(trx, decision, idem)]);
+  const view = rail && decision.view.decision === 'approved' ? await captureAtOnce(trx, decision.view, actor, now) : decision.view;
+  if (idem && !idem.completion) await idem.complete(trx, 200, JSON.stringify(view));
+  if (decision.tipsAutoFreeze) {
+    // Runaway protection: this denial still gets its answer; the agent stops here.
+    const denied = await deniedCount(trx, decision.agent.id, decision.tipsAutoFreeze.window_seconds, now);
+    if (autoFreezeTips(decision.tipsAutoFreeze, denied)) {
+      await transitionAgent(trx, decision.agent, 'frozen', { type: 'system', id: null }, agentStopHooks, 'runaway protection');
     }
-    const outcome = { kind: 'decided' as const, decision: view };
-    if (rail) await rail.record(trx, outcome);
-    return outcome;
-  });
+  }
+  const outcome = { kind: 'decided' as const, decision: view };
+  if (rail) await rail.record(trx, outcome);
+  return outcome;
 }
 
 /**
@@ -234,39 +266,51 @@ async function prepareDecision(
     rail_authorization_id: via.rail?.authorization_id ?? null,
   };
   const view = toDecisionView(row);
-  const event = eventRecord({ accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: decisionEventData(row), now });
-  const writes = [
-    decisionInsert(row),
-    outcome.decision === 'approved' && spendIncrease(agent.id, periods, { approved: input.amount, reserved: 0 }),
-    held && spendIncrease(agent.id, periods, { approved: 0, reserved: input.amount }),
-    auditInsertStatement(
-      auditRecord({
-        accountId: caller.accountId,
-        livemode: caller.livemode,
-        type: 'authorization.decision',
-        actor: via.actor,
-        agentId: agent.id,
-        decisionId: id,
-        decision: outcome.decision,
-        amount: input.amount,
-        currency: input.currency,
-        vendor: input.vendor,
-        category: request.category,
-        policyId: outcome.policy_applied,
-        reason: outcome.reason_code,
-        // A rail's decision names its rail (an object: request metadata never holds one).
-        metadata: via.rail ? { ...input.metadata, rail: via.rail } : (input.metadata ?? {}),
-      }),
-    ),
-    eventInsert(event),
-    outboxInsert(held ? [{ topic: 'event', refId: event.id }, { topic: 'held_decision', refId: id }] : [{ topic: 'event', refId: event.id }], caller.accountId, now),
+  const event = { ...eventRecord({ accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: {}, now }), data: decisionEventData(row) };
+  const record: DecisionRecord = {
+    row,
+    audit: auditRecord({
+      accountId: caller.accountId,
+      livemode: caller.livemode,
+      type: 'authorization.decision',
+      actor: via.actor,
+      agentId: agent.id,
+      decisionId: id,
+      decision: outcome.decision,
+      amount: input.amount,
+      currency: input.currency,
+      vendor: input.vendor,
+      category: request.category,
+      policyId: outcome.policy_applied,
+      reason: outcome.reason_code,
+      // A rail's decision names its rail (an object: request metadata never holds one).
+      metadata: via.rail ? { ...input.metadata, rail: via.rail } : (input.metadata ?? {}),
+    }),
+    event,
+    outbox: held ? [{ topic: 'event', refId: event.id }, { topic: 'held_decision', refId: id }] : [{ topic: 'event', refId: event.id }],
+    spend: outcome.decision === 'approved' ? { approved: input.amount, reserved: 0 } : held ? { approved: 0, reserved: input.amount } : undefined,
+    periods,
     // Billable (docs/api.md, "Usage"): this 200 in live mode, counted once with the decision.
     // Replays never reach here; errors roll the count back with everything else.
-    caller.livemode && countCheckStatement(caller.accountId, monthOf(now)),
-    idem?.completion?.(db, 200, JSON.stringify(view)),
-  ];
+    counted: caller.livemode,
+    body: JSON.stringify(view),
+  };
   const tipsAutoFreeze = outcome.decision === 'denied' && policy?.auto_freeze ? policy.auto_freeze : null;
-  return { agent, view, writes, tipsAutoFreeze, needsLock: tipsAutoFreeze !== null };
+  return { agent, view, record, tipsAutoFreeze, needsLock: tipsAutoFreeze !== null };
+}
+
+/** The statements that record one decision, run together as one (the one-by-one path). */
+function writesOf(db: DbOrTrx, { agent, record }: PreparedDecision, idem: IdempotencyHandle<DbOrTrx> | undefined) {
+  const { row, spend, periods, event } = record;
+  return [
+    decisionInsert(row),
+    spend && spendIncrease(agent.id, periods, spend),
+    auditInsertStatement(record.audit),
+    eventInsert({ ...event, data: JSON.stringify(event.data) }),
+    outboxInsert(record.outbox, row.account_id, row.created_at),
+    record.counted && countCheckStatement(row.account_id, monthOf(row.created_at)),
+    idem?.completion?.(db, 200, record.body),
+  ];
 }
 
 /**

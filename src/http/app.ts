@@ -8,6 +8,8 @@ import { requestId } from './request-id.js';
 import { idempotency } from './idempotency.js';
 import { responseCipher } from '../idempotency/response-cipher.js';
 import { DecisionWaiter } from '../authorization/decision-waiter.js';
+import { groupDecisions, type AuthorizationDeps } from '../authorization/authorization.service.js';
+import { DEFAULT_AUTHORIZE_BATCH, type AuthorizeBatchSettings } from '../kernel/config.js';
 import type { TokenSigner } from '../tokens/authorization-token.js';
 import { agentStopHooks } from '../approvals/agent-hooks.js';
 import { rateLimiter, type RateLimitDeps } from './rate-limit.js';
@@ -59,6 +61,10 @@ export interface AppDeps {
    * composed by src/process/); a rail not given answers as an unknown connection.
    */
   rails?: { stripeIssuing?: RailEndpointFactory | undefined };
+  /** AUTHORIZE_BATCH_*: how decisions are grouped into transactions; absent: the defaults (kernel/config.ts). */
+  authorizeBatch?: AuthorizeBatchSettings | undefined;
+  /** Crash tests' failpoint: told after each batch of decisions commits, before its answers leave. */
+  afterBatchCommit?: (() => void) | undefined;
 }
 
 const isV1 = (path: string) => path.startsWith('/v1/');
@@ -84,7 +90,8 @@ export function createApp(deps: AppDeps): Express {
   const waiter = deps.waiter ?? new DecisionWaiter();
   const now = deps.now ? { now: deps.now } : {};
   const dashboardDir = findDashboardDir();
-  const authorization = { db: deps.db, signer: deps.signer, waiter, onDecision: metrics.recordDecision, ...now };
+  const authorization: AuthorizationDeps = { db: deps.db, signer: deps.signer, waiter, onDecision: metrics.recordDecision, onBatch: metrics.recordDecisionBatch, ...now };
+  groupDecisions(authorization, deps.authorizeBatch ?? DEFAULT_AUTHORIZE_BATCH, deps.afterBatchCommit);
   const railSecrets = signingSecretCipher(deps.idempotencyKey);
   const railConnections = new RailConnectionCache({ db: deps.db, secrets: railSecrets });
   const stripeIssuing = deps.rails?.stripeIssuing?.({

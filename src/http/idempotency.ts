@@ -83,6 +83,15 @@ export function idempotency({ db, cipher, routes }: IdempotencyDeps): RequestHan
       key,
       complete: (trx, status, body) => completeKey(trx, scope, status, JSON_TYPE, cipher.seal(body, aad)),
       completion: (trx, status, body) => completeKeyStatement(trx, scope, status, JSON_TYPE, cipher.seal(body, aad)),
+      stored: (status, body) => ({
+        account_id: scope.accountId,
+        livemode: scope.livemode,
+        api_key_id: scope.apiKeyId,
+        key: scope.key,
+        response_status: status,
+        response_type: JSON_TYPE,
+        response_body: cipher.seal(body, aad),
+      }),
     };
     // Store (or release) before the response leaves, so an immediate retry already finds it.
     const send = res.send.bind(res);

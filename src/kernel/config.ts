@@ -53,7 +53,23 @@ export interface Config {
   railDecisionDeadlineMs: number;
   /** The daily `audit.checkpoint` event to webhook endpoints (a Temporal Schedule the worker keeps). */
   auditCheckpointWebhooks: boolean;
+  /** Group commit of spend decisions (docs/operations.md, "Group commit"). */
+  authorizeBatch: AuthorizeBatchSettings;
+  /** Crash tests only: kill the process after this many batches committed, before their answers. */
+  failpointKillAfterBatchCommit: number | undefined;
 }
+
+/** How spend decisions are grouped into one transaction. */
+export interface AuthorizeBatchSettings {
+  /** Decisions per transaction at most; 1 turns grouping off. */
+  size: number;
+  /** Milliseconds a batch waits for more after its first request; 0: the event loop's next turn. */
+  lingerMs: number;
+  /** Batches of one process committing at once. */
+  inFlight: number;
+}
+
+export const DEFAULT_AUTHORIZE_BATCH: AuthorizeBatchSettings = { size: 64, lingerMs: 0, inFlight: 2 };
 
 /** Raised when the environment holds a bad value; the message names the variable. */
 export class ConfigError extends Error {

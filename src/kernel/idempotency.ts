@@ -10,4 +10,18 @@ export interface IdempotencyHandle<Trx> {
   complete(trx: Trx, status: number, body: string): Promise<void>;
   /** The same store as a statement, so a service can write it together with its own rows. */
   completion?(trx: Trx, status: number, body: string): Compilable;
+  /** The same store as a row (the body sealed), so a service can write many in one statement. */
+  stored?(status: number, body: string): StoredResponse;
+}
+
+/** A response to store under its key, as `idempotency_keys` holds it. */
+export interface StoredResponse {
+  account_id: string;
+  livemode: boolean;
+  api_key_id: string;
+  key: string;
+  response_status: number;
+  response_type: string;
+  /** Sealed: the stored body is never readable without the server's key. */
+  response_body: string;
 }

@@ -2,8 +2,11 @@ import type { Request, RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/database.js';
 import { countDeadLetters, outboxLag } from '../outbox/outbox.repository.js';
+import { unsealedLag } from '../audit/audit.repository.js';
 import { countUnsettledReports } from '../usage/usage-reports.repository.js';
 
+/** Up to the largest AUTHORIZE_BATCH_SIZE. */
+const DECISION_BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 /** Long polls last up to 30 s, so the buckets reach that far. */
 export const HTTP_DURATION_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** One database read serves every outbox gauge of a scrape. */
@@ -26,7 +29,9 @@ export interface Metrics {
   webhookAttempts: Counter<'result'>;
   rateLimitRejections: Counter;
   railAnswers: Counter<'rail' | 'outcome'>;
+  decisionBatchSize: Histogram;
   recordDecision(outcome: DecisionOutcome): void;
+  recordDecisionBatch(size: number): void;
   recordWebhookAttempt(result: WebhookAttemptResult): void;
   recordRateLimitRejection(): void;
   recordRailAnswer(rail: string, outcome: RailAnswerOutcome): void;
@@ -71,6 +76,12 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     labelNames: ['rail', 'outcome'] as const,
     registers: [registry],
   });
+  const decisionBatchSize = new Histogram({
+    name: 'decision_batch_size',
+    help: 'Spend decisions committed together in one transaction (group commit; docs/operations.md)',
+    buckets: DECISION_BATCH_BUCKETS,
+    registers: [registry],
+  });
   // Zero-valued series from the start, so rates and alerts work before the first event.
   for (const outcome of RAIL_ANSWER_OUTCOMES) railAnswers.inc({ rail: 'stripe_issuing', outcome }, 0);
   for (const outcome of ['approved', 'denied', 'held'] as const) decisions.inc({ outcome }, 0);
@@ -99,6 +110,13 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       });
     dbGauge('outbox_pending', 'Outbox rows not yet carried to the workflow engine', async () => (await lag())?.pending);
     dbGauge('outbox_oldest_age_seconds', 'Age of the oldest outbox row not yet carried (0 when none): the relay lag', async () => (await lag())?.oldest_age_seconds);
+    let sealing: { at: number; lag: Promise<{ records: number; oldest_age_seconds: number } | undefined> } | undefined;
+    const sealLag = () => {
+      if (!sealing || Date.now() - sealing.at > OUTBOX_LAG_REUSE_MS) sealing = { at: Date.now(), lag: unsealedLag(db, new Date()).catch(() => undefined) };
+      return sealing.lag;
+    };
+    dbGauge('audit_unsealed_records', 'Audit records committed but not yet sealed into their chain: the sealer lag', async () => (await sealLag())?.records);
+    dbGauge('audit_unsealed_oldest_age_seconds', 'Age of the oldest audit record not yet sealed (0 when none)', async () => (await sealLag())?.oldest_age_seconds);
     dbGauge('outbox_dead_letters', 'Outbox rows dead-lettered after repeated failures of their own, waiting for an operator (alert when above 0)', () => countDeadLetters(db));
     dbGauge(
       'usage_reports_unsettled',
@@ -115,7 +133,9 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     webhookAttempts,
     rateLimitRejections,
     railAnswers,
+    decisionBatchSize,
     recordDecision: (outcome) => decisions.inc({ outcome }),
+    recordDecisionBatch: (size) => decisionBatchSize.observe(size),
     recordRailAnswer: (rail, outcome) => railAnswers.inc({ rail, outcome }),
     recordWebhookAttempt: (result) => webhookAttempts.inc({ result }),
     recordRateLimitRejection: () => rateLimitRejections.inc(),

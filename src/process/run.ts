@@ -19,6 +19,7 @@ import { prepareDevDatabase, printDevBanner } from './dev.js';
 import { engineSettings } from './engine-settings.js';
 import { requireMigrated } from './migrations.js';
 import { stopOnSignals, type ShutdownPlan } from './shutdown.js';
+import type { Logger } from '../kernel/logger.js';
 
 export type ProcessMode = 'serve' | 'worker' | 'dev';
 
@@ -136,6 +137,8 @@ export async function runProcess(config: Config, mode: ProcessMode, serverKeys: 
         publicBaseUrl: config.publicBaseUrl,
         railDeadlineMs: config.railDecisionDeadlineMs,
         rails: { stripeIssuing: stripeIssuingRail },
+        authorizeBatch: config.authorizeBatch,
+        afterBatchCommit: killAfterBatches(config.failpointKillAfterBatchCommit, log),
       },
       log,
       host,
@@ -148,4 +151,18 @@ export async function runProcess(config: Config, mode: ProcessMode, serverKeys: 
     drains.push(async () => stopHousekeeping(), () => running.close());
   }
   stopOnSignals(log, { drains, closes, tracing, database });
+}
+
+/**
+ * FAILPOINT_KILL_AFTER_BATCH_COMMIT (crash tests only): the process kills itself the moment its
+ * Nth batch of decisions has committed, before any of that batch's answers is sent.
+ */
+function killAfterBatches(n: number | undefined, log: Logger): (() => void) | undefined {
+  if (n === undefined) return undefined;
+  log.warn({ after_batches: n }, 'FAILPOINT_KILL_AFTER_BATCH_COMMIT is set: this process will kill itself (crash tests only)');
+  let committed = 0;
+  return () => {
+    committed += 1;
+    if (committed >= n) process.kill(process.pid, 'SIGKILL');
+  };
 }

@@ -294,6 +294,10 @@ describe('CONFIG_VARIABLES', () => {
     AUDIT_HMAC_KEY: 'dd'.repeat(32),
     RAIL_DECISION_DEADLINE_MS: '1200',
     AUDIT_CHECKPOINT_WEBHOOKS: 'true',
+    AUTHORIZE_BATCH_SIZE: '8',
+    AUTHORIZE_BATCH_LINGER_MS: '1',
+    AUTHORIZE_BATCH_IN_FLIGHT: '3',
+    FAILPOINT_KILL_AFTER_BATCH_COMMIT: '5',
   };
 
   /** Variables valid only in pairs: each is set with its companion, against the companion alone. */

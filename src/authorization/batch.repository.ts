@@ -1,0 +1,118 @@
+import { CompiledQuery, sql } from 'kysely';
+import type { Db, DbOrTrx } from '../db/database.js';
+import { preparedSql } from '../db/prepared.js';
+import { executePrepared } from '../db/statements.js';
+import type { StoredResponse } from '../kernel/idempotency.js';
+import { spendState } from '../decisions/spend.repository.js';
+import type { SpendState } from '../policies/evaluate.js';
+import type { BoundPolicy } from './authorization.repository.js';
+
+/**
+ * The statements of a group commit (docs/operations.md, "Group commit"): a batch of decisions locks
+ * and reads its agents once, and writes each table's rows with one statement whose text does not
+ * depend on how many rows it carries (the rows go as one JSON parameter), so every batch runs the
+ * same few prepared statements.
+ */
+
+/**
+ * Locks the agents' rows in id order (every batch and every process takes them in one order, so two
+ * batches never deadlock) and reads each with its bound, not deleted policy. Rows of every account
+ * are read: the caller compares each row's account and mode with its request's.
+ */
+export async function lockAgentsWithPolicies(trx: DbOrTrx, agentIds: readonly string[]) {
+  const rows = await executePrepared(
+    trx,
+    trx
+      .selectFrom('agents as a')
+      .leftJoin('policies as p', (j) => j.onRef('p.id', '=', 'a.policy_id').on('p.deleted_at', 'is', null))
+      .selectAll('a')
+      .select(sql<BoundPolicy | null>`CASE WHEN p.id IS NULL THEN NULL ELSE to_jsonb(p) - ARRAY['created_at', 'updated_at', 'deleted_at'] END`.as('bound_policy'))
+      .where(sql<boolean>`a.id = any(${[...agentIds]}::text[])`)
+      .orderBy('a.id')
+      .forUpdate('a'),
+  );
+  return new Map(rows.map(({ bound_policy: policy, ...agent }) => [agent.id, { agent, policy: policy ?? undefined }]));
+}
+
+/** The agents' month and day spend; read by its own statement after the lock, so it is the latest committed. */
+export async function readSpends(trx: DbOrTrx, agentIds: readonly string[], periods: { month: string; day: string }): Promise<Map<string, SpendState>> {
+  const rows = await executePrepared(
+    trx,
+    trx
+      .selectFrom('agent_spend')
+      .selectAll()
+      .where(sql<boolean>`agent_id = any(${[...agentIds]}::text[])`)
+      .where(sql<boolean>`period = any(${[periods.month, periods.day]}::text[])`),
+  );
+  return new Map(agentIds.map((id) => [id, spendState(periods, (p) => rows.find((r) => r.agent_id === id && r.period === p))]));
+}
+
+/** Whether a decision was committed (after a batch's commit failed in a way that leaves it unknown). */
+export async function decisionExists(db: Db, id: string): Promise<boolean> {
+  return (await db.selectFrom('decisions').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+/** Rows for one table, each with the same keys; objects and arrays are JSON values of jsonb columns. */
+type Rows = readonly Record<string, unknown>[];
+
+const texts = new Map<string, string>();
+
+/** A statement text built once per table, column list and tail. */
+function textOf(key: string, build: () => string): string {
+  let text = texts.get(key);
+  if (text === undefined) {
+    text = preparedSql(build());
+    texts.set(key, text);
+  }
+  return text;
+}
+
+const columnList = (rows: Rows) => Object.keys(rows[0]!).map((c) => `"${c}"`).join(', ');
+
+/** `INSERT INTO table (columns) SELECT columns FROM json_populate_recordset(...)`: the table's own types parse each value. */
+export function insertJsonRows(table: string, rows: Rows, tail = ''): CompiledQuery | undefined {
+  if (rows.length === 0) return undefined;
+  const columns = columnList(rows);
+  const text = textOf(`i\0${table}\0${columns}\0${tail}`, () => `insert into "${table}" (${columns}) select ${columns} from json_populate_recordset(null::"${table}", $1::json)${tail ? ` ${tail}` : ''}`);
+  return CompiledQuery.raw(text, [JSON.stringify(rows)]);
+}
+
+/** Adds each agent's count of decisions to its `decision_seq` (what other processes' unlocked writes check). */
+export function countDecisions(byAgent: ReadonlyMap<string, number>): CompiledQuery | undefined {
+  if (byAgent.size === 0) return undefined;
+  const text = textOf('count', () => `update "agents" set "decision_seq" = "agents"."decision_seq" + v.n from json_to_recordset($1::json) as v(id text, n integer) where "agents"."id" = v.id`);
+  return CompiledQuery.raw(text, [JSON.stringify([...byAgent].map(([id, n]) => ({ id, n })))]);
+}
+
+/** Adds to month and day counters, one row per agent and period (a statement may change a row once). */
+export function addSpend(rows: readonly { agent_id: string; period: string; approved: number; reserved: number }[]) {
+  return insertJsonRows(
+    'agent_spend',
+    rows,
+    'on conflict ("agent_id", "period") do update set "approved" = "agent_spend"."approved" + "excluded"."approved", "reserved" = "agent_spend"."reserved" + "excluded"."reserved"',
+  );
+}
+
+/** Adds billable checks, one row per account, month and shard. */
+export function addChecks(rows: readonly { account_id: string; month: string; shard: number; checks: number }[]) {
+  return insertJsonRows('usage_counters', rows, 'on conflict ("account_id", "month", "shard") do update set "checks" = "usage_counters"."checks" + "excluded"."checks"');
+}
+
+/** Stores each request's response under its claimed Idempotency-Key, as `completeKeyStatement` does one. */
+export function completeKeys(rows: readonly StoredResponse[]): CompiledQuery | undefined {
+  if (rows.length === 0) return undefined;
+  const text = textOf(
+    'keys',
+    () => `update "idempotency_keys" as k set "status" = $2, "response_status" = v.response_status, "response_type" = v.response_type, "response_body" = v.response_body
+      from json_populate_recordset(null::"idempotency_keys", $1::json) as v
+      where k.account_id = v.account_id and k.livemode = v.livemode and k.api_key_id = v.api_key_id and k.key = v.key and k.status = $3`,
+  );
+  return CompiledQuery.raw(text, [JSON.stringify(rows), 'completed', 'in_progress']);
+}
+
+/** Savepoints around a batch member decided by statements of its own: its failure undoes only its writes. */
+export const savepoint = {
+  set: (trx: DbOrTrx) => sql`SAVEPOINT batch_member`.execute(trx),
+  release: (trx: DbOrTrx) => sql`RELEASE SAVEPOINT batch_member`.execute(trx),
+  rollback: (trx: DbOrTrx) => sql`ROLLBACK TO SAVEPOINT batch_member`.execute(trx),
+};
