@@ -20,11 +20,11 @@ export function postgresAdmin(adminUrl: string) {
     u.pathname = `/${name}`;
     return u.toString();
   };
-  const admin = async (sqlText: string) => {
+  const admin = async <R extends pg.QueryResultRow = pg.QueryResultRow>(sqlText: string): Promise<R[]> => {
     const c = new pg.Client({ connectionString: adminUrl });
     await c.connect();
     try {
-      await c.query(sqlText);
+      return (await c.query<R>(sqlText)).rows;
     } finally {
       await c.end();
     }
@@ -133,6 +133,67 @@ export function saveResult(stamp: string, name: string, result: object): string 
   return file;
 }
 
+/** The service's group commit (src/config.ts): spend decisions per transaction at most; 1 turns grouping off. */
+export const BATCH_SIZE_ENV = 'AUTHORIZE_BATCH_SIZE';
+const BATCH_SIZE_MIN = 1;
+const BATCH_SIZE_MAX = 256;
+
+/** A batch size the service is started with; 'default': the variable unset, the service's own default. */
+export type BatchSize = number | 'default';
+
+/**
+ * `--batch-sizes 64,1` → [64, 1]; absent: one service with the variable as this process has it
+ * (normally unset: 'default'). Checked here, so a typo fails before minutes of load rather than at
+ * the second service's start.
+ */
+export function parseBatchSizes(list: string | undefined): BatchSize[] {
+  if (list === undefined) return [process.env[BATCH_SIZE_ENV] ? Number(process.env[BATCH_SIZE_ENV]) : 'default'];
+  return list.split(',').map((item) => {
+    const n = Number(item.trim());
+    if (!Number.isInteger(n) || n < BATCH_SIZE_MIN || n > BATCH_SIZE_MAX) throw new Error(`--batch-sizes: ${item} is not an integer from ${BATCH_SIZE_MIN} to ${BATCH_SIZE_MAX}`);
+    return n;
+  });
+}
+
+/** How a batch size is printed. */
+export const batchLabel = (size: BatchSize) => (size === 'default' ? 'default' : String(size));
+
+/** What startService's `env` is given for `size` (nothing for the default: the service picks it). */
+export const batchSizeEnv = (size: BatchSize): Record<string, string> => (size === 'default' ? {} : { [BATCH_SIZE_ENV]: String(size) });
+
+/** How long a scrape of /metrics may take: one that hangs must not hold up the step it is part of. */
+const METRICS_SCRAPE_TIMEOUT_MS = 5_000;
+
+/**
+ * The named samples of the service's /metrics (served on its PORT, public: no key), each null when
+ * the service does not expose it (yet) or the scrape fails. With `serve --workers N` one process
+ * answers: gauges read from the database are the same in each.
+ */
+export async function scrapeGauges<N extends string>(base: string, names: readonly N[]): Promise<Record<N, number | null>> {
+  let text = '';
+  try {
+    const res = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(METRICS_SCRAPE_TIMEOUT_MS) });
+    if (res.ok) text = await res.text();
+  } catch {
+    // Busy past the timeout, or gone: every value null rather than a failed run.
+  }
+  return Object.fromEntries(names.map((name) => [name, gaugeValue(text, name)])) as Record<N, number | null>;
+}
+
+/** The first sample of `name` in Prometheus text format (labels, if any, skipped), or null. */
+export function gaugeValue(text: string, name: string): number | null {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    let rest = line.slice(name.length);
+    // `name_total` is another metric, not a sample of `name`.
+    if (rest[0] !== ' ' && rest[0] !== '{') continue;
+    if (rest[0] === '{') rest = rest.slice(rest.indexOf('}') + 1);
+    const value = Number(rest.trim().split(/\s+/)[0]);
+    return Number.isFinite(value) ? value : null;
+  }
+  return null;
+}
+
 export interface RunningService {
   base: string;
   /** The enterprise account's live admin key (rate limit far above any load here). */
@@ -142,7 +203,8 @@ export interface RunningService {
 
 /**
  * Builds dist/ (unless told not to), recreates `database`, migrates it, creates an enterprise
- * account and starts `spend-auth serve` on it as deployed; no workflow engine.
+ * account and starts `spend-auth serve` on it as deployed, with `env` over the deployed environment
+ * (e.g. batchSizeEnv); no workflow engine.
  */
 export async function startService(opts: { adminUrl: string; database: string; build: boolean; nodeArgs?: string[]; serveArgs?: string[]; env?: Record<string, string> }): Promise<RunningService> {
   const { admin, dbUrl } = postgresAdmin(opts.adminUrl);

@@ -1,15 +1,35 @@
 // Benchmark: POST /v1/authorize against real PostgreSQL, next to the database's own limit (pgbench -N)
-// and a bare Express JSON endpoint on the same machine, all in one run. It runs the compiled build
-// (`npm run build` → dist/) with NODE_ENV=production, as deployed, and measures CPU per request from
-// /proc: of the API process(es), and of the PostgreSQL backends serving them. Throughput and latency
-// move with whatever else the machine runs; CPU per request is the stable figure.
+// and a bare Express JSON endpoint on the same machine, each at every connection count, all in one
+// run. It runs the compiled build (`npm run build` → dist/) with NODE_ENV=production, as deployed, and
+// measures CPU per request from /proc: of the API process(es), and of the PostgreSQL backends serving
+// them. Throughput and latency move with whatever else the machine runs; CPU per request is the stable
+// figure. The goals (GOALS) are checked at the end, per batch size.
 //   npm run bench -- --duration 15 --connections 64 --label my-change
-//   npm run bench -- --soak 600     (10 minutes at 64 connections: RSS and p99 per minute)
+//   npm run bench -- --batch-sizes 64,1 --label group-commit   (a service per group-commit batch size)
+//   npm run bench -- --soak 600     (10 minutes at 64 connections: RSS, p99 and unsealed audit records per minute)
 import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { DEFAULT_ADMIN_URL, MACHINE, perRequest, postgresAdmin, ROOT, rssMbOf, saveResult, selfCpu, startService, stop, waitForLine, type CpuPerRequest } from './harness.js';
+import {
+  batchLabel,
+  batchSizeEnv,
+  DEFAULT_ADMIN_URL,
+  MACHINE,
+  parseBatchSizes,
+  perRequest,
+  postgresAdmin,
+  ROOT,
+  rssMbOf,
+  saveResult,
+  scrapeGauges,
+  selfCpu,
+  startService,
+  stop,
+  waitForLine,
+  type BatchSize,
+  type CpuPerRequest,
+} from './harness.js';
 import { CpuMeter, descendants, measure } from './proc.js';
 
 const { values: args } = parseArgs({
@@ -26,6 +46,12 @@ const { values: args } = parseArgs({
     label: { type: 'string', default: 'run' },
     /** API processes (`serve --workers N`); absent: the server's default. */
     workers: { type: 'string' },
+    /**
+     * AUTHORIZE_BATCH_SIZE of the service, a comma list (`64,1`: group commit against one decision per
+     * transaction): a service started, warmed up, measured and stopped for each, in this run. Absent:
+     * the service's default. The soak runs the first only.
+     */
+    'batch-sizes': { type: 'string' },
     /** Skips `npm run build` (dist/ is already current). */
     'no-build': { type: 'boolean', default: false },
     /** Skips pgbench and bare Express (no ratios): for quick back-to-back comparisons of one change. */
@@ -39,9 +65,45 @@ const { values: args } = parseArgs({
 const DURATION_S = Number(args.duration);
 const CONNECTIONS = args.connections!.split(',').map(Number);
 const ADMIN_URL = args['admin-url']!;
+const BATCH_SIZES = parseBatchSizes(args['batch-sizes']);
 const DB_NAME = 'spend_auth_bench';
 const PGBENCH_DB = 'spend_auth_pgbench';
 const { admin, dbUrl, backendsOf } = postgresAdmin(ADMIN_URL);
+/** Warm-up of each service start (JIT, pools, caches) before anything is measured. */
+const WARMUP_CONNECTIONS = 16;
+const WARMUP_S = 3;
+/** pgbench worker threads (-j): the machine's two cores. */
+const PGBENCH_THREADS = 2;
+/** PostgreSQL connections pgbench leaves free: for the CPU meter's own, a psql session, other tests. */
+const PGBENCH_SPARE_CONNECTIONS = 5;
+const SOAK_CONNECTIONS = 64;
+/** The one connection count baselines were measured at before each had its own: kept under the old keys. */
+const LEGACY_BASELINE_CONNECTIONS = 64;
+/**
+ * How long before the end of each soak minute /metrics is scraped: while the load still runs, since
+ * once it stops the sealer catches up within moments and the figure would not say whether it keeps up.
+ */
+const SOAK_SCRAPE_LEAD_MS = 2_000;
+/** The service's gauges of audit records committed but not yet sealed into the hash chain. */
+const AUDIT_GAUGES = ['audit_unsealed_records', 'audit_unsealed_oldest_age_seconds'] as const;
+
+/**
+ * What the authorize path is held to, each at one connection count, checked per batch size: a ratio
+ * of its row against the baselines measured at the same connection count.
+ */
+const GOALS: readonly Goal[] = [
+  { metric: 'ratio_to_pgbench', connections: 64, bound: 'at_least', target: 0.5 },
+  { metric: 'api_cpu_to_bare_express_cpu', connections: 64, bound: 'at_most', target: 3 },
+  { metric: 'postgres_cpu_to_pgbench_cpu', connections: 64, bound: 'at_most', target: 1.5 },
+  { metric: 'p99_to_bare_express_p99', connections: 16, bound: 'at_most', target: 2 },
+];
+
+interface Goal {
+  metric: 'ratio_to_pgbench' | 'api_cpu_to_bare_express_cpu' | 'postgres_cpu_to_pgbench_cpu' | 'p99_to_bare_express_p99';
+  connections: number;
+  bound: 'at_least' | 'at_most';
+  target: number;
+}
 
 async function seed(base: string, key: string) {
   const h = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
@@ -110,22 +172,54 @@ async function load(name: string, url: string, connections: number, durationS: n
   };
 }
 
-async function pgbench(connections: number, durationS: number): Promise<{ tps: number; transactions: number; postgres_cpu_ms_per_txn: CpuPerRequest }> {
-  execFileSync('pgbench', ['-i', '-q', '-s', '10', dbUrl(PGBENCH_DB)], { stdio: 'ignore' });
-  const backends = backendsOf(PGBENCH_DB);
-  const meter = new CpuMeter(backends.pids);
-  const out = await measure([meter], async () => {
-    const child = spawn('pgbench', ['-N', '-c', String(connections), '-j', '2', '-T', String(durationS), dbUrl(PGBENCH_DB)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let text = '';
-    child.stdout.on('data', (c: Buffer) => (text += c.toString()));
-    await new Promise((resolve) => child.once('exit', resolve));
-    return text;
-  }).finally(() => backends.close());
-  const transactions = Number(/number of transactions actually processed: (\d+)/.exec(out)![1]);
-  return { tps: Math.round(Number(/tps = ([\d.]+)/.exec(out)![1])), transactions, postgres_cpu_ms_per_txn: perRequest(meter.total(), transactions) };
+/**
+ * pgbench's clients (-c) are PostgreSQL connections, one each, and past the server's free ones it
+ * fails at connect: max_connections (100 by default) is below the 256 connections the API is driven
+ * at, which shares a pool. Asked for more, pgbench runs with as many as the server has free, and the
+ * row says so (`clients` below `clients_requested`): PostgreSQL's best at that many connections.
+ */
+async function pgbenchClients(wanted: number): Promise<number> {
+  const [row] = await admin<{ free: number }>(
+    "SELECT current_setting('max_connections')::int - (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int AS free",
+  );
+  return Math.max(1, Math.min(wanted, row!.free - PGBENCH_SPARE_CONNECTIONS));
 }
 
-async function bareExpress(connections: number, durationS: number): Promise<Row & { cpu_ms_per_request: CpuPerRequest }> {
+interface PgbenchRun {
+  clients: number;
+  clients_requested: number;
+  tps: number;
+  transactions: number;
+  postgres_cpu_ms_per_txn: CpuPerRequest;
+}
+
+async function pgbench(connections: number, durationS: number): Promise<PgbenchRun> {
+  // Initialised again for each connection count: every one starts from the same tables (-N appends to
+  // pgbench_history), as each batch size's service starts from a fresh database.
+  execFileSync('pgbench', ['-i', '-q', '-s', '10', dbUrl(PGBENCH_DB)], { stdio: 'ignore' });
+  const clients = await pgbenchClients(connections);
+  const backends = backendsOf(PGBENCH_DB);
+  const meter = new CpuMeter(backends.pids);
+  const { out, err } = await measure([meter], async () => {
+    const child = spawn('pgbench', ['-N', '-c', String(clients), '-j', String(PGBENCH_THREADS), '-T', String(durationS), dbUrl(PGBENCH_DB)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    let errors = '';
+    child.stdout.on('data', (c: Buffer) => (text += c.toString()));
+    // Read, not left in the pipe: kept to say why a run failed.
+    child.stderr.on('data', (c: Buffer) => (errors += c.toString()));
+    await new Promise((resolve) => child.once('exit', resolve));
+    return { out: text, err: errors };
+  }).finally(() => backends.close());
+  const processed = /number of transactions actually processed: (\d+)/.exec(out);
+  const tps = /tps = ([\d.]+)/.exec(out);
+  if (!processed || !tps) throw new Error(`pgbench -N -c ${clients} failed: ${err.trim().split('\n').slice(-3).join(' / ')}`);
+  const transactions = Number(processed[1]);
+  return { clients, clients_requested: connections, tps: Math.round(Number(tps[1])), transactions, postgres_cpu_ms_per_txn: perRequest(meter.total(), transactions) };
+}
+
+type BareExpressRun = Row & { cpu_ms_per_request: CpuPerRequest };
+
+async function bareExpress(connections: number, durationS: number): Promise<BareExpressRun> {
   const child = spawn(process.execPath, [path.join(ROOT, 'bench/bare-express.mjs')], { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const port = Number(await waitForLine(child, /listening on (\d+)/));
   const meter = new CpuMeter(() => [child.pid!]);
@@ -137,13 +231,17 @@ async function bareExpress(connections: number, durationS: number): Promise<Row 
   }
 }
 
-async function main() {
-  console.log(`preparing databases ${DB_NAME} and ${PGBENCH_DB}`);
-  await admin(`DROP DATABASE IF EXISTS ${PGBENCH_DB} WITH (FORCE)`);
-  await admin(`CREATE DATABASE ${PGBENCH_DB}`);
+/**
+ * Starts the service with `batchSize` (with a build first when `build`), seeds it and warms it up:
+ * `step` then measures authorize at a connection count, `close` stops it.
+ */
+async function benchService(batchSize: BatchSize, build: boolean) {
   const nodeArgs = args.profile ? ['--cpu-prof', '--cpu-prof-dir', path.join(ROOT, 'bench/profiles')] : [];
   const serveArgs = args.workers ? ['--workers', args.workers] : [];
-  const { base, key, server } = await startService({ adminUrl: ADMIN_URL, database: DB_NAME, build: !args['no-build'], nodeArgs, serveArgs });
+  // startService recreates DB_NAME: each batch size starts on a fresh, empty database rather than on
+  // the tables (decisions, audit records, their indexes and dead rows) the one before it grew, so the
+  // sizes compare on equal footing.
+  const { base, key, server } = await startService({ adminUrl: ADMIN_URL, database: DB_NAME, build, nodeArgs, serveArgs, env: batchSizeEnv(batchSize) });
   const agents = await seed(base, key);
   const authorize = (c: number, d: number, rate?: number) =>
     load('authorize', `${base}/v1/authorize`, c, d, { headers: { authorization: `Bearer ${key}` }, body: () => requestBody(agents), rate });
@@ -156,6 +254,7 @@ async function main() {
     const postgres = new CpuMeter(backends.pids);
     const { value: row, ...generator } = await selfCpu(() => measure([api, postgres], () => authorize(c, d, args.rate ? Number(args.rate) : undefined)));
     return {
+      batch_size: batchSize,
       ...row,
       api_processes: api.total().processes,
       api_cpu_ms_per_request: perRequest(api.total(), row.requests),
@@ -164,87 +263,201 @@ async function main() {
     };
   };
 
-  // Warm-up: JIT, pools, caches.
-  await authorize(16, 3);
-  const rssBefore = rssMbOf(apiPids());
+  await authorize(WARMUP_CONNECTIONS, WARMUP_S);
+  return {
+    base,
+    step,
+    rssMb: () => rssMbOf(apiPids()),
+    close: async () => {
+      await stop(server);
+      await backends.close();
+    },
+  };
+}
+
+type AuthorizeRow = Awaited<ReturnType<Awaited<ReturnType<typeof benchService>>['step']>>;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** `a ÷ b` to two decimals; null when there is nothing to divide by (a baseline that did no work). */
+const ratio = (a: number, b: number) => (b > 0 ? Number((a / b).toFixed(2)) : null);
+const orDash = (v: number | null) => (v === null ? '-' : String(v));
+
+/** 64 connections for `totalS` seconds on one service (the first batch size): a line per minute. */
+async function soak(totalS: number) {
+  const [batchSize, ...skipped] = BATCH_SIZES as [BatchSize, ...BatchSize[]];
+  if (skipped.length) console.log(`soak: batch size ${batchLabel(batchSize)} only (the first of --batch-sizes; ${skipped.join(', ')} not run)`);
+  const service = await benchService(batchSize, !args['no-build']);
+  const rssBefore = service.rssMb();
   const stamp = new Date().toISOString();
+  const minute = Math.min(60, totalS);
+  console.log(`soak: ${SOAK_CONNECTIONS} connections for ${totalS} s, batch size ${batchLabel(batchSize)}, a line every ${minute} s`);
+  console.log('elapsed_s  req/s  p50_ms  p99_ms  rss_mb  api_ms/req  pg_ms/req  unsealed  unsealed_age_s');
+  const minutes = [];
+  for (let t = minute; t <= totalS; t += minute) {
+    const [row, audit] = await Promise.all([
+      service.step(SOAK_CONNECTIONS, minute),
+      sleep(Math.max(0, minute * 1000 - SOAK_SCRAPE_LEAD_MS)).then(() => scrapeGauges(service.base, AUDIT_GAUGES)),
+    ]);
+    const line = {
+      elapsed_s: t,
+      rps: row.rps,
+      p50: row.p50,
+      p99: row.p99,
+      errors: row.errors,
+      non2xx: row.non2xx,
+      rss_mb: service.rssMb(),
+      api_cpu_ms_per_request: row.api_cpu_ms_per_request,
+      postgres_cpu_ms_per_request: row.postgres_cpu_ms_per_request,
+      ...audit,
+    };
+    minutes.push(line);
+    console.log(
+      `${String(t).padStart(9)}  ${String(line.rps).padStart(5)}  ${String(line.p50).padStart(6)}  ${String(line.p99).padStart(6)}  ${String(line.rss_mb).padStart(6)}  ${String(line.api_cpu_ms_per_request.total).padStart(10)}  ${String(line.postgres_cpu_ms_per_request.total).padStart(9)}  ${orDash(line.audit_unsealed_records).padStart(8)}  ${orDash(line.audit_unsealed_oldest_age_seconds).padStart(14)}`,
+    );
+  }
+  await service.close();
+  const result = {
+    date: stamp,
+    label: args.label,
+    mode: 'soak',
+    machine: MACHINE,
+    connections: SOAK_CONNECTIONS,
+    duration_s: totalS,
+    workers: args.workers ?? 'default',
+    batch_size: batchSize,
+    rss_mb_after_warmup: rssBefore,
+    minutes,
+  };
+  const file = saveResult(stamp, `soak-${args.label}`, result);
+  console.log(`written to ${path.relative(ROOT, file)}`);
+}
 
-  if (args.soak) {
-    const total = Number(args.soak);
-    const minute = Math.min(60, total);
-    console.log(`soak: 64 connections for ${total} s, a line every ${minute} s`);
-    console.log('elapsed_s  req/s  p50_ms  p99_ms  rss_mb  api_ms/req  pg_ms/req');
-    const minutes = [];
-    for (let t = minute; t <= total; t += minute) {
-      const row = await step(64, minute);
-      const line = { elapsed_s: t, rps: row.rps, p50: row.p50, p99: row.p99, errors: row.errors, non2xx: row.non2xx, rss_mb: rssMbOf(apiPids()), api_cpu_ms_per_request: row.api_cpu_ms_per_request, postgres_cpu_ms_per_request: row.postgres_cpu_ms_per_request };
-      minutes.push(line);
-      console.log(
-        `${String(t).padStart(9)}  ${String(line.rps).padStart(5)}  ${String(line.p50).padStart(6)}  ${String(line.p99).padStart(6)}  ${String(line.rss_mb).padStart(6)}  ${String(line.api_cpu_ms_per_request.total).padStart(10)}  ${String(line.postgres_cpu_ms_per_request.total).padStart(9)}`,
-      );
+interface GoalCheck {
+  batch_size: BatchSize;
+  metric: Goal['metric'];
+  connections: number;
+  bound: Goal['bound'];
+  target: number;
+  value: number | null;
+  /** null: not measured (the connection count not in --connections, or a baseline that did no work). */
+  met: boolean | null;
+}
+
+function checkGoals(table: (AuthorizeRow & Record<Goal['metric'], number | null>)[]): GoalCheck[] {
+  return BATCH_SIZES.flatMap((batchSize) =>
+    GOALS.map((goal) => {
+      const row = table.find((r) => r.batch_size === batchSize && r.connections === goal.connections);
+      const value = row ? row[goal.metric] : null;
+      const met = value === null ? null : goal.bound === 'at_least' ? value >= goal.target : value <= goal.target;
+      return { batch_size: batchSize, ...goal, value, met };
+    }),
+  );
+}
+
+async function main() {
+  console.log(`preparing databases ${DB_NAME} and ${PGBENCH_DB}`);
+  await admin(`DROP DATABASE IF EXISTS ${PGBENCH_DB} WITH (FORCE)`);
+  await admin(`CREATE DATABASE ${PGBENCH_DB}`);
+  if (args.soak) return soak(Number(args.soak));
+
+  const stamp = new Date().toISOString();
+  const rows: AuthorizeRow[] = [];
+  const services: { batch_size: BatchSize; rss_mb: { before: number; after: number } }[] = [];
+  for (const [i, batchSize] of BATCH_SIZES.entries()) {
+    // Built once, before the first start: every batch size runs the same build.
+    const service = await benchService(batchSize, !args['no-build'] && i === 0);
+    const rssBefore = service.rssMb();
+    for (const c of CONNECTIONS) {
+      console.log(`authorize, batch size ${batchLabel(batchSize)}, at ${c} connections for ${DURATION_S} s`);
+      rows.push(await service.step(c, DURATION_S));
     }
-    await stop(server);
-    await backends.close();
-    const result = { date: stamp, label: args.label, mode: 'soak', machine: MACHINE, connections: 64, duration_s: total, workers: args.workers ?? 'default', rss_mb_after_warmup: rssBefore, minutes };
-    const file = saveResult(stamp, `soak-${args.label}`, result);
-    console.log(`written to ${path.relative(ROOT, file)}`);
-    return;
+    services.push({ batch_size: batchSize, rss_mb: { before: rssBefore, after: service.rssMb() } });
+    await service.close();
   }
-
-  const rows = [];
-  for (const c of CONNECTIONS) {
-    console.log(`authorize at ${c} connections for ${DURATION_S} s`);
-    rows.push(await step(c, DURATION_S));
-  }
-  const rssAfter = rssMbOf(apiPids());
-  await stop(server);
-  await backends.close();
+  const rssLine = () => services.map((s) => `batch size ${batchLabel(s.batch_size)}: ${s.rss_mb.before} MB before, ${s.rss_mb.after} MB after`).join('; ');
 
   if (args['no-baselines']) {
-    const result = { date: stamp, label: args.label, machine: MACHINE, workers: args.workers ?? 'default', duration_s: DURATION_S, authorize: rows, rss_mb: { before: rssBefore, after: rssAfter } };
+    // rss_mb: the first service's, as before batch sizes; services holds each.
+    const result = { date: stamp, label: args.label, machine: MACHINE, workers: args.workers ?? 'default', batch_sizes: BATCH_SIZES, duration_s: DURATION_S, authorize: rows, services, rss_mb: services[0]!.rss_mb };
     const file = saveResult(stamp, args.label!, result);
-    for (const r of rows) console.log(`${args.label}: ${r.connections} connections ${r.rps} req/s p50 ${r.p50} p99 ${r.p99} API ${r.api_cpu_ms_per_request.total} PG ${r.postgres_cpu_ms_per_request.total} ms CPU/req`);
+    for (const r of rows) console.log(`${args.label}: batch size ${batchLabel(r.batch_size)} ${r.connections} connections ${r.rps} req/s p50 ${r.p50} p99 ${r.p99} API ${r.api_cpu_ms_per_request.total} PG ${r.postgres_cpu_ms_per_request.total} ms CPU/req`);
+    console.log(`API RSS: ${rssLine()}`);
+    console.log(`no goals checked (--no-baselines: no ratios); written to ${path.relative(ROOT, file)}`);
     return;
   }
-  console.log(`pgbench -N at 64 clients for ${DURATION_S} s`);
-  const pgb = await pgbench(64, DURATION_S);
-  console.log(`bare Express at 64 connections for ${DURATION_S} s`);
-  const bare = await bareExpress(64, DURATION_S);
+  // The baselines do not depend on the batch size: measured once per connection count, after every
+  // service has stopped (none idles beside them).
+  const baselines = new Map<number, { pgbench: PgbenchRun; bare: BareExpressRun }>();
+  for (const c of CONNECTIONS) {
+    console.log(`pgbench -N at ${c} clients for ${DURATION_S} s`);
+    const pgb = await pgbench(c, DURATION_S);
+    if (pgb.clients < c) console.log(`  ran with ${pgb.clients} clients: the connections PostgreSQL has free`);
+    console.log(`bare Express at ${c} connections for ${DURATION_S} s`);
+    baselines.set(c, { pgbench: pgb, bare: await bareExpress(c, DURATION_S) });
+  }
 
-  const table = rows.map((r) => ({
-    ...r,
-    ratio_to_pgbench: Number((r.rps / pgb.tps).toFixed(2)),
-    ratio_to_bare_express: Number((r.rps / bare.rps).toFixed(2)),
-    p99_to_bare_express_p99: Number((r.p99 / Math.max(1, bare.p99)).toFixed(2)),
-  }));
+  // Each row against the baselines of its own connection count.
+  const table = rows.map((r) => {
+    const { pgbench: pgb, bare } = baselines.get(r.connections)!;
+    return {
+      ...r,
+      ratio_to_pgbench: ratio(r.rps, pgb.tps),
+      ratio_to_bare_express: ratio(r.rps, bare.rps),
+      p99_to_bare_express_p99: Number((r.p99 / Math.max(1, bare.p99)).toFixed(2)),
+      api_cpu_to_bare_express_cpu: ratio(r.api_cpu_ms_per_request.total, bare.cpu_ms_per_request.total),
+      postgres_cpu_to_pgbench_cpu: ratio(r.postgres_cpu_ms_per_request.total, pgb.postgres_cpu_ms_per_txn.total),
+    };
+  });
+  const goals = checkGoals(table);
+  const byConnections = <T>(pick: (b: { pgbench: PgbenchRun; bare: BareExpressRun }) => T) => Object.fromEntries([...baselines].map(([c, b]) => [String(c), pick(b)]));
+  const legacy = baselines.get(LEGACY_BASELINE_CONNECTIONS);
   const result = {
     date: stamp,
     label: args.label,
     machine: MACHINE,
     build: 'dist/ (npm run build), NODE_ENV=production',
     workers: args.workers ?? 'default',
+    batch_sizes: BATCH_SIZES,
     fixed_rate: args.rate ? Number(args.rate) : null,
     duration_s: DURATION_S,
     request_mix: { approved: 0.7, denied: 0.2, held: 0.1 },
     authorize: table,
-    pgbench_n_64_clients: pgb,
-    bare_express: bare,
-    rss_mb: { before: rssBefore, after: rssAfter },
+    goals,
+    pgbench_n: byConnections((b) => b.pgbench),
+    bare_express_by_connections: byConnections((b) => b.bare),
+    // The keys of runs from before per-connection baselines, for their readers: the 64-connection
+    // baselines (null when 64 was not measured).
+    pgbench_n_64_clients: legacy?.pgbench ?? null,
+    bare_express: legacy?.bare ?? null,
+    services,
+    // The first service's, as before batch sizes; services holds each.
+    rss_mb: services[0]!.rss_mb,
   };
   const file = saveResult(stamp, args.label!, result);
 
-  console.log('\n| connections | req/s | p50 ms | p99 ms | errors | non-2xx | API CPU ms/req (user+sys) | PostgreSQL CPU ms/req (user+sys) | × pgbench -N | × bare Express | p99 ÷ bare p99 |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log(
+    '\n| batch size | connections | req/s | p50 ms | p99 ms | errors | non-2xx | API CPU ms/req (user+sys) | PostgreSQL CPU ms/req (user+sys) | × pgbench -N | × bare Express | p99 ÷ bare p99 | API CPU ÷ bare Express CPU | PG CPU ÷ pgbench CPU |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   const cpu = (c: CpuPerRequest) => `${c.total} (${c.user}+${c.sys})`;
   for (const r of table) {
     console.log(
-      `| ${r.connections} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${cpu(r.api_cpu_ms_per_request)} | ${cpu(r.postgres_cpu_ms_per_request)} | ${r.ratio_to_pgbench} | ${r.ratio_to_bare_express} | ${r.p99_to_bare_express_p99} |`,
+      `| ${batchLabel(r.batch_size)} | ${r.connections} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${cpu(r.api_cpu_ms_per_request)} | ${cpu(r.postgres_cpu_ms_per_request)} | ${orDash(r.ratio_to_pgbench)} | ${orDash(r.ratio_to_bare_express)} | ${r.p99_to_bare_express_p99} | ${orDash(r.api_cpu_to_bare_express_cpu)} | ${orDash(r.postgres_cpu_to_pgbench_cpu)} |`,
     );
   }
-  console.log(`\npgbench -N (64 clients): ${pgb.tps} TPS, PostgreSQL ${cpu(pgb.postgres_cpu_ms_per_txn)} ms CPU per transaction`);
-  console.log(`bare Express (64 connections): ${bare.rps} req/s, p99 ${bare.p99} ms, ${cpu(bare.cpu_ms_per_request)} ms CPU per request`);
+  console.log('\ngoals:');
+  for (const g of goals) {
+    const verdict = g.met === null ? 'not measured' : g.met ? 'met' : 'not met';
+    console.log(`  batch size ${batchLabel(g.batch_size)}: ${g.metric} at ${g.connections} connections ${orDash(g.value)} (${g.bound === 'at_least' ? '≥' : '≤'} ${g.target}): ${verdict}`);
+  }
+  console.log('');
+  for (const [c, { pgbench: pgb, bare }] of baselines) {
+    const clients = pgb.clients < c ? `${pgb.clients} clients, of ${c} asked` : `${c} clients`;
+    console.log(`pgbench -N (${clients}): ${pgb.tps} TPS, PostgreSQL ${cpu(pgb.postgres_cpu_ms_per_txn)} ms CPU per transaction`);
+    console.log(`bare Express (${c} connections): ${bare.rps} req/s, p99 ${bare.p99} ms, ${cpu(bare.cpu_ms_per_request)} ms CPU per request`);
+  }
   console.log(`load generator: ${table.map((r) => cpu(r.load_generator_cpu_ms_per_request)).join(', ')} ms CPU per request`);
-  console.log(`API RSS: ${rssBefore} MB before, ${rssAfter} MB after`);
+  console.log(`API RSS: ${rssLine()}`);
   console.log(`written to ${path.relative(ROOT, file)}`);
 }
 

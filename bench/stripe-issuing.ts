@@ -6,6 +6,7 @@
 // (past it, the timeout answer, counted here). Runs the compiled build as deployed, on PostgreSQL,
 // with CPU per request from /proc.
 //   npx tsx bench/stripe-issuing.ts --rates 100,300,1000 --duration 20 --label quiet
+//   npx tsx bench/stripe-issuing.ts --batch-sizes 64,1 --label group-commit   (a service per batch size)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -13,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Stripe from 'stripe';
-import { DEFAULT_ADMIN_URL, MACHINE, perRequest, postgresAdmin, ROOT, saveResult, selfCpu, startService, stop } from './harness.js';
+import { batchLabel, batchSizeEnv, DEFAULT_ADMIN_URL, MACHINE, parseBatchSizes, perRequest, postgresAdmin, ROOT, saveResult, selfCpu, startService, stop, type BatchSize } from './harness.js';
 import { CpuMeter, descendants, measure } from './proc.js';
 
 const { values: args } = parseArgs({
@@ -21,12 +22,15 @@ const { values: args } = parseArgs({
     rates: { type: 'string', default: '100,300,1000' },
     duration: { type: 'string', default: '20' },
     label: { type: 'string', default: 'run' },
+    /** AUTHORIZE_BATCH_SIZE of the service, a comma list: a service per size, one after the other (absent: the service's default). */
+    'batch-sizes': { type: 'string' },
     'no-build': { type: 'boolean', default: false },
     'admin-url': { type: 'string', default: DEFAULT_ADMIN_URL },
   },
 });
 const RATES = args.rates!.split(',').map(Number);
 const DURATION_S = Number(args.duration);
+const BATCH_SIZES = parseBatchSizes(args['batch-sizes']);
 const DB_NAME = 'spend_auth_bench_stripe';
 const DEADLINE_MS = 1_500;
 const AGENTS = 100;
@@ -91,10 +95,14 @@ function otherProcesses(ours: number[]): string[] {
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : 0);
 const round = (n: number) => Math.round(n * 10) / 10;
 
-async function main() {
+/**
+ * One service start with `batchSize`: set up, warmed up, measured at every rate, stopped. Each start
+ * recreates DB_NAME (startService), so every batch size begins on an empty database.
+ */
+async function runService(batchSize: BatchSize, build: boolean) {
   const { backendsOf } = postgresAdmin(args['admin-url']!);
   // Bound to loopback: the only address this benchmark's traffic ever goes to.
-  const { base, key, server } = await startService({ adminUrl: args['admin-url']!, database: DB_NAME, build: !args['no-build'], env: { HOST: '127.0.0.1' } });
+  const { base, key, server } = await startService({ adminUrl: args['admin-url']!, database: DB_NAME, build, env: { HOST: '127.0.0.1', ...batchSizeEnv(batchSize) } });
   const policy = await api(base, key, '/v1/policies', { name: 'bench cards', budget_monthly: Number.MAX_SAFE_INTEGER, budget_single_max: 1_000_000, vendor_denylist: ['casino.example'] });
   const agents: string[] = [];
   for (let i = 0; i < AGENTS; i++) agents.push((await api(base, key, '/v1/agents', { name: `card-${i}`, policy_id: policy.id })).id);
@@ -165,6 +173,7 @@ async function main() {
     );
     latencies.sort((a, b) => a - b);
     return {
+      batch_size: batchSize,
       rate,
       duration_s: seconds,
       requests: total,
@@ -182,26 +191,35 @@ async function main() {
     };
   };
 
-  console.log('warm-up: 50/s for 5 s');
+  console.log(`batch size ${batchLabel(batchSize)}: warm-up 50/s for 5 s`);
   await step(50, 5);
-  const stamp = new Date().toISOString();
   const rows = [];
   for (const rate of RATES) {
-    console.log(`${rate} requests/s for ${DURATION_S} s (load average ${os.loadavg().map(round).join(' ')})`);
+    console.log(`batch size ${batchLabel(batchSize)}: ${rate} requests/s for ${DURATION_S} s (load average ${os.loadavg().map(round).join(' ')})`);
     rows.push(await step(rate, DURATION_S));
   }
   const metrics = await (await fetch(`${base}/metrics`)).text();
   await stop(server);
   await backends.close();
-  agentPool.destroy();
 
-  // What the service logged (warnings and errors only, at LOG_LEVEL=warn), message by message.
+  // What the service logged (warnings and errors only, at LOG_LEVEL=warn), message by message: read
+  // before the next start, which writes the same log file afresh.
   const logged: Record<string, number> = {};
   for (const line of fs.readFileSync(path.join(ROOT, '.data/bench', `${DB_NAME}.log`), 'utf8').split('\n')) {
     if (!line.startsWith('{')) continue;
     const msg = String((JSON.parse(line) as { msg?: unknown }).msg);
     logged[msg] = (logged[msg] ?? 0) + 1;
   }
+  return { batch_size: batchSize, rows, service_log: logged, rail_answers_total: metrics.split('\n').filter((l) => l.startsWith('rail_answers_total{')) };
+}
+
+async function main() {
+  const stamp = new Date().toISOString();
+  const services = [];
+  // Built once, before the first start: every batch size runs the same build.
+  for (const [i, batchSize] of BATCH_SIZES.entries()) services.push(await runService(batchSize, !args['no-build'] && i === 0));
+  agentPool.destroy();
+  const rows = services.flatMap((s) => s.rows);
   const result = {
     date: stamp,
     label: args.label,
@@ -210,19 +228,22 @@ async function main() {
     generator: 'open loop: request i sent at t0 + i/rate, latency from that moment; keep-alive sockets, as many as needed',
     request_mix: { matched_pre_approval: 0.1, declined_denylisted: 0.2, approved_new_decision: 0.7 },
     deadline_ms: DEADLINE_MS,
+    batch_sizes: BATCH_SIZES,
     steps: rows,
-    service_log: logged,
-    rail_answers_total: metrics.split('\n').filter((l) => l.startsWith('rail_answers_total{')),
+    // The first service's, under the keys of runs with one service; services holds each.
+    service_log: services[0]!.service_log,
+    rail_answers_total: services[0]!.rail_answers_total,
+    services: services.map((s) => ({ batch_size: s.batch_size, service_log: s.service_log, rail_answers_total: s.rail_answers_total })),
   };
   const file = saveResult(stamp, `stripe-issuing-${args.label}`, result);
-  console.log('\n| rate/s | sent | achieved/s | p50 ms | p90 ms | p99 ms | max ms | > 1.5 s | timeout answers | non-200 | no answer | approved | declined | API CPU ms/req | PG CPU ms/req | generator CPU ms/req | load avg before |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('\n| batch size | rate/s | sent | achieved/s | p50 ms | p90 ms | p99 ms | max ms | > 1.5 s | timeout answers | non-200 | no answer | approved | declined | API CPU ms/req | PG CPU ms/req | generator CPU ms/req | load avg before |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     console.log(
-      `| ${r.rate} | ${r.requests} | ${r.achieved_rps} | ${r.p50_ms} | ${r.p90_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.over_deadline} | ${r.timeout_answers} | ${r.non_200} | ${r.no_answer} | ${r.approved} | ${r.declined} | ${r.api_cpu_ms_per_request.total} | ${r.postgres_cpu_ms_per_request.total} | ${r.load_generator_cpu_ms_per_request.total} | ${r.load_average_before.join(' ')} |`,
+      `| ${batchLabel(r.batch_size)} | ${r.rate} | ${r.requests} | ${r.achieved_rps} | ${r.p50_ms} | ${r.p90_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.over_deadline} | ${r.timeout_answers} | ${r.non_200} | ${r.no_answer} | ${r.approved} | ${r.declined} | ${r.api_cpu_ms_per_request.total} | ${r.postgres_cpu_ms_per_request.total} | ${r.load_generator_cpu_ms_per_request.total} | ${r.load_average_before.join(' ')} |`,
     );
   }
-  console.log(`service log: ${JSON.stringify(logged)}`);
+  for (const s of services) console.log(`service log, batch size ${batchLabel(s.batch_size)}: ${JSON.stringify(s.service_log)}`);
   console.log(`written to ${path.relative(ROOT, file)}`);
 }
 

@@ -12,6 +12,7 @@ import { EngineMonitor } from '../../src/temporal/engine-status.js';
 import { checkResponse, warmUp } from './openapi-conformance.js';
 import { TEST_IDEMPOTENCY_KEY, useTestAuditKey } from './server-keys.js';
 import { stripeIssuingRail } from '../../src/rails/stripe-issuing/endpoint.js';
+import type { AuthorizeBatchSettings } from '../../src/kernel/config.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -86,6 +87,8 @@ export interface TestContextOptions {
   tracing?: boolean;
   /** This PostgreSQL database, already migrated (e.g. reached as another role), instead of the shared one. */
   databaseUrl?: string;
+  /** Group commit settings of the app (AUTHORIZE_BATCH_*); absent: the service's defaults. */
+  authorizeBatch?: AuthorizeBatchSettings;
 }
 
 export async function createTestContext(opts: TestContextOptions = {}): Promise<TestContext> {
@@ -113,7 +116,7 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   const server = await startHttpServer(
     database,
     { port: 0 },
-    { signer, gateway, engine, rateLimit, idempotencyKey: TEST_IDEMPOTENCY_KEY, rails: { stripeIssuing: stripeIssuingRail }, allowPrivateUrls: opts.allowPrivateUrls ?? false, ...(opts.now ? { now: opts.now } : {}), ...(opts.tracing ? { tracing: true } : {}) },
+    { signer, gateway, engine, rateLimit, idempotencyKey: TEST_IDEMPOTENCY_KEY, rails: { stripeIssuing: stripeIssuingRail }, allowPrivateUrls: opts.allowPrivateUrls ?? false, ...(opts.now ? { now: opts.now } : {}), ...(opts.tracing ? { tracing: true } : {}), ...(opts.authorizeBatch ? { authorizeBatch: opts.authorizeBatch } : {}) },
     opts.log ?? createLogger('silent'),
     '127.0.0.1',
   );
