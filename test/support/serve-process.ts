@@ -14,7 +14,8 @@ export interface ServeProcess {
 
 let signingKey: string | undefined;
 
-export async function startServe(databaseUrl: string, port: number): Promise<ServeProcess> {
+/** `extraEnv` is laid over the process's environment last (e.g. a failpoint or a batch setting). */
+export async function startServe(databaseUrl: string, port: number, extraEnv: Record<string, string> = {}): Promise<ServeProcess> {
   // One key for every process a test starts, so tokens stay verifiable across restarts.
   signingKey ??= JSON.stringify(await generatePrivateJwk());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spend-auth-serve-'));
@@ -29,6 +30,7 @@ export async function startServe(databaseUrl: string, port: number): Promise<Ser
       TOKEN_SIGNING_KEY: signingKey,
       ...TEST_SERVER_KEYS_ENV,
       TEMPORAL_ADDRESS: '127.0.0.1:1',
+      ...extraEnv,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -141,6 +141,10 @@ describe('loadConfig with values', () => {
       AUDIT_HMAC_KEY: Buffer.alloc(48, 2).toString('base64'),
       RAIL_DECISION_DEADLINE_MS: '1200',
       AUDIT_CHECKPOINT_WEBHOOKS: 'true',
+      AUTHORIZE_BATCH_SIZE: '16',
+      AUTHORIZE_BATCH_LINGER_MS: '1',
+      AUTHORIZE_BATCH_IN_FLIGHT: '4',
+      FAILPOINT_KILL_AFTER_BATCH_COMMIT: '3',
     });
     expect(config).toEqual({
       port: 8080,
@@ -169,7 +173,25 @@ describe('loadConfig with values', () => {
       auditHmacKey: Buffer.alloc(48, 2),
       railDecisionDeadlineMs: 1_200,
       auditCheckpointWebhooks: true,
+      authorizeBatch: { size: 16, lingerMs: 1, inFlight: 4 },
+      failpointKillAfterBatchCommit: 3,
     });
+  });
+
+  it('groups decisions by default: batches of 64, closed on the next event-loop turn, two in flight', () => {
+    expect(loadConfig({}).authorizeBatch).toEqual({ size: 64, lingerMs: 0, inFlight: 2 });
+    expect(loadConfig({}).failpointKillAfterBatchCommit).toBeUndefined();
+  });
+
+  it.each([
+    ['AUTHORIZE_BATCH_SIZE', '0'],
+    ['AUTHORIZE_BATCH_SIZE', '257'],
+    ['AUTHORIZE_BATCH_LINGER_MS', '2'],
+    ['AUTHORIZE_BATCH_LINGER_MS', '0.5'],
+    ['AUTHORIZE_BATCH_IN_FLIGHT', '0'],
+    ['FAILPOINT_KILL_AFTER_BATCH_COMMIT', '0'],
+  ])('refuses %s=%s, naming it', (name, value) => {
+    expect(configError({ [name]: value }).message).toContain(name);
   });
 
   it.each([
