@@ -293,14 +293,13 @@ async function prepareDecision(
     // Billable (docs/api.md, "Usage"): this 200 in live mode, counted once with the decision.
     // Replays never reach here; errors roll the count back with everything else.
     counted: caller.livemode,
-    body: JSON.stringify(view),
   };
   const tipsAutoFreeze = outcome.decision === 'denied' && policy?.auto_freeze ? policy.auto_freeze : null;
   return { agent, view, record, tipsAutoFreeze, needsLock: tipsAutoFreeze !== null };
 }
 
 /** The statements that record one decision, run together as one (the one-by-one path). */
-function writesOf(db: DbOrTrx, { agent, record }: PreparedDecision, idem: IdempotencyHandle<DbOrTrx> | undefined) {
+function writesOf(db: DbOrTrx, { agent, record, view }: PreparedDecision, idem: IdempotencyHandle<DbOrTrx> | undefined) {
   const { row, spend, periods, event } = record;
   return [
     decisionInsert(row),
@@ -309,7 +308,7 @@ function writesOf(db: DbOrTrx, { agent, record }: PreparedDecision, idem: Idempo
     eventInsert({ ...event, data: JSON.stringify(event.data) }),
     outboxInsert(record.outbox, row.account_id, row.created_at),
     record.counted && countCheckStatement(row.account_id, monthOf(row.created_at)),
-    idem?.completion?.(db, 200, record.body),
+    idem?.completion?.(db, 200, JSON.stringify(view)),
   ];
 }
 

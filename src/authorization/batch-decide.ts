@@ -37,8 +37,6 @@ export interface DecisionRecord {
   periods: { month: string; day: string };
   /** A billable check (live mode). */
   counted: boolean;
-  /** The answer, as stored under the request's Idempotency-Key. */
-  body: string;
 }
 
 /** The state a decision is evaluated against. */
@@ -96,8 +94,8 @@ async function settle<T>(f: () => Promise<T>): Promise<Settled<T>> {
 }
 
 async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, members: BatchMember[], steps: DecisionSteps) {
-  const ids = [...new Set(members.map((m) => m.input.agent_id))].sort();
-  const locked = await lockAgentsWithPolicies(trx, ids);
+  const named = new Map(members.map((m) => [`${m.input.agent_id}\0${m.caller.accountId}\0${m.caller.livemode}`, { id: m.input.agent_id, accountId: m.caller.accountId, livemode: m.caller.livemode }]));
+  const locked = await lockAgentsWithPolicies(trx, [...named.values()]);
   const now = deps.now?.() ?? new Date();
   const periods = periodsOf(now);
   const spends = await readSpends(trx, [...locked.keys()], periods);
@@ -106,7 +104,7 @@ async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, member
   for (const m of members) {
     const { caller, input } = m;
     const found = locked.get(input.agent_id);
-    // Another account's or mode's agent is no agent of this caller's.
+    // Another account's or mode's agent is no agent of this caller's (nor read, nor locked).
     const state = found && found.agent.account_id === caller.accountId && found.agent.livemode === caller.livemode ? { ...found, spend: spends.get(found.agent.id)! } : undefined;
     if (!state) {
       settled.push({ ok: false, error: notFound('agent', 'agent_id') });
@@ -121,7 +119,7 @@ async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, member
       if (outcome.ok) {
         await savepoint.release(trx);
         if (outcome.value.kind === 'decided') pending.firstDecision ??= outcome.value.decision.decision_id;
-        const again = await lockAgentsWithPolicies(trx, [state.agent.id]);
+        const again = await lockAgentsWithPolicies(trx, [{ id: state.agent.id, accountId: caller.accountId, livemode: caller.livemode }]);
         const agent = again.get(state.agent.id)!;
         locked.set(state.agent.id, agent);
         spends.set(state.agent.id, (await readSpends(trx, [state.agent.id], periods)).get(state.agent.id)!);
@@ -138,7 +136,7 @@ async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, member
       settled.push(decided);
       continue;
     }
-    pending.add(state.agent.id, decided.value.record, m.idem?.stored?.(200, decided.value.record.body));
+    pending.add(state.agent.id, decided.value.record, m.idem?.stored?.(200, JSON.stringify(decided.value.view)));
     const { spend } = decided.value.record;
     if (spend) {
       for (const p of [state.spend.month, state.spend.day]) {

@@ -16,10 +16,10 @@ import type { BoundPolicy } from './authorization.repository.js';
 
 /**
  * Locks the agents' rows in id order (every batch and every process takes them in one order, so two
- * batches never deadlock) and reads each with its bound, not deleted policy. Rows of every account
- * are read: the caller compares each row's account and mode with its request's.
+ * batches never deadlock) and reads each with its bound, not deleted policy. Only an agent of the
+ * account and mode that names it is read or locked: naming another account's agent touches nothing.
  */
-export async function lockAgentsWithPolicies(trx: DbOrTrx, agentIds: readonly string[]) {
+export async function lockAgentsWithPolicies(trx: DbOrTrx, agents: readonly { id: string; accountId: string; livemode: boolean }[]) {
   const rows = await executePrepared(
     trx,
     trx
@@ -27,7 +27,9 @@ export async function lockAgentsWithPolicies(trx: DbOrTrx, agentIds: readonly st
       .leftJoin('policies as p', (j) => j.onRef('p.id', '=', 'a.policy_id').on('p.deleted_at', 'is', null))
       .selectAll('a')
       .select(sql<BoundPolicy | null>`CASE WHEN p.id IS NULL THEN NULL ELSE to_jsonb(p) - ARRAY['created_at', 'updated_at', 'deleted_at'] END`.as('bound_policy'))
-      .where(sql<boolean>`a.id = any(${[...agentIds]}::text[])`)
+      .where(
+        sql<boolean>`(a.id, a.account_id, a.livemode) IN (SELECT * FROM unnest(${agents.map((a) => a.id)}::text[], ${agents.map((a) => a.accountId)}::text[], ${agents.map((a) => a.livemode)}::boolean[]))`,
+      )
       .orderBy('a.id')
       .forUpdate('a'),
   );
