@@ -1,7 +1,7 @@
 import { CompiledQuery, sql } from 'kysely';
-import type { Db, DbOrTrx } from '../db/database.js';
+import type { AgentSpendTable, Db, DbOrTrx, Selectable } from '../db/database.js';
 import { preparedSql } from '../db/prepared.js';
-import { executePrepared } from '../db/statements.js';
+import { compiledOnce } from '../db/statements.js';
 import type { StoredResponse } from '../kernel/idempotency.js';
 import { spendState } from '../decisions/spend.repository.js';
 import type { SpendState } from '../policies/evaluate.js';
@@ -20,34 +20,43 @@ import type { BoundPolicy } from './authorization.repository.js';
  * account and mode that names it is read or locked: naming another account's agent touches nothing.
  */
 export async function lockAgentsWithPolicies(trx: DbOrTrx, agents: readonly { id: string; accountId: string; livemode: boolean }[]) {
-  const rows = await executePrepared(
-    trx,
-    trx
-      .selectFrom('agents as a')
-      .leftJoin('policies as p', (j) => j.onRef('p.id', '=', 'a.policy_id').on('p.deleted_at', 'is', null))
-      .selectAll('a')
-      .select(sql<BoundPolicy | null>`CASE WHEN p.id IS NULL THEN NULL ELSE to_jsonb(p) - ARRAY['created_at', 'updated_at', 'deleted_at'] END`.as('bound_policy'))
-      .where(
-        sql<boolean>`(a.id, a.account_id, a.livemode) IN (SELECT * FROM unnest(${agents.map((a) => a.id)}::text[], ${agents.map((a) => a.accountId)}::text[], ${agents.map((a) => a.livemode)}::boolean[]))`,
-      )
-      .orderBy('a.id')
-      .forUpdate('a'),
+  const { rows } = await trx.executeQuery<LockedAgentRow>(
+    lockAgentsQuery(
+      trx,
+      agents.map((a) => a.id),
+      agents.map((a) => a.accountId),
+      agents.map((a) => a.livemode),
+    ),
   );
   return new Map(rows.map(({ bound_policy: policy, ...agent }) => [agent.id, { agent, policy: policy ?? undefined }]));
 }
 
+const lockAgentsBuilder = (db: DbOrTrx, ids: string[], accounts: string[], modes: boolean[]) =>
+  db
+    .selectFrom('agents as a')
+    .leftJoin('policies as p', (j) => j.onRef('p.id', '=', 'a.policy_id').on('p.deleted_at', 'is', null))
+    .selectAll('a')
+    .select(sql<BoundPolicy | null>`CASE WHEN p.id IS NULL THEN NULL ELSE to_jsonb(p) - ARRAY['created_at', 'updated_at', 'deleted_at'] END`.as('bound_policy'))
+    .where(sql<boolean>`(a.id, a.account_id, a.livemode) IN (SELECT * FROM unnest(${ids}::text[], ${accounts}::text[], ${modes}::boolean[]))`)
+    .orderBy('a.id')
+    .forUpdate('a');
+type LockedAgentRow = Awaited<ReturnType<ReturnType<typeof lockAgentsBuilder>['executeTakeFirstOrThrow']>>;
+/** Built once: every batch runs it. */
+const lockAgentsQuery = compiledOnce(lockAgentsBuilder);
+
 /** The agents' month and day spend; read by its own statement after the lock, so it is the latest committed. */
 export async function readSpends(trx: DbOrTrx, agentIds: readonly string[], periods: { month: string; day: string }): Promise<Map<string, SpendState>> {
-  const rows = await executePrepared(
-    trx,
-    trx
-      .selectFrom('agent_spend')
-      .selectAll()
-      .where(sql<boolean>`agent_id = any(${[...agentIds]}::text[])`)
-      .where(sql<boolean>`period = any(${[periods.month, periods.day]}::text[])`),
-  );
+  const { rows } = await trx.executeQuery<Selectable<AgentSpendTable>>(spendsQuery(trx, [...agentIds], [periods.month, periods.day]));
   return new Map(agentIds.map((id) => [id, spendState(periods, (p) => rows.find((r) => r.agent_id === id && r.period === p))]));
 }
+
+const spendsQuery = compiledOnce((db: DbOrTrx, ids: string[], periods: string[]) =>
+  db
+    .selectFrom('agent_spend')
+    .selectAll()
+    .where(sql<boolean>`agent_id = any(${ids}::text[])`)
+    .where(sql<boolean>`period = any(${periods}::text[])`),
+);
 
 /** Whether a decision was committed (after a batch's commit failed in a way that leaves it unknown). */
 export async function decisionExists(db: Db, id: string): Promise<boolean> {
