@@ -249,13 +249,19 @@ async function benchService(batchSize: BatchSize, build: boolean) {
   const backends = backendsOf(DB_NAME);
 
   /** One authorize step with its CPU: of the API process(es), of their PostgreSQL backends, of the load generator. */
+  const batches = () => scrapeGauges(base, ['decision_batch_size_sum', 'decision_batch_size_count'] as const);
   const step = async (c: number, d: number) => {
     const api = new CpuMeter(apiPids);
     const postgres = new CpuMeter(backends.pids);
+    const before = await batches();
     const { value: row, ...generator } = await selfCpu(() => measure([api, postgres], () => authorize(c, d, args.rate ? Number(args.rate) : undefined)));
+    const after = await batches();
+    const grouped = (after.decision_batch_size_count ?? 0) - (before.decision_batch_size_count ?? 0);
     return {
       batch_size: batchSize,
       ...row,
+      // Decisions per committed batch during the step (absent when grouping is off: no batches).
+      mean_decisions_per_batch: grouped > 0 ? Number((((after.decision_batch_size_sum ?? 0) - (before.decision_batch_size_sum ?? 0)) / grouped).toFixed(1)) : null,
       api_processes: api.total().processes,
       api_cpu_ms_per_request: perRequest(api.total(), row.requests),
       postgres_cpu_ms_per_request: perRequest(postgres.total(), row.requests),
@@ -380,7 +386,7 @@ async function main() {
     // rss_mb: the first service's, as before batch sizes; services holds each.
     const result = { date: stamp, label: args.label, machine: MACHINE, workers: args.workers ?? 'default', batch_sizes: BATCH_SIZES, duration_s: DURATION_S, authorize: rows, services, rss_mb: services[0]!.rss_mb };
     const file = saveResult(stamp, args.label!, result);
-    for (const r of rows) console.log(`${args.label}: batch size ${batchLabel(r.batch_size)} ${r.connections} connections ${r.rps} req/s p50 ${r.p50} p99 ${r.p99} API ${r.api_cpu_ms_per_request.total} PG ${r.postgres_cpu_ms_per_request.total} ms CPU/req`);
+    for (const r of rows) console.log(`${args.label}: batch size ${batchLabel(r.batch_size)} ${r.connections} connections ${r.rps} req/s p50 ${r.p50} p99 ${r.p99} API ${r.api_cpu_ms_per_request.total} PG ${r.postgres_cpu_ms_per_request.total} ms CPU/req, ${r.mean_decisions_per_batch ?? "-"} decisions/batch`);
     console.log(`API RSS: ${rssLine()}`);
     console.log(`no goals checked (--no-baselines: no ratios); written to ${path.relative(ROOT, file)}`);
     return;
@@ -436,13 +442,13 @@ async function main() {
   const file = saveResult(stamp, args.label!, result);
 
   console.log(
-    '\n| batch size | connections | req/s | p50 ms | p99 ms | errors | non-2xx | API CPU ms/req (user+sys) | PostgreSQL CPU ms/req (user+sys) | × pgbench -N | × bare Express | p99 ÷ bare p99 | API CPU ÷ bare Express CPU | PG CPU ÷ pgbench CPU |',
+    '\n| batch size | connections | req/s | p50 ms | p99 ms | errors | non-2xx | API CPU ms/req (user+sys) | PostgreSQL CPU ms/req (user+sys) | × pgbench -N | × bare Express | p99 ÷ bare p99 | API CPU ÷ bare Express CPU | PG CPU ÷ pgbench CPU | decisions per batch |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   const cpu = (c: CpuPerRequest) => `${c.total} (${c.user}+${c.sys})`;
   for (const r of table) {
     console.log(
-      `| ${batchLabel(r.batch_size)} | ${r.connections} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${cpu(r.api_cpu_ms_per_request)} | ${cpu(r.postgres_cpu_ms_per_request)} | ${orDash(r.ratio_to_pgbench)} | ${orDash(r.ratio_to_bare_express)} | ${r.p99_to_bare_express_p99} | ${orDash(r.api_cpu_to_bare_express_cpu)} | ${orDash(r.postgres_cpu_to_pgbench_cpu)} |`,
+      `| ${batchLabel(r.batch_size)} | ${r.connections} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${cpu(r.api_cpu_ms_per_request)} | ${cpu(r.postgres_cpu_ms_per_request)} | ${orDash(r.ratio_to_pgbench)} | ${orDash(r.ratio_to_bare_express)} | ${r.p99_to_bare_express_p99} | ${orDash(r.api_cpu_to_bare_express_cpu)} | ${orDash(r.postgres_cpu_to_pgbench_cpu)} | ${orDash(r.mean_decisions_per_batch)} |`,
     );
   }
   console.log('\ngoals:');
