@@ -63,10 +63,12 @@ type PreparedDecision = Awaited<ReturnType<typeof prepareDecision>>;
  * commits completely or not at all, and every decision of an agent is evaluated against the state
  * the previous one left: budgets can never be overrun.
  *
- * First without a lock: one read, then one write that applies only if the agent's decision counter,
- * status and policy are unchanged. When another decision got there first (or the outcome must do
- * more than write, like tipping auto-freeze), it is decided again in a transaction holding the
- * agent's row lock, which queues concurrent requests of one agent instead of retrying them.
+ * With group commit on (`groupDecisions`), requests that arrive together are decided in one
+ * transaction that locks their agents once (batch-decide.ts); a request alone (or a rail's) takes the one-by-one
+ * path: first without a lock, one read, then one write that applies only if the agent's decision
+ * counter, status and policy are unchanged. When another decision got there first (or the outcome
+ * must do more than write, like tipping auto-freeze), it is decided again in a transaction holding
+ * the agent's row lock, which queues concurrent requests of one agent instead of retrying them.
  */
 export async function authorize(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem?: IdempotencyHandle<DbOrTrx>): Promise<DecisionView> {
   return (await decide(deps, caller, input, { idem })).decision;
@@ -87,7 +89,10 @@ export async function decide(
   if (caller.role === 'reviewer') throw forbidden('Reviewer keys cannot request spend authorizations.');
   if (caller.role === 'agent' && caller.agentId !== input.agent_id) throw notFound('agent', 'agent_id');
   const member: BatchMember = { caller, input, idem: opts.idem, rail: opts.rail };
-  const decided = deps.batcher ? await deps.batcher.submit(agentKey(caller, input.agent_id), member) : await decideAlone(deps, member);
+  // A rail's request takes its own transaction: its match and capture are a dozen statements under
+  // the agent's lock, which inside a shared batch would hold up every request behind it (measured in
+  // docs/operations.md, "Group commit"). Its lock still orders it with the batches.
+  const decided = deps.batcher && !opts.rail ? await deps.batcher.submit(agentKey(caller, input.agent_id), member) : await decideAlone(deps, member);
   if (decided.kind === 'decided') deps.onDecision?.(decided.decision.decision);
   return decided;
 }

@@ -111,8 +111,9 @@ async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, member
       continue;
     }
     if (m.rail || state.policy?.auto_freeze || (m.idem && !m.idem.stored)) {
-      // More than writing rows (a rail's match and capture, tipping auto-freeze): the one-by-one
-      // locked path, after the rows before it, in a savepoint so that its failure is its own.
+      // More than writing rows (tipping auto-freeze; a rail's match and capture, though rails are
+      // not batched today): the one-by-one locked path, after the rows before it, in a savepoint so
+      // that its failure is its own.
       await pending.flush(trx);
       await savepoint.set(trx);
       const outcome = await settle(() => steps.decideLocked(deps, trx, caller, input, m.idem, m.rail));
