@@ -91,6 +91,22 @@ describe.each([1, 8, 64])('batch size %i', (size) => {
     expect(checksAfter.checks - checksBefore.checks).toBe(1_000);
     expect((await live.get('/v1/audit-logs/verify')).body.valid).toBe(true);
 
+    // The rows a batch writes through JSON have the types the one-by-one path writes: objects, not text.
+    const held = results.map((r) => r.body).filter((d) => d.decision === 'held').map((d) => d.decision_id as string);
+    expect(held.length).toBeGreaterThan(0);
+    const outbox = await sql<{ topic: string; ref_id: string; payload: unknown; account_id: string }>`
+      SELECT topic, ref_id, payload, account_id FROM outbox WHERE topic = 'held_decision' AND ref_id = ANY(${held}::text[])`.execute(db());
+    expect(outbox.rows.map((r) => r.ref_id).sort()).toEqual([...held].sort());
+    expect(outbox.rows.every((r) => r.account_id === acct.id && JSON.stringify(r.payload) === '{}')).toBe(true);
+    const types = await sql<{ data: string; metadata: string; approvals: string; decision_metadata: string }>`
+      SELECT DISTINCT jsonb_typeof(e.data) AS data, jsonb_typeof(a.metadata) AS metadata, jsonb_typeof(d.approvals) AS approvals, jsonb_typeof(d.metadata) AS decision_metadata
+      FROM decisions d JOIN audit_records a ON a.decision_id = d.id AND a.type = 'authorization.decision'
+      JOIN events e ON e.data->>'decision_id' = d.id
+      WHERE d.agent_id = ANY(${agents}::text[])`.execute(db());
+    expect(types.rows).toEqual([{ data: 'object', metadata: 'object', approvals: 'array', decision_metadata: 'object' }]);
+    const event = await live.get(`/v1/events?type=authorize.held&limit=1`);
+    expect(event.body.data[0].data).toMatchObject({ decision_id: expect.stringMatching(/^dec_/), decision: 'held' });
+
     const after = await batches();
     // Grouping on: every decision went through a batch, and some were committed together; off: none did.
     if (size === 1) expect(after.count - before.count).toBe(0);
