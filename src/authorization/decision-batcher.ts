@@ -38,7 +38,7 @@ export class DecisionBatcher<M, T> {
     });
   }
 
-  /** Requests waiting for a batch (a gauge for operators). */
+  /** Requests waiting for a batch. */
   get waiting(): number {
     return this.queue.length;
   }
