@@ -6,7 +6,7 @@ import { notFound } from '../kernel/errors.js';
 import type { IdempotencyHandle, StoredResponse } from '../kernel/idempotency.js';
 import type { DecisionRow, DecisionView } from '../decisions/decision.view.js';
 import { periodsOf } from '../decisions/spend.repository.js';
-import type { OutboxTopic } from '../outbox/outbox.repository.js';
+import { outboxRows, type OutboxTopic } from '../outbox/outbox.repository.js';
 import type { eventRecord } from '../events/events.repository.js';
 import type { SpendState } from '../policies/evaluate.js';
 import { USAGE_COUNTER_SHARDS } from '../usage/usage.repository.js';
@@ -191,7 +191,7 @@ class PendingWrites {
       ),
       insertJsonRows(
         'outbox',
-        records.flatMap((r) => r.outbox.map(({ topic, refId }) => ({ topic, ref_id: refId, account_id: r.row.account_id, payload: {}, created_at: r.row.created_at, next_attempt_at: r.row.created_at, last_error: null, processed_at: null }))),
+        records.flatMap((r) => outboxRows(r.outbox, r.row.account_id, r.row.created_at)),
       ),
       addChecks(checkRows(records)),
       completeKeys(this.stored),

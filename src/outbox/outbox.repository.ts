@@ -12,7 +12,12 @@ export async function enqueueOutbox(trx: DbOrTrx, topic: OutboxTopic, refId: str
 
 /** The insert `enqueueOutbox` runs, for one or more rows, for callers that write it together with other rows. */
 export function outboxInsert(items: readonly { topic: OutboxTopic; refId: string }[], accountId: string, now: Date) {
-  return insertRows('outbox', items.map(({ topic, refId }) => ({ topic, ref_id: refId, account_id: accountId, payload: '{}', created_at: now, next_attempt_at: now, last_error: null, processed_at: null })));
+  return insertRows('outbox', outboxRows(items, accountId, now).map((row) => ({ ...row, payload: JSON.stringify(row.payload) })));
+}
+
+/** The rows `outboxInsert` writes, with the payload as a JSON value (for rows written as one JSON parameter). */
+export function outboxRows(items: readonly { topic: OutboxTopic; refId: string }[], accountId: string, now: Date) {
+  return items.map(({ topic, refId }) => ({ topic, ref_id: refId, account_id: accountId, payload: {}, created_at: now, next_attempt_at: now, last_error: null, processed_at: null }));
 }
 
 export interface OutboxRow {
