@@ -52,9 +52,8 @@ describe('EngineMonitor', () => {
         return new Promise<void>((_, reject) => (release = () => reject(new Error('refused'))));
       },
     });
-    const started = performance.now();
+    // The probe has not settled (release() is not called yet): current() answering at all shows it did not wait.
     expect(await monitor.current()).toBe('unknown');
-    expect(performance.now() - started).toBeLessThan(200);
     release();
     await new Promise((r) => setTimeout(r, 0));
     // The probe in flight answered: known now; the next call starts another probe without waiting for it.
