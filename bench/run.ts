@@ -59,6 +59,8 @@ const { values: args } = parseArgs({
     soak: { type: 'string' },
     // Writes a V8 CPU profile of the API process to bench/profiles/ (steady state dominates it).
     profile: { type: 'boolean', default: false },
+    /** Node options of the API process alone, space-separated (e.g. `--max-semi-space-size=32`): baselines keep theirs. */
+    'api-node-args': { type: 'string' },
     'admin-url': { type: 'string', default: DEFAULT_ADMIN_URL },
   },
 });
@@ -236,7 +238,7 @@ async function bareExpress(connections: number, durationS: number): Promise<Bare
  * `step` then measures authorize at a connection count, `close` stops it.
  */
 async function benchService(batchSize: BatchSize, build: boolean) {
-  const nodeArgs = args.profile ? ['--cpu-prof', '--cpu-prof-dir', path.join(ROOT, 'bench/profiles')] : [];
+  const nodeArgs = [...(args['api-node-args']?.split(' ').filter(Boolean) ?? []), ...(args.profile ? ['--cpu-prof', '--cpu-prof-dir', path.join(ROOT, 'bench/profiles')] : [])];
   const serveArgs = args.workers ? ['--workers', args.workers] : [];
   // startService recreates DB_NAME: each batch size starts on a fresh, empty database rather than on
   // the tables (decisions, audit records, their indexes and dead rows) the one before it grew, so the
@@ -330,6 +332,7 @@ async function soak(totalS: number) {
     connections: SOAK_CONNECTIONS,
     duration_s: totalS,
     workers: args.workers ?? 'default',
+    api_node_args: args['api-node-args'] ?? null,
     batch_size: batchSize,
     rss_mb_after_warmup: rssBefore,
     minutes,
@@ -384,7 +387,7 @@ async function main() {
 
   if (args['no-baselines']) {
     // rss_mb: the first service's, as before batch sizes; services holds each.
-    const result = { date: stamp, label: args.label, machine: MACHINE, workers: args.workers ?? 'default', batch_sizes: BATCH_SIZES, duration_s: DURATION_S, authorize: rows, services, rss_mb: services[0]!.rss_mb };
+    const result = { date: stamp, label: args.label, machine: MACHINE, workers: args.workers ?? 'default', api_node_args: args['api-node-args'] ?? null, batch_sizes: BATCH_SIZES, duration_s: DURATION_S, authorize: rows, services, rss_mb: services[0]!.rss_mb };
     const file = saveResult(stamp, args.label!, result);
     for (const r of rows) console.log(`${args.label}: batch size ${batchLabel(r.batch_size)} ${r.connections} connections ${r.rps} req/s p50 ${r.p50} p99 ${r.p99} API ${r.api_cpu_ms_per_request.total} PG ${r.postgres_cpu_ms_per_request.total} ms CPU/req, ${r.mean_decisions_per_batch ?? "-"} decisions/batch`);
     console.log(`API RSS: ${rssLine()}`);
@@ -423,6 +426,7 @@ async function main() {
     machine: MACHINE,
     build: 'dist/ (npm run build), NODE_ENV=production',
     workers: args.workers ?? 'default',
+    api_node_args: args['api-node-args'] ?? null,
     batch_sizes: BATCH_SIZES,
     fixed_rate: args.rate ? Number(args.rate) : null,
     duration_s: DURATION_S,
