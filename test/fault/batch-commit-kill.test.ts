@@ -5,6 +5,7 @@ import { createAccount } from '../../src/accounts/accounts.service.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { IDEMPOTENCY_STALE_CLAIM_MS } from '../../src/idempotency/idempotency.repository.js';
 import { freePort, startServe, type ServeProcess } from '../support/serve-process.js';
+import { budgetAgents, expectSpendWithinBudget } from '../support/budget-load.js';
 import { useTestAuditKey } from '../support/server-keys.js';
 
 const url = process.env.DATABASE_URL;
@@ -53,11 +54,7 @@ describe.skipIf(!url)('kill -9 between a batch commit and its answers (group com
       else killed.once('exit', () => resolve());
     });
 
-    const policy = await (await fetch(`${serve.base}/v1/policies`, { method: 'POST', headers: h, body: JSON.stringify({ name: 'p', budget_monthly: BUDGET, budget_single_max: 1_000 }) })).json();
-    const agents: string[] = [];
-    for (let i = 0; i < AGENTS; i++) {
-      agents.push((await (await fetch(`${serve.base}/v1/agents`, { method: 'POST', headers: h, body: JSON.stringify({ name: `a${i}`, policy_id: policy.id }) })).json()).id);
-    }
+    const agents = await budgetAgents(serve.base, h, AGENTS, BUDGET);
 
     // 1. Load until the process kills itself: every request has a key of its own.
     const run = randomUUID().slice(0, 8);
@@ -186,16 +183,7 @@ describe.skipIf(!url)('kill -9 between a batch commit and its answers (group com
     expect(audited).toHaveLength(ids.length);
     expect(new Set(audited.map((a) => a.decision_id)).size).toBe(ids.length);
 
-    const spend = await sql<{ agent_id: string; approved: number; ledger: number }>`
-      SELECT a.id AS agent_id,
-        coalesce((SELECT approved FROM agent_spend s WHERE s.agent_id = a.id AND s.period LIKE 'M:%'), 0) AS approved,
-        coalesce((SELECT sum(amount) FROM decisions d WHERE d.agent_id = a.id AND d.decision = 'approved'), 0) AS ledger
-      FROM agents a WHERE a.account_id = ${account.id}`.execute(database.db);
-    expect(spend.rows).toHaveLength(AGENTS);
-    for (const row of spend.rows) {
-      expect(Number(row.approved)).toBeLessThanOrEqual(BUDGET);
-      expect(Number(row.approved)).toBe(Number(row.ledger));
-    }
+    await expectSpendWithinBudget(database, account.id, AGENTS, BUDGET);
 
     let verify: { valid: boolean; records: number; decisions_without_record: number } | undefined;
     for (const deadline = Date.now() + 10_000; ; ) {

@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.service.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { freePort, startServe, type ServeProcess } from '../support/serve-process.js';
+import { budgetAgents, expectSpendWithinBudget } from '../support/budget-load.js';
 import { useTestAuditKey } from '../support/server-keys.js';
 
 const url = process.env.DATABASE_URL;
@@ -31,11 +31,7 @@ describe.skipIf(!url)('kill -9 of the API under load', () => {
     const port = freePort();
     serve = await startServe(url!, port);
     const h = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const policy = await (await fetch(`${serve.base}/v1/policies`, { method: 'POST', headers: h, body: JSON.stringify({ name: 'p', budget_monthly: BUDGET, budget_single_max: 1_000 }) })).json();
-    const agents: string[] = [];
-    for (let i = 0; i < AGENTS; i++) {
-      agents.push((await (await fetch(`${serve.base}/v1/agents`, { method: 'POST', headers: h, body: JSON.stringify({ name: `a${i}`, policy_id: policy.id }) })).json()).id);
-    }
+    const agents = await budgetAgents(serve.base, h, AGENTS, BUDGET);
 
     const seen: { decision_id: string; decision: string }[] = [];
     let failures = 0;
@@ -74,15 +70,7 @@ describe.skipIf(!url)('kill -9 of the API under load', () => {
     expect(new Set(audited.map((a) => a.decision_id)).size).toBe(ids.length);
     expect(audited).toHaveLength(ids.length);
 
-    const spend = await sql<{ agent_id: string; approved: number; ledger: number }>`
-      SELECT a.id AS agent_id,
-        coalesce((SELECT approved FROM agent_spend s WHERE s.agent_id = a.id AND s.period LIKE 'M:%'), 0) AS approved,
-        coalesce((SELECT sum(amount) FROM decisions d WHERE d.agent_id = a.id AND d.decision = 'approved'), 0) AS ledger
-      FROM agents a WHERE a.account_id = ${account.id}`.execute(database.db);
-    for (const row of spend.rows) {
-      expect(Number(row.approved)).toBeLessThanOrEqual(BUDGET);
-      expect(Number(row.approved)).toBe(Number(row.ledger));
-    }
+    await expectSpendWithinBudget(database, account.id, AGENTS, BUDGET);
 
     const verify = await (await fetch(`${serve.base}/v1/audit-logs/verify`, { headers: h })).json();
     expect(verify.valid).toBe(true);
