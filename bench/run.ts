@@ -59,7 +59,7 @@ const { values: args } = parseArgs({
     soak: { type: 'string' },
     // Writes a V8 CPU profile of the API process to bench/profiles/ (steady state dominates it).
     profile: { type: 'boolean', default: false },
-    /** Node options of the API process alone, space-separated (e.g. `--max-semi-space-size=32`): baselines keep theirs. */
+    /** Node options of the API process alone, space-separated, given as `--api-node-args=--max-semi-space-size=32` (a value that starts with a dash needs the `=`): baselines keep theirs. */
     'api-node-args': { type: 'string' },
     'admin-url': { type: 'string', default: DEFAULT_ADMIN_URL },
   },
