@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.service.js';
-import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { IDEMPOTENCY_STALE_CLAIM_MS } from '../../src/idempotency/idempotency.repository.js';
-import { freePort, startServe, type ServeProcess } from '../support/serve-process.js';
-import { budgetAgents, expectSpendWithinBudget } from '../support/budget-load.js';
-import { useTestAuditKey } from '../support/server-keys.js';
+import { budgetAgents, expectSpendWithinBudget, useKillableServe } from '../support/killable-serve.js';
+import { freePort, startServe } from '../support/serve-process.js';
 
 const url = process.env.DATABASE_URL;
 if (!url) console.log('[fault] batch-commit-kill skipped: needs DATABASE_URL (a server another process can share)');
@@ -30,31 +28,22 @@ interface Sent {
 }
 
 describe.skipIf(!url)('kill -9 between a batch commit and its answers (group commit)', () => {
-  let database: Database;
-  let serve: ServeProcess | undefined;
-
-  beforeAll(async () => {
-    useTestAuditKey();
-    database = await connectDatabase({ databaseUrl: url!, poolSize: 4 });
-  });
-  afterAll(async () => {
-    await serve?.stop('SIGKILL');
-    await database?.close();
-  });
+  const stack = useKillableServe(url);
 
   test("a kill between a batch's commit and its answers: every committed decision is answerable by its Idempotency-Key", async () => {
+    const { database } = stack;
     const { keys, account } = await createAccount(database.db, { name: 'batch-kill', plan: 'enterprise', rateLimit: 1_000_000 });
     const apiKey = keys.live!;
     const h = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const port = freePort();
-    serve = await startServe(url!, port, { FAILPOINT_KILL_AFTER_BATCH_COMMIT: String(KILL_AFTER_BATCHES), AUTHORIZE_BATCH_SIZE: '64' });
-    const killed = serve.child;
+    stack.serve = await startServe(url!, port, { FAILPOINT_KILL_AFTER_BATCH_COMMIT: String(KILL_AFTER_BATCHES), AUTHORIZE_BATCH_SIZE: '64' });
+    const killed = stack.serve.child;
     const exited = new Promise<void>((resolve) => {
       if (killed.exitCode !== null || killed.signalCode !== null) resolve();
       else killed.once('exit', () => resolve());
     });
 
-    const agents = await budgetAgents(serve.base, h, AGENTS, BUDGET);
+    const agents = await budgetAgents(stack.serve.base, h, AGENTS, BUDGET);
 
     // 1. Load until the process kills itself: every request has a key of its own.
     const run = randomUUID().slice(0, 8);
@@ -69,7 +58,7 @@ describe.skipIf(!url)('kill -9 between a batch commit and its answers (group com
         };
         sent.push(req);
         try {
-          const res = await fetch(`${serve!.base}/v1/authorize`, { method: 'POST', headers: { ...h, 'idempotency-key': req.key }, body: req.body });
+          const res = await fetch(`${stack.serve!.base}/v1/authorize`, { method: 'POST', headers: { ...h, 'idempotency-key': req.key }, body: req.body });
           const text = await res.text();
           Object.assign(req, { status: res.status, text, replayed: res.headers.get('idempotent-replayed') });
         } catch {
@@ -89,7 +78,7 @@ describe.skipIf(!url)('kill -9 between a batch commit and its answers (group com
     for (const r of sent) if (r.status !== undefined) expect([r.status, r.replayed]).toEqual([200, null]);
 
     // 2. The same database, without the failpoint.
-    serve = await startServe(url!, port);
+    stack.serve = await startServe(url!, port);
 
     // 3. Every committed decision of a key sent, once per key.
     const sentKeys = sent.map((r) => r.key);
@@ -113,7 +102,7 @@ describe.skipIf(!url)('kill -9 between a batch commit and its answers (group com
     expect(unanswered.length).toBeGreaterThan(0);
 
     const retry = async (r: Sent) => {
-      const res = await fetch(`${serve!.base}/v1/authorize`, { method: 'POST', headers: { ...h, 'idempotency-key': r.key }, body: r.body });
+      const res = await fetch(`${stack.serve!.base}/v1/authorize`, { method: 'POST', headers: { ...h, 'idempotency-key': r.key }, body: r.body });
       return { status: res.status, replayed: res.headers.get('idempotent-replayed'), text: await res.text() };
     };
 
@@ -187,7 +176,7 @@ describe.skipIf(!url)('kill -9 between a batch commit and its answers (group com
 
     let verify: { valid: boolean; records: number; decisions_without_record: number } | undefined;
     for (const deadline = Date.now() + 10_000; ; ) {
-      verify = await (await fetch(`${serve.base}/v1/audit-logs/verify`, { headers: h })).json();
+      verify = await (await fetch(`${stack.serve.base}/v1/audit-logs/verify`, { headers: h })).json();
       if ((verify!.valid && verify!.records >= ids.length) || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 250));
     }

@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.service.js';
-import { connectDatabase, type Database } from '../../src/db/connect.js';
-import { freePort, startServe, type ServeProcess } from '../support/serve-process.js';
-import { budgetAgents, expectSpendWithinBudget } from '../support/budget-load.js';
-import { useTestAuditKey } from '../support/server-keys.js';
+import { budgetAgents, expectSpendWithinBudget, useKillableServe } from '../support/killable-serve.js';
+import { freePort, startServe } from '../support/serve-process.js';
 
 const url = process.env.DATABASE_URL;
 if (!url) console.log('[fault] crash-restart skipped: needs DATABASE_URL (a server another process can share)');
@@ -13,25 +11,16 @@ const BUDGET = 3_000; // 30 approvals of 100 per agent
 const AMOUNT = 100;
 
 describe.skipIf(!url)('kill -9 of the API under load', () => {
-  let database: Database;
-  let serve: ServeProcess | undefined;
-
-  beforeAll(async () => {
-    useTestAuditKey();
-    database = await connectDatabase({ databaseUrl: url!, poolSize: 4 });
-  });
-  afterAll(async () => {
-    await serve?.stop('SIGKILL');
-    await database?.close();
-  });
+  const stack = useKillableServe(url);
 
   test('every 200 the client saw has its decision and audit record; no agent is over budget; the chain verifies', async () => {
+    const { database } = stack;
     const { keys, account } = await createAccount(database.db, { name: 'crash', plan: 'enterprise', rateLimit: 1_000_000 });
     const key = keys.live!;
     const port = freePort();
-    serve = await startServe(url!, port);
+    stack.serve = await startServe(url!, port);
     const h = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const agents = await budgetAgents(serve.base, h, AGENTS, BUDGET);
+    const agents = await budgetAgents(stack.serve.base, h, AGENTS, BUDGET);
 
     const seen: { decision_id: string; decision: string }[] = [];
     let failures = 0;
@@ -39,7 +28,7 @@ describe.skipIf(!url)('kill -9 of the API under load', () => {
     const worker = async () => {
       while (!stop) {
         try {
-          const res = await fetch(`${serve!.base}/v1/authorize`, {
+          const res = await fetch(`${stack.serve!.base}/v1/authorize`, {
             method: 'POST',
             headers: h,
             body: JSON.stringify({ agent_id: agents[Math.floor(Math.random() * AGENTS)], amount: AMOUNT, currency: 'USD', vendor: 'v.example' }),
@@ -53,14 +42,14 @@ describe.skipIf(!url)('kill -9 of the API under load', () => {
     };
     const load = Array.from({ length: 24 }, worker);
     await new Promise((r) => setTimeout(r, 1_500));
-    await serve.stop('SIGKILL');
+    await stack.serve.stop('SIGKILL');
     await new Promise((r) => setTimeout(r, 300));
     stop = true;
     await Promise.all(load);
     expect(seen.length).toBeGreaterThan(50);
     expect(failures).toBeGreaterThan(0);
 
-    serve = await startServe(url!, port);
+    stack.serve = await startServe(url!, port);
     const ids = seen.map((d) => d.decision_id);
     const decisions = await database.db.selectFrom('decisions').select(['id', 'decision']).where('id', 'in', ids).execute();
     expect(decisions).toHaveLength(ids.length);
@@ -72,7 +61,7 @@ describe.skipIf(!url)('kill -9 of the API under load', () => {
 
     await expectSpendWithinBudget(database, account.id, AGENTS, BUDGET);
 
-    const verify = await (await fetch(`${serve.base}/v1/audit-logs/verify`, { headers: h })).json();
+    const verify = await (await fetch(`${stack.serve.base}/v1/audit-logs/verify`, { headers: h })).json();
     expect(verify.valid).toBe(true);
     expect(verify.records).toBeGreaterThanOrEqual(ids.length);
   }, 120_000);

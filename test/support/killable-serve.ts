@@ -1,6 +1,30 @@
+// A `serve` process that a fault test kills and starts again over one shared PostgreSQL database,
+// and the checks such tests make of what the kill left behind.
 import { sql } from 'kysely';
-import { expect } from 'vitest';
-import type { Database } from '../../src/db/connect.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { connectDatabase, type Database } from '../../src/db/connect.js';
+import type { ServeProcess } from './serve-process.js';
+import { useTestAuditKey } from './server-keys.js';
+
+/** The test's own connection to the database, and the `serve` process it starts, kills and restarts (set by the test). */
+export interface KillableServe {
+  database: Database;
+  serve?: ServeProcess;
+}
+
+/** For a describe block: opens the database before its tests; after them kills whatever `serve` is left and closes it. */
+export function useKillableServe(databaseUrl: string | undefined): KillableServe {
+  const stack = {} as KillableServe;
+  beforeAll(async () => {
+    useTestAuditKey();
+    stack.database = await connectDatabase({ databaseUrl: databaseUrl!, poolSize: 4 });
+  });
+  afterAll(async () => {
+    await stack.serve?.stop('SIGKILL');
+    await stack.database?.close();
+  });
+  return stack;
+}
 
 /** One policy with a monthly budget and `count` agents under it, made through a running API. */
 export async function budgetAgents(base: string, headers: Record<string, string>, count: number, budget: number): Promise<string[]> {
