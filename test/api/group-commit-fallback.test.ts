@@ -6,6 +6,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { batchMetrics } from '../support/batch-metrics.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
 
 let ctx: TestContext;
@@ -37,9 +38,8 @@ test('a batch whose transaction fails is decided again one by one: every answer 
   for (let i = 0; i < 3; i++) agents.push((await acct.test.post('/v1/agents', { name: `a${i}`, policy_id: policy.body.id })).body.id);
   /** Batches of two or more committed so far (a request alone is counted as a batch of one). */
   const grouped = async () => {
-    const text = (await ctx.raw('/metrics')).text;
-    const value = (re: RegExp) => Number(re.exec(text)?.[1] ?? 0);
-    return value(/^decision_batch_size_count (\S+)$/m) - value(/^decision_batch_size_bucket\{le="1"\} (\S+)$/m);
+    const { count, single } = await batchMetrics(ctx);
+    return count - single;
   };
   const before = await grouped();
 

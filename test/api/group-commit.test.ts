@@ -5,6 +5,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { batchMetrics } from '../support/batch-metrics.js';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
 
 const AMOUNT = 100;
@@ -38,13 +39,6 @@ describe.each([1, 8, 64])('batch size %i', (size) => {
         SELECT decision_id, count(*) AS n FROM audit_records
         WHERE agent_id = ANY(${agentIds}::text[]) AND type = 'authorization.decision' GROUP BY decision_id`.execute(db())
     ).rows;
-  /** What /metrics says of batches so far: how many, and how many decisions they held. */
-  const batches = async () => {
-    const text = (await ctx.raw('/metrics')).text;
-    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
-    return { count: value('decision_batch_size_count'), sum: value('decision_batch_size_sum'), single: Number(/^decision_batch_size_bucket\{le="1"\} (\S+)$/m.exec(text)?.[1] ?? 0) };
-  };
-
   test('200 concurrent requests against a budget that fits exactly 37: 37 approved, never overspent, one decision and one audit record each', async () => {
     const agentId = await newAgent(acct.test, { budget_monthly: 37 * AMOUNT, budget_single_max: AMOUNT });
     const results = await Promise.all(Array.from({ length: 200 }, (_, i) => acct.test.post('/v1/authorize', body(agentId, AMOUNT, i))));
@@ -67,7 +61,7 @@ describe.each([1, 8, 64])('batch size %i', (size) => {
     const agents: string[] = [];
     for (let i = 0; i < AGENTS; i++) agents.push(await newAgent(live, { budget_monthly: budget, budget_single_max: 1_000, require_approval_above: 250 }));
     const checksBefore = (await live.get('/v1/usage')).body;
-    const before = await batches();
+    const before = await batchMetrics(ctx);
     // Every tenth request is held (above the approval threshold) and reserves its amount.
     const sent = Array.from({ length: 1_000 }, (_, i) => ({ agentId: agents[i % AGENTS]!, amount: i % 10 === 9 ? HELD_AMOUNT : AMOUNT }));
     const results = await Promise.all(sent.map((s, i) => live.post('/v1/authorize', body(s.agentId, s.amount, i))));
@@ -107,7 +101,7 @@ describe.each([1, 8, 64])('batch size %i', (size) => {
     const event = await live.get(`/v1/events?type=authorize.held&limit=1`);
     expect(event.body.data[0].data).toMatchObject({ decision_id: expect.stringMatching(/^dec_/), decision: 'held' });
 
-    const after = await batches();
+    const after = await batchMetrics(ctx);
     // Grouping on: every decision went through a batch, and some were committed together; off: none did.
     if (size === 1) expect(after.count - before.count).toBe(0);
     else {

@@ -10,6 +10,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { batchMetrics } from '../support/batch-metrics.js';
 import { createTestContext, agentWithPolicy, type ApiResponse, type Client, type TestAccount, type TestContext } from '../support/context.js';
 
 let ctx: TestContext;
@@ -38,13 +39,6 @@ const errorOf = (res: ApiResponse) => {
   const { request_id: _ignored, ...rest } = res.body.error ?? {};
   return { status: res.status, error: rest, keys: Object.keys(res.body).sort() };
 };
-
-/** decision_batch_size from /metrics: how many batches committed, holding how many decisions. */
-async function batchMetrics(): Promise<{ count: number; sum: number }> {
-  const text = (await ctx.raw('/metrics')).text;
-  const read = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-  return { count: read('decision_batch_size_count'), sum: read('decision_batch_size_sum') };
-}
 
 async function agentRecord(agentId: string) {
   const db = ctx.database.db;
@@ -99,7 +93,7 @@ describe("the attacker's requests in the victim's batches", () => {
     const attackerBefore = await accountRecord(attacker.id);
     const victimBefore = await accountRecord(victim.id);
     expect(attackerBefore).toMatchObject({ decisions: 0, decisionAudit: 0, auditNamingAgents: 0, decisionEvents: 0, checks: 0 });
-    const metricsBefore = await batchMetrics();
+    const metricsBefore = await batchMetrics(ctx);
 
     type Sent = { who: 'own' | 'foreign'; scope: keyof typeof unknown; agentId: string; amount: number; res: Promise<ApiResponse> };
     const sent: Sent[] = [];
@@ -121,7 +115,7 @@ describe("the attacker's requests in the victim's batches", () => {
 
     // They were decided in shared batches, not one by one; and every one of them in a batch that
     // committed (a batch that fails is decided again one by one and is not counted).
-    const metricsAfter = await batchMetrics();
+    const metricsAfter = await batchMetrics(ctx);
     expect(metricsAfter.sum - metricsBefore.sum).toBeGreaterThan(metricsAfter.count - metricsBefore.count);
     expect(metricsAfter.sum - metricsBefore.sum).toBe(sent.length);
 
@@ -193,7 +187,7 @@ describe('a request that fails for a reason of its own', () => {
     expect((await acct.test.delete(`/v1/agents/${deactivated.agentId}`)).status).toBe(200);
     const a = await agentWithPolicy(acct.test, policy);
     const b = await agentWithPolicy(acct.test, policy);
-    const metricsBefore = await batchMetrics();
+    const metricsBefore = await batchMetrics(ctx);
 
     type Kind = 'frozen' | 'deactivated' | 'unknown' | 'a' | 'b';
     const target: Record<Kind, string> = { frozen: frozen.agentId, deactivated: deactivated.agentId, unknown: UNKNOWN_AGENT, a: a.agentId, b: b.agentId };
@@ -203,7 +197,7 @@ describe('a request that fails for a reason of its own', () => {
 
     // Shared batches, each of which committed: the failures did not send their batch to the
     // one-by-one path (which is not counted in decision_batch_size).
-    const metricsAfter = await batchMetrics();
+    const metricsAfter = await batchMetrics(ctx);
     expect(metricsAfter.sum - metricsBefore.sum).toBeGreaterThan(metricsAfter.count - metricsBefore.count);
     expect(metricsAfter.sum - metricsBefore.sum).toBe(plan.length);
 
