@@ -28,6 +28,9 @@ describe.skipIf(!cli)('the reconciler on a Temporal server', () => {
     // Holds of any age are compared (in production, those under two minutes are the relay's).
     stack = await openEngineStack(mode!, { deps: { minAgeMs: 0 } });
     acct = await stack.ctx.account('growth');
+    // The Schedule's runs (every 300 s, at wall-clock multiples of it) would reconcile the tests'
+    // holds too, with this stack's minimum age of 0: the tests run the reconciler themselves.
+    await stack.server.env.client.schedule.getHandle(RECONCILE_SCHEDULE_ID).pause('the tests run the reconciler themselves');
   }, 120_000);
   afterAll(async () => {
     await stack?.close();
@@ -36,9 +39,6 @@ describe.skipIf(!cli)('the reconciler on a Temporal server', () => {
   const temporal = () => stack.server.env.client;
 
   async function waitingHold(policy: Record<string, unknown>, amount: number) {
-    // The Schedule's runs (every 300 s, at wall-clock multiples of it) would reconcile these holds
-    // too, with this stack's minimum age of 0: the tests run the reconciler themselves.
-    await temporal().schedule.getHandle(RECONCILE_SCHEDULE_ID).pause('the tests run the reconciler themselves');
     const p = await acct.test.post('/v1/policies', policyBody({ require_approval_above: 100, ...policy }));
     const agentId = (await acct.test.post('/v1/agents', { name: 'reconciled', policy_id: p.body.id })).body.id as string;
     const res = await acct.test.post('/v1/authorize', { agent_id: agentId, amount, currency: 'USD', vendor: 'shop.example' });
