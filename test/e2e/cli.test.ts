@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase } from '../../src/db/connect.js';
+import { until } from '../support/wait.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'spend-auth.js');
@@ -553,8 +554,13 @@ describe.concurrent('spend-auth migrate, dev and errors', () => {
         if (process.env.TEMPORAL_CLI_PATH) {
           // With a local CLI, `dev` runs its dev server and UI: held requests can be approved.
           expect(stdout).toMatch(/Temporal UI: +http:\/\/127\.0\.0\.1:\d+ /);
-          const ready = (await (await fetch(`http://127.0.0.1:${first.port}/readyz`)).json()) as { workflow_engine?: string };
-          expect(ready.workflow_engine).toBe('up');
+          // readyz never waits for the engine: it says `unknown` until the first probe has answered
+          // (on a loaded machine that can take longer than readyz's brief wait), then what it saw.
+          const engine = await until('the first engine probe', async () => {
+            const ready = (await (await fetch(`http://127.0.0.1:${first.port}/readyz`)).json()) as { workflow_engine?: string };
+            return ready.workflow_engine === 'unknown' ? undefined : ready.workflow_engine;
+          }, 15_000);
+          expect(engine).toBe('up');
         }
 
         const ok = await fetch(`http://127.0.0.1:${first.port}/v1/agents`, { headers: { authorization: `Bearer ${key}` } });
