@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ENGINE_HEALTH_TIMEOUT_MS } from '../../src/temporal/gateway.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
 
 let ctx: TestContext;
@@ -108,7 +109,7 @@ describe('error envelope', () => {
 });
 
 describe('GET /readyz while the workflow engine is down', () => {
-  test('answers within 200 ms each time, with the last known engine state, refreshed in the background; `degraded` once the engine is known down', async () => {
+  test('answers each time without waiting for a probe, with the last known engine state, refreshed in the background; `degraded` once the engine is known down', async () => {
     const ctx = await createTestContext();
     try {
       const states: string[] = [];
@@ -117,7 +118,9 @@ describe('GET /readyz while the workflow engine is down', () => {
       while (!states.includes('down') && Date.now() < deadline) {
         const started = performance.now();
         const res = await ctx.raw('/readyz');
-        expect(performance.now() - started).toBeLessThan(200);
+        // A readyz that waited for a probe would take the probe's 2 s deadline; half of that leaves a
+        // loaded machine room. engine-status.test.ts proves the no-wait without a clock.
+        expect(performance.now() - started).toBeLessThan(ENGINE_HEALTH_TIMEOUT_MS / 2);
         expect(res.status).toBe(200);
         expect(res.body).toMatchObject({ database: 'up' });
         expect(['unknown', 'down']).toContain(res.body.workflow_engine);
