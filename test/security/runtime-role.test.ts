@@ -39,11 +39,13 @@ function documentedGrants(runtime: string): string {
   return block[1]!.replaceAll('spend_auth_app', runtime);
 }
 
-const as = (url: string, user: string) => Object.assign(new URL(url), { username: user, password: '' }).toString();
+/** The URL for another role, with its password: CI's PostgreSQL asks for one on 127.0.0.1 (Debian's stock pg_hba.conf). */
+const as = (url: string, user: string, password: string) => Object.assign(new URL(url), { username: user, password }).toString();
 
 describe.skipIf(!DATABASE_URL)('the service as a runtime role that does not own its tables', () => {
   const suffix = randomBytes(4).toString('hex');
   const [owner, runtime, dbName] = [`spend_auth_owner_${suffix}`, `spend_auth_app_${suffix}`, `spend_auth_roles_${suffix}`];
+  const password = randomBytes(12).toString('hex');
   const admin = async (statement: string) => {
     const c = new pg.Client({ connectionString: DATABASE_URL });
     await c.connect();
@@ -59,17 +61,20 @@ describe.skipIf(!DATABASE_URL)('the service as a runtime role that does not own 
   let acct: TestAccount;
 
   beforeAll(async () => {
-    await admin(`CREATE ROLE ${owner} LOGIN`);
-    await admin(`CREATE ROLE ${runtime} LOGIN`);
+    // As a role with CREATEROLE and CREATEDB, not a superuser (CI's own role): it must be a member
+    // of the owner to give it a database, and of both to end their sessions when it drops it.
+    await admin(`CREATE ROLE ${owner} LOGIN PASSWORD '${password}'`);
+    await admin(`CREATE ROLE ${runtime} LOGIN PASSWORD '${password}'`);
+    await admin(`GRANT ${owner}, ${runtime} TO CURRENT_USER`);
     await admin(`CREATE DATABASE ${dbName} OWNER ${owner}`);
     const base = Object.assign(new URL(DATABASE_URL!), { pathname: `/${dbName}` }).toString();
     // As `spend-auth migrate` run by the owner, then the documented grants, as the owner.
-    ownerDb = await connectDatabase({ databaseUrl: as(base, owner), poolSize: 2 });
+    ownerDb = await connectDatabase({ databaseUrl: as(base, owner, password), poolSize: 2 });
     await migrateToLatest(ownerDb.db);
     await bindServerKeys(ownerDb.db, { auditHmac: TEST_AUDIT_HMAC_KEY, idempotency: TEST_IDEMPOTENCY_KEY });
     await sql.raw(documentedGrants(runtime)).execute(ownerDb.db);
     // Everything from here on is the runtime role: the API, the sealer, the checks at start.
-    ctx = await createTestContext({ databaseUrl: as(base, runtime), allowPrivateUrls: true });
+    ctx = await createTestContext({ databaseUrl: as(base, runtime, password), allowPrivateUrls: true });
     app = ctx.database.db;
     acct = await ctx.account('growth');
   }, 60_000);

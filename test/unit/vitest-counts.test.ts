@@ -1,7 +1,9 @@
 /**
  * scripts/vitest-counts.sh, which .ci/run sums into its closing line `tests: N passed, M failed,
  * K skipped`: vitest's closing `Tests` line read in plain text or in colour, todo counted as
- * skipped, and a log without that line (a suite that crashed) refused rather than read as zero.
+ * skipped, a failed suite or an unhandled error counted as failed (a `beforeAll` that throws leaves
+ * its tests skipped, and the run must not close on "0 failed"), and a log without that line (a
+ * suite that crashed) refused rather than read as zero.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -32,6 +34,35 @@ describe('reading a vitest run\'s closing counts', () => {
     ['the last run of the log', '      Tests  1 passed (1)\nmore output\n      Tests  4 passed | 1 skipped (5)\n', '4 0 1'],
   ])('%s', (_name, log, expected) => {
     expect(counts(log)).toEqual({ code: 0, out: expected });
+  });
+
+  test('a file whose beforeAll threw counts as failed, though its tests count as skipped', () => {
+    // As vitest 4 printed it when runtime-role.test.ts could not create its roles.
+    const log = [
+      ' RUN  v4.1.12 /repo',
+      '⎯⎯⎯⎯⎯⎯ Failed Suites 1 ⎯⎯⎯⎯⎯⎯⎯',
+      ' FAIL  test/security/runtime-role.test.ts > the service as a runtime role that does not own its tables',
+      'error: permission denied to create role',
+      ' Test Files  1 failed | 300 passed | 3 skipped (304)',
+      '      Tests  4497 passed | 51 skipped (4548)',
+    ].join('\n');
+    expect(counts(log)).toEqual({ code: 0, out: '4497 1 51' });
+  });
+
+  test('failed suites, failed tests and unhandled errors add up; an earlier run\'s do not', () => {
+    const log = [
+      ' RUN  v4.1.12 /first',
+      '⎯⎯ Failed Suites 5 ⎯⎯',
+      '      Tests  1 passed (1)',
+      ' RUN  v4.1.12 /second',
+      '⎯⎯ Failed Suites 2 ⎯⎯',
+      '⎯⎯ Failed Tests 1 ⎯⎯',
+      ' Test Files  3 failed (3)',
+      '      Tests  1 failed | 1 passed | 2 skipped (4)',
+      '     Errors  1 error',
+    ].join('\n');
+    expect(counts(log)).toEqual({ code: 0, out: '1 4 2' });
+    expect(counts('      Tests  3 passed (3)\n     Errors  2 errors\n')).toEqual({ code: 0, out: '3 2 0' });
   });
 
   test('a suite that stopped before its summary is refused: exit code 1, nothing printed', () => {
