@@ -64,3 +64,14 @@ export async function setCapturedAmount(db: DbOrTrx, id: string, capturedAmount:
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** Replaces a captured approval's capture metadata (the caller merged it, holding the decision's row lock). */
+export async function setCaptureMetadata(db: DbOrTrx, id: string, metadata: Record<string, unknown>, now: Date): Promise<DecisionRow> {
+  return db
+    .updateTable('decisions')
+    .set({ capture_metadata: JSON.stringify(metadata), updated_at: now })
+    .where('id', '=', id)
+    .where('capture_status', '=', 'captured')
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

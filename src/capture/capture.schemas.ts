@@ -9,5 +9,11 @@ export const captureSchema = z.strictObject({
 });
 export type CaptureInput = z.output<typeof captureSchema>;
 
+/** `PATCH /v1/decisions/:id/capture`: references the rail adds to a capture after the fact (e.g. a settlement's transaction). */
+export const captureUpdateSchema = z.strictObject({
+  metadata: metadataSchema,
+});
+export type CaptureUpdateInput = z.output<typeof captureUpdateSchema>;
+
 /** A void takes no parameters; an empty object (or no body) is accepted. */
 export const voidSchema = z.strictObject({});

@@ -7,8 +7,8 @@ import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView 
 import { AppError, conflict, forbidden, invalid, notFound } from '../kernel/errors.js';
 import { emitEvent } from '../events/events.repository.js';
 import type { IdempotencyHandle } from '../kernel/idempotency.js';
-import { overdueUncapturedIds, setCapturedAmount, settleCapture } from './capture.repository.js';
-import type { CaptureInput } from './capture.schemas.js';
+import { overdueUncapturedIds, setCaptureMetadata, setCapturedAmount, settleCapture } from './capture.repository.js';
+import type { CaptureInput, CaptureUpdateInput } from './capture.schemas.js';
 
 export interface CaptureDeps {
   db: Db;
@@ -108,6 +108,39 @@ export async function captureDecision(deps: CaptureDeps, caller: Caller, id: str
   });
   if (outcome.expired) throw new AppError('conflict', 'This approval expired: it was not captured within its capture window.');
   return outcome.view;
+}
+
+/** A capture's metadata holds at most this many keys, as on authorize. */
+const MAX_CAPTURE_METADATA_KEYS = 50;
+
+/**
+ * `PATCH /v1/decisions/:id/capture`: adds references to a captured approval's `capture.metadata`
+ * (a rail that captures before it knows its settlement adds the transaction later). Keys are only
+ * added: a key already recorded keeps its value (the same value again changes nothing; another
+ * one → 409), so what was recorded at capture, e.g. the signed payment's nonce, stays as evidence.
+ * Amounts and budgets are untouched. Same callers as a capture.
+ */
+export async function updateCaptureMetadata(deps: CaptureDeps, caller: Caller, id: string, input: CaptureUpdateInput): Promise<DecisionView> {
+  await loadInScope(deps, caller, id, CAPTURERS);
+  return deps.db.transaction().execute(async (trx) => {
+    const row = (await lockDecision(trx, id))!;
+    if (row.capture_status !== 'captured') {
+      throw conflict(`Only a captured approval's capture metadata can be added to; this one is ${row.capture_status ?? row.status}.`);
+    }
+    const current = row.capture_metadata ?? {};
+    const added: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(input.metadata)) {
+      if (!Object.hasOwn(current, key)) added[key] = value;
+      else if (current[key] !== value) throw conflict(`capture.metadata.${key} is already recorded with another value; recorded references do not change.`, 'metadata');
+    }
+    if (Object.keys(added).length === 0) return toDecisionView(row);
+    const merged = { ...current, ...added };
+    if (Object.keys(merged).length > MAX_CAPTURE_METADATA_KEYS) throw invalid(`capture metadata would hold more than ${MAX_CAPTURE_METADATA_KEYS} keys.`, 'metadata');
+    const now = deps.now?.() ?? new Date();
+    const updated = await setCaptureMetadata(trx, id, merged, now);
+    await appendAudit(trx, { ...decisionAuditFields(row), type: 'authorization.capture_updated', actor: actorOf(caller), reason: 'capture_updated', metadata: { added }, amount: Number(row.captured_amount) });
+    return toDecisionView(updated);
+  });
 }
 
 /** `POST /v1/decisions/:id/void`: the whole amount of an uncaptured approval is released; its token stops verifying. */

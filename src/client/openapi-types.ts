@@ -190,7 +190,13 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Add references to a captured approval's capture metadata (e.g. the settlement's transaction, known after the capture)
+         * @description Captured approvals only (else 409 conflict). Keys are added to `capture.metadata`; a key already recorded keeps its value: the same value again changes nothing, another value → 409 conflict (`param` metadata). At most 50 keys in all (more → 400). Amounts and budgets are not changed. Audit record `authorization.capture_updated`. Same callers as a capture: agent keys for their own agent's approvals; another agent's decision → 404.
+         *
+         *     Roles: admin, agent.
+         */
+        patch: operations["patchV1DecisionsIdCapture"];
         trace?: never;
     };
     "/v1/decisions/{id}/void": {
@@ -3002,6 +3008,61 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Decision"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Any other error (`internal_error` for a bug, with a generic message) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchV1DecisionsIdCapture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Decision id (`dec_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    metadata: {
+                        [key: string]: string | number | boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The decision object, `capture.metadata` with the added keys */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -71,3 +71,52 @@ describe('capture metadata', () => {
     expect(captures).toHaveLength(1);
   });
 });
+
+describe('PATCH /v1/decisions/:id/capture: references added after the capture', () => {
+  const SIGNED = { nonce: `0x${'cd'.repeat(32)}`, valid_before: '1790000000', pay_to: '0x1111111111111111111111111111111111111111' };
+
+  test('an agent key adds the settlement to its captured approval: keys are added, recorded ones kept, the audit record says what was added', async () => {
+    const id = await approval();
+    expect((await agentKey.post(`/v1/decisions/${id}/capture`, { metadata: SIGNED })).status).toBe(200);
+    const res = await agentKey.patch(`/v1/decisions/${id}/capture`, { metadata: { ...SETTLEMENT, nonce: SIGNED.nonce } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.capture).toMatchObject({ status: 'captured', captured_amount: 250, metadata: { ...SIGNED, ...SETTLEMENT } });
+    // The same keys again change nothing (a retry after a lost answer) and write no second record.
+    expect((await agentKey.patch(`/v1/decisions/${id}/capture`, { metadata: SETTLEMENT })).body.capture.metadata).toEqual({ ...SIGNED, ...SETTLEMENT });
+    const records = ((await acct.test.get('/v1/audit-logs?limit=100')).body.data as any[]).filter((r) => r.type === 'authorization.capture_updated' && r.decision_id === id);
+    expect(records.map((r) => r.metadata)).toEqual([{ added: SETTLEMENT }]);
+    expect((await acct.test.get('/v1/audit-logs/verify')).body.valid).toBe(true);
+  });
+
+  test('a recorded key never changes: another value → 409 conflict, nothing written', async () => {
+    const id = await approval();
+    await agentKey.post(`/v1/decisions/${id}/capture`, { metadata: SIGNED });
+    const res = await agentKey.patch(`/v1/decisions/${id}/capture`, { metadata: { nonce: `0x${'00'.repeat(32)}`, transaction: '0xabc' } });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: 'conflict', param: 'metadata' });
+    expect((await agentKey.get(`/v1/decisions/${id}`)).body.capture.metadata).toEqual(SIGNED);
+  });
+
+  test('uncaptured, voided → 409; another agent → 404; bad bodies → 400; more than 50 keys in all → 400', async () => {
+    const uncaptured = await approval();
+    expect((await agentKey.patch(`/v1/decisions/${uncaptured}/capture`, { metadata: SETTLEMENT })).status).toBe(409);
+    await acct.test.post(`/v1/decisions/${uncaptured}/void`);
+    expect((await acct.test.patch(`/v1/decisions/${uncaptured}/capture`, { metadata: SETTLEMENT })).status).toBe(409);
+
+    const policy = await acct.test.post('/v1/policies', policyBody());
+    const other = (await acct.test.post('/v1/agents', { name: 'other', policy_id: policy.body.id })).body.id;
+    const otherKey = ctx.client((await acct.test.post('/v1/api-keys', { name: 'other', role: 'agent', agent_id: other })).body.key);
+    const id = await approval();
+    await agentKey.post(`/v1/decisions/${id}/capture`, {});
+    expect((await otherKey.patch(`/v1/decisions/${id}/capture`, { metadata: SETTLEMENT })).status).toBe(404);
+
+    for (const body of [{}, { metadata: SETTLEMENT, amount: 1 }, { metadata: { x: { nested: true } } }, { metadata: 'x' }]) {
+      expect((await agentKey.patch(`/v1/decisions/${id}/capture`, body)).status, JSON.stringify(body)).toBe(400);
+    }
+    const many = (from: number) => Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${from + i}`, 'v']));
+    expect((await agentKey.patch(`/v1/decisions/${id}/capture`, { metadata: many(0) })).status).toBe(200);
+    const res = await agentKey.patch(`/v1/decisions/${id}/capture`, { metadata: many(30) });
+    expect(res.status).toBe(400);
+    expect(res.body.error.param).toBe('metadata');
+  });
+});

@@ -27,10 +27,10 @@ const TSC = path.join(ROOT, 'node_modules', '.bin', 'tsc');
 const STEP_TIMEOUT = 120_000;
 
 /** The consumer: what a project of its own writes, typed against the packed declarations. */
-const CONSUMER = `import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+const CONSUMER = `import { wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
-import { USD_STABLECOINS, withSpendAuthorization, type SpendAuthorizationOutcome } from 'spend-auth/x402';
+import { requireResourceOnRequestedHost, USD_STABLECOINS, withSpendAuthorization, type SpendAuthorizationOutcome } from 'spend-auth/x402';
 
 const [baseUrl, apiKey, agentId, url, key] = process.argv.slice(2) as [string, string, string, string, \`0x\${string}\`];
 const outcomes: SpendAuthorizationOutcome[] = [];
@@ -41,7 +41,7 @@ export function misuse() {
   // @ts-expect-error agentId is required
   withSpendAuthorization(new x402Client(), { baseUrl, apiKey });
 }
-const res = await wrapFetchWithPayment(fetch, client)(url);
+const res = await wrapFetchWithPayment(fetch, requireResourceOnRequestedHost(new x402HTTPClient(client)))(url);
 console.log(JSON.stringify({ status: res.status, body: await res.json(), outcomes: outcomes.map((o) => o.type), coins: USD_STABLECOINS.length }));
 `;
 
@@ -134,7 +134,7 @@ test(
     const agentId = (await acct.test.post('/v1/agents', { name: 'packaged', policy_id: policy.body.id })).body.id as string;
     const key = (await acct.test.post('/v1/api-keys', { name: 'x402', role: 'agent', agent_id: agentId })).body.key as string;
     const out = await run(process.execPath, [path.join(scratch, 'out', 'main.js'), `${ctx.baseUrl}/v1`, key, agentId, `${merchant.url}/report`, TEST_PRIVATE_KEY], { cwd: scratch });
-    expect(JSON.parse(out.stdout)).toEqual({ status: 200, body: { report: 'the paid content' }, outcomes: ['approved', 'captured'], coins: expect.any(Number) });
+    expect(JSON.parse(out.stdout)).toEqual({ status: 200, body: { report: 'the paid content' }, outcomes: ['approved', 'signed', 'captured'], coins: expect.any(Number) });
     expect(facilitator.payments().map((c) => c.path)).toEqual(['/verify', '/settle']);
     const decisions = (await acct.test.get('/v1/audit-logs?limit=10')).body.data.filter((r: { type: string }) => r.type === 'authorization.captured');
     expect(decisions).toHaveLength(1);

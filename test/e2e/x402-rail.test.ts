@@ -127,8 +127,15 @@ describe('withSpendAuthorization on the official x402 client', () => {
       category: 'x402',
       metadata: { network: TEST_NETWORK, asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', pay_to: MERCHANT_A, resource: `${m.url}/report?q=weather`, amount_atomic: '10000' },
     });
-    expect(d.capture).toMatchObject({ status: 'captured', captured_amount: 1, metadata: { transaction: (settled as { transaction: string }).transaction, network: TEST_NETWORK } });
+    // Captured in full before the payment was sent (what it signed), the settlement added after.
+    const signed = paid[0]!.body!.paymentPayload.payload.authorization;
+    expect(d.capture).toMatchObject({
+      status: 'captured',
+      captured_amount: 1,
+      metadata: { nonce: signed.nonce, valid_before: signed.validBefore, pay_to: MERCHANT_A, transaction: (settled as { transaction: string }).transaction, network: TEST_NETWORK },
+    });
     expect(d.capture.metadata.payer).toMatch(/^0x/);
+    expect(payer.outcomes.map((o) => o.type)).toEqual(['approved', 'signed', 'captured']);
   });
 
   test('denied: the call fails with the decision reason; the facilitator and the paywalled handler see no payment header at all', async () => {
@@ -198,32 +205,43 @@ describe('withSpendAuthorization on the official x402 client', () => {
     expect(await Promise.all(ids.map(async (id) => (await decision(id)).vendor))).toEqual(expect.arrayContaining([new URL(first.url).host, new URL(second.url).host]));
   });
 
-  test('a server that raises its price on the retry: the raised price is refused, nothing is settled', async () => {
+  test('a server that raises its price on the paid request: the call fails naming the decision, which stays captured (its payment was sent); nothing is signed twice', async () => {
     const a = await agent();
-    // 1st request (unpaid) quotes $0.01; from the paid retry on it asks $0.05.
+    // 1st request (unpaid) quotes $0.01; from the paid request on it asks $0.05, so it answers 402 again.
     const m = await merchant({ price: (n) => (n <= 1 ? '$0.01' : '$0.05') });
     const payer = payerFor(a);
     const calls = facilitatorFrom();
-    const answered = await payer.fetch(`${m.url}/report`);
-    expect(answered.status).toBe(402);
-    await expect(payer.fetch(`${m.url}/report`)).rejects.toThrow(/spend authorization refused: the server now asks 0\.05 USD, more than the 0\.01 USD of decision dec_\w+/);
-    log('price raised on the retry', payer, calls());
-    expect(calls()).toEqual([]);
-    expect(m.served).toEqual([]);
+    const failed = await payer.fetch(`${m.url}/report`).catch((e: Error) => e);
+    log('price raised on the paid request', payer, calls());
+    expect(failed).toBeInstanceOf(Error);
     const ids = await decisionsOf(a.agentId);
     expect(ids).toHaveLength(1);
-    expect((await decision(ids[0]!)).capture.status).toBe('uncaptured');
+    expect((failed as Error).message).toContain(`the server answered the paid request with 402 again. Decision ${ids[0]} stays captured`);
+    expect(m.requests.filter((r) => r.paymentSignature !== undefined)).toHaveLength(1);
+    expect(calls().filter((c) => c.path === '/settle')).toEqual([]);
+    expect((await decision(ids[0]!)).capture).toMatchObject({ status: 'captured', captured_amount: 1 });
+    expect(payer.outcomes.map((o) => o.type)).toEqual(['approved', 'signed', 'payment_not_accepted']);
   });
 
-  test('a server that changes payTo on the retry: refused, nothing is settled', async () => {
-    const a = await agent();
-    const m = await merchant({ payTo: (n) => (n <= 1 ? MERCHANT_A : ATTACKER) });
-    const payer = payerFor(a);
-    const calls = facilitatorFrom();
-    expect((await payer.fetch(`${m.url}/report`)).status).toBe(402);
-    await expect(payer.fetch(`${m.url}/report`)).rejects.toThrow(new RegExp(`refused: the server now asks to be paid to ${ATTACKER}, not to ${MERCHANT_A}`));
-    log('payTo changed on the retry', payer, calls());
-    expect(calls()).toEqual([]);
+  test('a held decision taken up after its approval, when the server now asks more or another payTo: refused, nothing signed', async () => {
+    for (const [what, opts, message] of [
+      ['price', { price: (n: number) => (n <= 1 ? '$0.01' : '$0.05') }, /refused: the server now asks 0\.05 USD, more than the 0\.01 USD of decision dec_\w+/],
+      ['payTo', { payTo: (n: number) => (n <= 1 ? MERCHANT_A : ATTACKER) }, new RegExp(`refused: the server now asks to be paid to ${ATTACKER}, not to ${MERCHANT_A}`)],
+    ] as const) {
+      const a = await agent({ require_approval_above: 0 });
+      const m = await merchant(opts);
+      const payer = payerFor(a);
+      const calls = facilitatorFrom();
+      const held = await payer.fetch(`${m.url}/report`).catch((e: Error) => e);
+      const id = /decision (dec_\w+) awaits a reviewer/.exec((held as Error).message)?.[1];
+      expect(id, what).toBeDefined();
+      await approveHold(id!);
+      await expect(payer.fetch(`${m.url}/report`), what).rejects.toThrow(message);
+      log(`${what} changed after the hold`, payer, calls());
+      expect(calls()).toEqual([]);
+      noPaymentSeen(m);
+      expect((await decision(id!)).capture.status).toBe('uncaptured');
+    }
   });
 
   test('the service unreachable: no payment (fail closed)', async () => {
@@ -251,7 +269,7 @@ describe('more outcomes', () => {
     expect(await decisionsOf(a.agentId)).toEqual([]);
   });
 
-  test('the answer to authorize lost on the way: no payment; the retry sends the same Idempotency-Key and pays under the one decision', async () => {
+  test('the answer to authorize lost on the way: the call retries with its own Idempotency-Key and pays under the one decision', async () => {
     const a = await agent();
     const m = await merchant();
     const sent: Request[] = [];
@@ -268,12 +286,10 @@ describe('more outcomes', () => {
     };
     const payer = createPayer({ baseUrl: `${ctx.baseUrl}/v1`, apiKey: a.key.key, agentId: a.agentId, fetch: lossy });
     const calls = facilitatorFrom();
-    await expect(payer.fetch(`${m.url}/report`)).rejects.toThrow(/could not be decided \(network_error/);
-    expect(calls()).toEqual([]);
     expect((await payer.fetch(`${m.url}/report`)).status).toBe(200);
     const keys = sent.filter((r) => r.url.endsWith('/v1/authorize')).map((r) => r.headers.get('idempotency-key'));
     expect(keys).toHaveLength(2);
-    expect(keys[0]).toMatch(/^x402-[0-9a-f]{40}-[\w-]{16}$/);
+    expect(keys[0]).toMatch(/^x402-[\w-]{24}$/);
     expect(keys[1]).toBe(keys[0]);
     const ids = await decisionsOf(a.agentId);
     expect(ids).toHaveLength(1);
@@ -305,17 +321,17 @@ describe('more outcomes', () => {
     noPaymentSeen(m);
   });
 
-  test('a failed settlement: with an agent key the approval cannot be voided and stays uncaptured (released by its capture window); with an admin key it is voided', async () => {
+  test('a failed settlement: the call fails naming the decision, which stays captured (the signed payment can still be settled) with the reason added to its capture', async () => {
     const a = await agent();
     const m = await merchant();
-    for (const [who, apiKey, status] of [['agent', a.key.key, 'uncaptured'], ['admin', acct.test.key, 'voided']] as const) {
-      const payer = payerFor(a, { apiKey });
-      failNextSettlement = 'insufficient_funds';
-      const res = await payer.fetch(`${m.url}/report`);
-      expect(res.status).toBe(402);
-      const outcome = payer.outcomes.find((o) => o.type === 'settlement_failed');
-      expect(outcome, who).toMatchObject({ voided: who === 'admin', reason: 'insufficient_funds' });
-      expect((await decision((outcome as { decisionId: string }).decisionId)).capture.status).toBe(status);
-    }
+    const payer = payerFor(a);
+    failNextSettlement = 'insufficient_funds';
+    const failed = await payer.fetch(`${m.url}/report`).catch((e: Error) => e);
+    expect(failed).toBeInstanceOf(Error);
+    const outcome = payer.outcomes.find((o) => o.type === 'settlement_failed');
+    expect(outcome).toMatchObject({ reason: 'insufficient_funds' });
+    const id = (outcome as { decisionId: string }).decisionId;
+    expect((failed as Error).message).toMatch(new RegExp(`the settlement failed \\(insufficient_funds\\)\\. Decision ${id} stays captured`));
+    expect((await decision(id)).capture).toMatchObject({ status: 'captured', captured_amount: 1, metadata: { settlement_error: 'insufficient_funds' } });
   });
 });

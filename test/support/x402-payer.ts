@@ -4,9 +4,9 @@
  * registered on it. It records what the rail reported.
  */
 import { ExactEvmScheme } from '@x402/evm/exact/client';
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import { privateKeyToAccount } from 'viem/accounts';
-import { withSpendAuthorization, type SpendAuthorizationOptions, type SpendAuthorizationOutcome } from '../../src/rails/x402/index.js';
+import { requireResourceOnRequestedHost, withSpendAuthorization, type SpendAuthorizationOptions, type SpendAuthorizationOutcome } from '../../src/rails/x402/index.js';
 import type { FacilitatorCall } from './x402-facilitator.js';
 import { TEST_NETWORK } from './x402-merchant.js';
 
@@ -19,11 +19,16 @@ export interface Payer {
   client: x402Client;
 }
 
-export function createPayer(options: Omit<SpendAuthorizationOptions, 'onOutcome'>): Payer {
+/**
+ * The client as docs/rails/x402.md shows it: the wrapped fetch's `x402HTTPClient` checks each
+ * 402 answer's resource against the URL requested (`requireResourceOnRequestedHost`), unless
+ * `unchecked` (the bare `x402Client` given to `wrapFetchWithPayment`).
+ */
+export function createPayer(options: Omit<SpendAuthorizationOptions, 'onOutcome'>, how: { unchecked?: boolean } = {}): Payer {
   const outcomes: SpendAuthorizationOutcome[] = [];
   const client = new x402Client().register(TEST_NETWORK, new ExactEvmScheme(privateKeyToAccount(TEST_PRIVATE_KEY)));
   withSpendAuthorization(client, { ...options, onOutcome: (o) => outcomes.push(o) });
-  return { fetch: wrapFetchWithPayment(fetch, client), outcomes, client };
+  return { fetch: wrapFetchWithPayment(fetch, how.unchecked ? client : requireResourceOnRequestedHost(new x402HTTPClient(client))), outcomes, client };
 }
 
 /** One line per facilitator call that carried a payment: what it was asked to verify or settle. */

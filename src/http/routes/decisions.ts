@@ -2,8 +2,8 @@ import { getDecisionQuery } from '../../authorization/authorize.schemas.js';
 import { getDecision } from '../../authorization/authorization.service.js';
 import { decisionSchema } from '../../decisions/decision.view.js';
 import { ADMIN, ANY_ROLE } from '../../kernel/caller.js';
-import { captureSchema, voidSchema } from '../../capture/capture.schemas.js';
-import { captureDecision, voidDecision } from '../../capture/capture.service.js';
+import { captureSchema, captureUpdateSchema, voidSchema } from '../../capture/capture.schemas.js';
+import { captureDecision, updateCaptureMetadata, voidDecision } from '../../capture/capture.service.js';
 import { route } from '../route.js';
 
 export const decisionsRoutes = [
@@ -36,6 +36,20 @@ export const decisionsRoutes = [
     response: { status: 200, description: 'The decision object, `capture.status` captured', schema: decisionSchema },
     errors: [403, 409],
     handler: ({ deps, caller, params, body, idempotency }) => captureDecision(deps.authorization, caller, params.id, body, idempotency),
+  }),
+  route({
+    method: 'patch',
+    path: '/v1/decisions/:id/capture',
+    tag: 'Authorization',
+    roles: ['admin', 'agent'],
+    summary: "Add references to a captured approval's capture metadata (e.g. the settlement's transaction, known after the capture)",
+    description:
+      'Captured approvals only (else 409 conflict). Keys are added to `capture.metadata`; a key already recorded keeps its value: the same value again changes nothing, another value → 409 conflict (`param` metadata). At most 50 keys in all (more → 400). Amounts and budgets are not changed. Audit record `authorization.capture_updated`. Same callers as a capture: agent keys for their own agent\'s approvals; another agent\'s decision → 404.',
+    params: { id: 'Decision id (`dec_…`)' },
+    body: captureUpdateSchema,
+    response: { status: 200, description: 'The decision object, `capture.metadata` with the added keys', schema: decisionSchema },
+    errors: [403, 409],
+    handler: ({ deps, caller, params, body }) => updateCaptureMetadata(deps.authorization, caller, params.id, body),
   }),
   route({
     method: 'post',

@@ -1,9 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { formatMoney } from '../../kernel/money.js';
 import { X402_CURRENCY } from './amounts.js';
 import type { Decision } from './decision-client.js';
 
-/** What a requirement asks, as the rail compares it between tries of one purchase. */
+/** What a requirement asks, as the rail compares it with what a decision approved. */
 export interface Asked {
   scheme: string;
   network: string;
@@ -15,76 +15,92 @@ export interface Asked {
   minor: number;
 }
 
+/** What the payment signed under a decision binds: recorded with its capture before it is sent. */
+export interface Signed {
+  nonce: string;
+  /** Unix seconds: the signed transfer can be settled until then. */
+  validBefore: string;
+  payTo: string;
+  /** Atomic units the transfer moves. */
+  value: string;
+}
+
 /**
- * One purchase of one resource: the Idempotency-Key its decision is asked with, what it asked,
- * and the decision as last seen. A purchase whose call failed before a payment was made (service
- * unreachable, held past the wait, payment not accepted by the server) is parked, and the next
- * call for the same resource takes it up: it finds the same decision instead of asking again.
+ * One paid request (one call of the wrapped fetch, i.e. one `PAYMENT-REQUIRED` answer): the
+ * Idempotency-Key its decision is asked with, made once for it, what it asked, the decision as
+ * last seen and, once a payment was signed under that decision, what was signed. `resumed` when
+ * the decision is a parked one (held earlier, never signed under) taken up by this request.
  */
-export interface Attempt {
+export interface Purchase {
   resource: string;
   asked: Asked;
   idempotencyKey: string;
   decision?: Decision;
+  resumed: boolean;
+  /** A resumed decision's first requirement, which a later one must not exceed or redirect. */
+  parkedAs?: Asked;
+  /** Set the moment a payload exists under the decision: no second one is ever signed. */
+  signed?: Signed | 'pending';
 }
 
-/** More parked purchases of one resource than this are dropped, oldest first. */
+/** A decision no payment was signed under, kept for the next request of its resource (a hold that may still be approved). */
+interface Parked {
+  asked: Asked;
+  decision: Decision;
+}
+
+/** More parked decisions of one resource than this are dropped, oldest first. */
 const MAX_PARKED_PER_RESOURCE = 16;
 
 const sameAddress = (network: string, a: string, b: string) => (network.startsWith('eip155:') ? a.toLowerCase() === b.toLowerCase() : a === b);
 
 /**
- * `x402-<digest of agent and requirement>-<random per purchase>`: a retry of one purchase sends
- * the same key with the same body (the service then replays its decision, never decides twice);
- * another purchase of the same resource, even at the same price, is a decision of its own.
+ * `x402-<random>`: made once per paid request and sent only with that request's own retries of
+ * `POST /v1/authorize` (which the service then answers with the same decision). Nothing of the
+ * requirement is in it: two purchases of one resource at one price are two decisions.
  */
-export function idempotencyKeyFor(agentId: string, resource: string, asked: Asked): string {
-  const digest = createHash('sha256')
-    .update(JSON.stringify([agentId, resource, asked.scheme, asked.network, asked.asset.toLowerCase(), asked.amount, asked.payTo.toLowerCase()]))
-    .digest('hex')
-    .slice(0, 40);
-  return `x402-${digest}-${randomBytes(12).toString('base64url')}`;
-}
+export const newIdempotencyKey = (): string => `x402-${randomBytes(18).toString('base64url')}`;
 
 const cents = (minor: number) => formatMoney(minor, X402_CURRENCY);
 
 /**
- * Why a requirement may not be paid under a purchase already under way (its decision's or its
- * first request's terms), or undefined when it may: another network or asset, another `payTo`,
- * or more than was asked (approved) at first. Less is allowed: the approval covers it.
+ * Why a requirement may not be paid under a parked decision (what it was asked for), or
+ * undefined when it may: another network or asset, another `payTo`, or more than was approved.
+ * Less is allowed: the approval covers it.
  */
-export function mismatch(attempt: Attempt, asked: Asked): string | undefined {
-  const first = attempt.asked;
-  const of = attempt.decision ? `decision ${attempt.decision.decision_id}` : 'the first request for this resource';
+export function mismatch(first: Asked, decision: Decision, asked: Asked): string | undefined {
+  const of = `decision ${decision.decision_id}`;
   if (asked.network !== first.network || !sameAddress(first.network, asked.asset, first.asset) || asked.scheme !== first.scheme) {
     return `the server now asks to be paid in ${asked.asset} on ${asked.network} (${asked.scheme}), not as in ${of} (${first.asset} on ${first.network}, ${first.scheme})`;
   }
   if (!sameAddress(first.network, asked.payTo, first.payTo)) return `the server now asks to be paid to ${asked.payTo}, not to ${first.payTo} as in ${of}`;
-  const approved = attempt.decision?.amount ?? first.minor;
-  if (asked.minor > approved) return `the server now asks ${cents(asked.minor)}, more than the ${cents(approved)} of ${of}`;
+  if (asked.minor > decision.amount) return `the server now asks ${cents(asked.minor)}, more than the ${cents(decision.amount)} of ${of}`;
   return undefined;
 }
 
-/** Parked purchases by resource URL; a call takes one up, or starts its own. */
-export class AttemptStore {
-  private readonly parked = new Map<string, Attempt[]>();
+/**
+ * Decisions parked by resource URL: held past the wait, or approved while the scheme failed to
+ * build the payment. Only decisions no payment was signed under are ever parked; a request takes
+ * one up (out of the store: one request at a time uses it) or asks for a decision of its own.
+ */
+export class ParkedDecisions {
+  private readonly parked = new Map<string, Parked[]>();
 
-  constructor(private readonly agentId: string) {}
-
-  /** The oldest parked purchase of `resource` (taken out: one call at a time uses it), or a new one. */
-  take(resource: string, asked: Asked): { attempt: Attempt; resumed: boolean } {
+  /** A new purchase for `resource`, resuming its oldest parked decision when there is one. */
+  take(resource: string, asked: Asked): Purchase {
     const list = this.parked.get(resource);
-    const attempt = list?.shift();
+    const found = list?.shift();
     if (list && list.length === 0) this.parked.delete(resource);
-    if (attempt) return { attempt, resumed: true };
-    return { attempt: { resource, asked, idempotencyKey: idempotencyKeyFor(this.agentId, resource, asked) }, resumed: false };
+    const purchase: Purchase = { resource, asked, idempotencyKey: newIdempotencyKey(), resumed: found !== undefined };
+    return found ? { ...purchase, decision: found.decision, parkedAs: found.asked } : purchase;
   }
 
-  /** Keeps a purchase for the next call of its resource: no payment was made under it. */
-  park(attempt: Attempt): void {
-    const list = this.parked.get(attempt.resource) ?? [];
-    list.push(attempt);
+  /** Keeps a decision for the next request of its resource; refused when a payment was signed under it. */
+  park(purchase: Purchase): void {
+    if (!purchase.decision || purchase.signed) return;
+    const list = this.parked.get(purchase.resource) ?? [];
+    list.push({ asked: purchase.parkedAs ?? purchase.asked, decision: purchase.decision });
     if (list.length > MAX_PARKED_PER_RESOURCE) list.shift();
-    this.parked.set(attempt.resource, list);
+    this.parked.set(purchase.resource, list);
   }
 }

@@ -10,12 +10,12 @@ export type Answer<T> = { ok: true; body: T; replayed: boolean } | ApiFailure;
 /** The longest long-poll the service serves (`GET /v1/decisions/:id?wait=N`). */
 export const MAX_POLL_SECONDS = 30;
 
-/** The four calls the x402 rail makes to the service, over HTTP only, with one key. */
+/** The calls the x402 rail makes to the service, over HTTP only, with one key. */
 export interface DecisionClient {
   authorize(body: AuthorizeRequest, idempotencyKey: string): Promise<Answer<Decision>>;
   get(id: string, waitSeconds: number): Promise<Answer<Decision>>;
   capture(id: string, metadata: Record<string, string>): Promise<Answer<Decision>>;
-  void(id: string): Promise<Answer<Decision>>;
+  addToCapture(id: string, metadata: Record<string, string>): Promise<Answer<Decision>>;
 }
 
 export function createDecisionClient(config: { baseUrl: string; apiKey: string }, fetchImpl: Fetch): DecisionClient {
@@ -33,6 +33,7 @@ export function createDecisionClient(config: { baseUrl: string; apiKey: string }
           api.POST('/v1/decisions/{id}/capture', { ...init, params: { path: { id }, header: { 'Idempotency-Key': `x402-capture-${id}` } }, body: { metadata } }),
         ),
       ),
-    void: async (id) => answer(await call((api, init) => api.POST('/v1/decisions/{id}/void', { ...init, params: { path: { id }, header: { 'Idempotency-Key': `x402-void-${id}` } }, body: {} }))),
+    // Adds keys only (a recorded key keeps its value), so a retry after a lost answer changes nothing.
+    addToCapture: async (id, metadata) => answer(await call((api, init) => api.PATCH('/v1/decisions/{id}/capture', { ...init, params: { path: { id } }, body: { metadata } }))),
   };
 }

@@ -4,6 +4,6 @@
  * the agent's process and talks to the service over HTTP only; `@x402/core` and `@x402/fetch` are
  * the caller's own (peer) dependencies.
  */
-export { withSpendAuthorization, CAPTURE_MARGIN_SECONDS, type SpendAuthorizationOptions, type SpendAuthorizationOutcome } from './spend-authorization.js';
+export { withSpendAuthorization, CAPTURE_MARGIN_SECONDS, DEFAULT_MAX_VALIDITY_SECONDS, type SpendAuthorizationOptions, type SpendAuthorizationOutcome } from './spend-authorization.js';
 export { requireResourceOnRequestedHost } from './requested-host.js';
 export { USD_STABLECOINS, X402_CURRENCY, atomicToMinorUnits, findUsdStablecoin, AmountError, type UsdStablecoin } from './amounts.js';
