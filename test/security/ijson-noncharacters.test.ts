@@ -25,7 +25,7 @@ afterAll(() => ctx?.close());
 
 /** Sends the body exactly as given: text as UTF-8, or raw bytes. */
 function send(path: string, body: string | Buffer, method = 'POST'): Promise<ApiResponse> {
-  return ctx.raw(path, { method, headers: { authorization: `Bearer ${acct.test.key}`, 'content-type': 'application/json' }, body });
+  return ctx.raw(path, { method, headers: { authorization: `Bearer ${acct.test.key}`, 'content-type': 'application/json' }, body: typeof body === 'string' ? body : new Uint8Array(body) });
 }
 
 const decisionsOf = async () => (await ctx.database.db.selectFrom('decisions').select('id').where('agent_id', '=', agentId).execute()).length;
