@@ -2,6 +2,8 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../src/db/database.js';
 import { findEvent } from '../src/events/events.repository.js';
+import { encryptionKey } from '../src/kernel/encryption-key.js';
+import { endpointSecretCipher, endpointSecretScope } from '../src/webhooks/endpoint-secret.js';
 import { postPinned } from '../src/webhooks/http-post.js';
 import { buildSignedDelivery, DELIVERY_HEADER, EVENT_HEADER, PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER } from '../src/webhooks/signature.js';
 import { resolveSafeTarget, UnsafeUrlError, withoutPinnedAddress } from '../src/webhooks/ssrf.js';
@@ -36,7 +38,10 @@ function cancellationSignal(): AbortSignal | undefined {
   }
 }
 
-/** Activities of the webhook-delivery workflow. The secret is loaded and used here only, never in history. */
+/**
+ * Activities of the webhook-delivery workflow. The secret is loaded, opened (it is stored sealed,
+ * with the process's encryption key: kernel/encryption-key.ts) and used here only, never in history.
+ */
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   const permanent = async (deliveryId: string, type: string, message: string) => {
     await markDeliveryFailed(deps.db, deliveryId, message, new Date());
@@ -56,6 +61,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       }
       const event = await findEvent(deps.db, null, delivery.event_id);
       if (!event) throw await permanent(deliveryId, 'WebhookEndpointGone', 'the event no longer exists');
+      const secrets = endpointSecretCipher(encryptionKey());
+      const scope = endpointSecretScope(endpoint);
+      const secret = secrets.open(endpoint.secret_sealed, scope);
+      // Keys are bound to the database, so only a row edited or copied by hand gets here: nothing can sign it.
+      if (secret === undefined) throw await permanent(deliveryId, 'WebhookSecretUnreadable', "the endpoint's secret does not open with the server's key");
 
       const attemptedAt = new Date();
       const started = performance.now();
@@ -74,8 +84,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
 
       // During a rotation's grace period the previous secret signs too, so a receiver that still
       // holds it accepts the delivery (docs/api.md, "Rotating the secret").
-      const previous = endpoint.previous_secret && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > attemptedAt ? endpoint.previous_secret : undefined;
-      const { body, header, previousHeader } = buildSignedDelivery(event, endpoint.secret, previous);
+      const previous =
+        endpoint.previous_secret_sealed && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > attemptedAt ? secrets.open(endpoint.previous_secret_sealed, scope) : undefined;
+      const { body, header, previousHeader } = buildSignedDelivery(event, secret, previous);
       let result;
       try {
         result = await postPinned(

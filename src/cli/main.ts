@@ -1,4 +1,5 @@
 import { useAuditHmacKey } from '../kernel/audit-key.js';
+import { useEncryptionKey } from '../kernel/encryption-key.js';
 import { loadConfig } from '../config.js';
 import { ConfigError, type Config } from '../kernel/config.js';
 import { describeDatabaseError } from '../db/connect.js';
@@ -21,9 +22,11 @@ let loadedConfig: Config | undefined;
 async function serverSetup(): Promise<{ config: Config; serverKeys: ServerKeys }> {
   const config = loadConfig(process.env);
   loadedConfig = config;
-  // Every command but mcp reads or writes the database, audit records included (and `migrate` may re-seal them).
+  // Every command but mcp reads or writes the database, audit records and webhook secrets included
+  // (and `migrate` may re-seal the one and seal the other).
   const serverKeys = await loadServerKeys(config);
   useAuditHmacKey(serverKeys.auditHmac);
+  useEncryptionKey(serverKeys.idempotency);
   return { config, serverKeys };
 }
 

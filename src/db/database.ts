@@ -276,9 +276,10 @@ export interface WebhookEndpointsTable {
   description: string | null;
   events: Json<string[]>;
   enabled: boolean;
-  secret: string;
-  /** After a rotation with a grace period: the secret before it, still signing until `previous_secret_expires_at`. */
-  previous_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The signing secret, sealed (AES-256-GCM, the endpoint as authenticated data: webhooks/endpoint-secret.ts); never in clear. */
+  secret_sealed: string;
+  /** After a rotation with a grace period: the secret before it, sealed the same way, still signing until `previous_secret_expires_at`. */
+  previous_secret_sealed: ColumnType<string | null, string | null | undefined, string | null>;
   previous_secret_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Date;
   updated_at: Date;

@@ -1,5 +1,6 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import { loadedAuditHmacKey } from '../kernel/audit-key.js';
+import { loadedEncryptionKey } from '../kernel/encryption-key.js';
 import type { Db } from './database.js';
 import * as m001 from './migrations/001_foundation.js';
 import * as m002 from './migrations/002_decisions.js';
@@ -23,6 +24,7 @@ import * as m022 from './migrations/022_capture_metadata.js';
 import * as m021 from './migrations/021_rails_stripe_issuing.js';
 import { auditHeadEvidenceMigration } from './migrations/018_audit_head_evidence.js';
 import * as m019 from './migrations/019_server_key_fingerprints.js';
+import { sealedWebhookSecretsMigration } from './migrations/025_sealed_webhook_secrets.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
 const migrations: Record<string, Migration> = {
@@ -50,6 +52,8 @@ const migrations: Record<string, Migration> = {
   // Signs the existing chain heads with the same key.
   '018_audit_head_evidence': auditHeadEvidenceMigration(loadedAuditHmacKey),
   '019_server_key_fingerprints': m019,
+  // Seals the webhook secrets written in clear before it with the key this process loaded at start.
+  '025_sealed_webhook_secrets': sealedWebhookSecretsMigration(loadedEncryptionKey),
 };
 
 class StaticProvider implements MigrationProvider {

@@ -24,6 +24,7 @@ import { attachMetrics, createMetrics, type Metrics } from '../observability/met
 import type { RailEndpointFactory } from '../rail-connections/rail-endpoint.js';
 import { RailConnectionCache } from '../rail-connections/rail-connections.service.js';
 import { signingSecretCipher } from '../rail-connections/signing-secret.js';
+import { endpointSecretCipher } from '../webhooks/endpoint-secret.js';
 
 export interface AppDeps {
   db: Db;
@@ -50,7 +51,7 @@ export interface AppDeps {
   metrics?: Metrics;
   /** OTEL_EXPORTER_OTLP_ENDPOINT set: a server span per request (the process registered a tracer provider). */
   tracing?: boolean;
-  /** IDEMPOTENCY_ENCRYPTION_KEY: stored idempotent responses are encrypted with it (and, through a derived key, rail signing secrets). */
+  /** IDEMPOTENCY_ENCRYPTION_KEY: stored idempotent responses are encrypted with it (and, through derived keys, rail signing secrets and webhook endpoint secrets). */
   idempotencyKey: Buffer;
   /** PUBLIC_BASE_URL: the base of rail connections' endpoint URLs; absent: the address a request came to. */
   publicBaseUrl?: string | undefined;
@@ -105,7 +106,7 @@ export function createApp(deps: AppDeps): Express {
     db: deps.db,
     authorization,
     approvals: { db: deps.db, gateway: deps.gateway, onResolved: (id) => waiter.notify(id), ...now },
-    webhooks: { db: deps.db, allowPrivateUrls: deps.allowPrivateUrls ?? false },
+    webhooks: { db: deps.db, allowPrivateUrls: deps.allowPrivateUrls ?? false, secrets: endpointSecretCipher(deps.idempotencyKey) },
     agentHooks: deps.agentHooks ?? agentStopHooks,
     onKeyRevoked: deps.onKeyRevoked,
     metrics,

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import express, { type RequestHandler } from 'express';
 import { AppError, invalid } from '../kernel/errors.js';
 import { IJsonViolation, parseIJson } from '../kernel/i-json.js';
@@ -24,12 +25,16 @@ const notJson = () => invalid('The request body is not valid JSON.', 'body');
 /**
  * The body as a value: UTF-8 I-JSON (docs/api.md, "Request bodies") whose top level is an object or
  * an array; an empty body reads as `{}`. A member name repeated in an object, or named `__proto__`
- * or `constructor`, is a 400 naming the member's path.
+ * or `constructor`, is a 400 naming the member's path; a noncharacter or an unpaired surrogate in a
+ * string, a 400 naming the string's path (its object's, for a member name). Bytes that are not
+ * UTF-8 (a surrogate encoded raw among them) are refused whole: decoding would turn them into
+ * U+FFFD, another text than the one sent.
  */
 export function readJsonBody(bytes: Buffer, charset: string | undefined): unknown {
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw invalid(`Request bodies must be UTF-8 JSON; charset ${charset} is not accepted.`, 'Content-Type');
   }
+  if (!isUtf8(bytes)) throw invalid('The request body is not valid UTF-8 (request bodies are I-JSON).', 'body');
   // A byte order mark may precede JSON text; parsers may ignore it (RFC 8259 §8.1).
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   if (text.length === 0) return {};
@@ -42,8 +47,8 @@ export function readJsonBody(bytes: Buffer, charset: string | undefined): unknow
     if (err instanceof IJsonViolation) throw invalid(err.message, err.path);
     throw notJson();
   }
-  // Decoded UTF-8 holds no lone surrogate and JSON text no raw NUL: text PostgreSQL cannot store
-  // reaches a parsed body only through a \u escape, so only a body that has one is walked.
+  // Decoded UTF-8 holds no lone surrogate and JSON text no raw NUL, and parseIJson refused escaped
+  // lone surrogates: a NUL reaches a parsed body only through a \u escape, so only a body that has one is walked.
   if (text.includes('\\u')) rejectUnstorable(value, 'body');
   return value;
 }

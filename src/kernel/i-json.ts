@@ -3,7 +3,10 @@
  * one object, at any depth, is refused, so a proxy, firewall or log that keeps the first value
  * never sees another request than the one decided (JSON.parse keeps the last). `__proto__` and
  * `constructor` are refused as member names anywhere, so no body can reach an object's prototype
- * machinery through a merge or a spread.
+ * machinery through a merge or a spread. No string, name or value, may hold a Unicode noncharacter
+ * or a surrogate without its pair (RFC 7493 §2.1), written raw or as `\u` escapes: readers differ
+ * on them (some replace, some drop, some refuse), so a logged request could differ from the one
+ * decided.
  */
 export class IJsonViolation extends Error {
   override name = 'IJsonViolation';
@@ -19,6 +22,19 @@ export class IJsonViolation extends Error {
 const FORBIDDEN_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor']);
 
 /**
+ * What no I-JSON string holds (RFC 7493 §2.1): the 66 noncharacters (U+FDD0–U+FDEF, and U+xFFFE,
+ * U+xFFFF in each of the 17 planes) and surrogates without their pair. With the `u` flag a
+ * well-formed pair is one code point, never `\p{Cs}`.
+ */
+const NOT_I_JSON_TEXT = /[\p{Noncharacter_Code_Point}\p{Cs}]/u;
+/**
+ * The escapes that can write one: `\uD800`–`\uDFFF` (alone, or the halves of a pair naming a
+ * supplementary noncharacter), `\uFDD0`–`\uFDEF`, `\uFFFE`, `\uFFFF`. A text with none of these and
+ * no raw one needs no walk of its strings.
+ */
+const SUSPECT_ESCAPE = /\\u(?:[dD][89a-fA-F]|[fF][dD][dDeE]|[fF][fF][fF][eEfF])/;
+
+/**
  * JSON.parse, then I-JSON's member rules. The check costs one scan of the text and one walk of
  * the parsed value on the happy path: the text's name separators (`:` outside strings, one per
  * member in valid JSON) are counted and compared with the members JSON.parse kept, which are
@@ -29,6 +45,10 @@ export function parseIJson(text: string): unknown {
   const value: unknown = JSON.parse(text);
   const kept = countMembers(value);
   if (kept !== nameSeparators(text)) throw repeatedMember(text);
+  if (SUSPECT_ESCAPE.test(text) || NOT_I_JSON_TEXT.test(text)) {
+    const found = firstNotIJsonText(value);
+    if (found) throw found;
+  }
   return value;
 }
 
@@ -153,4 +173,38 @@ function repeatedMember(text: string): IJsonViolation {
     }
   }
   return new IJsonViolation('A member name is repeated in its object (request bodies are I-JSON: each name once).', 'body');
+}
+
+/**
+ * The error for the first string that is not I-JSON text (the rare path): a value names its own
+ * path (`metadata.note`, `requests.1.vendor`); a member name names its object (`metadata`, or
+ * `body` at the top), so the answer never echoes the character at fault. Iterative, in document
+ * order.
+ */
+function firstNotIJsonText(root: unknown): IJsonViolation | undefined {
+  const WHAT = 'must not contain Unicode noncharacters (U+FDD0–U+FDEF, U+xFFFE, U+xFFFF) or unpaired surrogates (request bodies are I-JSON)';
+  const stack: Place[] = [{ value: root, key: undefined, parent: undefined }];
+  while (stack.length > 0) {
+    const place = stack.pop()!;
+    const { value } = place;
+    if (typeof value === 'string') {
+      if (NOT_I_JSON_TEXT.test(value)) {
+        const path = pathOf(place) || 'body';
+        return new IJsonViolation(`Invalid ${path}: strings ${WHAT}.`, path);
+      }
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    const array = Array.isArray(value);
+    const keys = Object.keys(value);
+    if (!array && keys.some((k) => NOT_I_JSON_TEXT.test(k))) {
+      const path = pathOf(place) || 'body';
+      return new IJsonViolation(`Invalid ${path}: its member names ${WHAT}.`, path);
+    }
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i]!;
+      stack.push({ value: (value as Record<string, unknown>)[key], key: array ? Number(key) : key, parent: place });
+    }
+  }
+  return undefined;
 }

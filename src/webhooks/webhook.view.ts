@@ -72,7 +72,7 @@ export function toEndpointView(row: EndpointRow): WebhookEndpointView {
     description: row.description,
     events: row.events as WebhookEndpointView['events'],
     enabled: row.enabled,
-    previous_secret_expires_at: row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at > new Date() ? row.previous_secret_expires_at.toISOString() : null,
+    previous_secret_expires_at: row.previous_secret_sealed && row.previous_secret_expires_at && row.previous_secret_expires_at > new Date() ? row.previous_secret_expires_at.toISOString() : null,
     livemode: row.livemode,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

@@ -141,7 +141,7 @@ export async function markDeliveryFailed(db: DbOrTrx, deliveryId: string, error:
 export async function forgetExpiredPreviousSecrets(db: DbOrTrx, now: Date): Promise<number> {
   const res = await db
     .updateTable('webhook_endpoints')
-    .set({ previous_secret: null, previous_secret_expires_at: null })
+    .set({ previous_secret_sealed: null, previous_secret_expires_at: null })
     .where('previous_secret_expires_at', '<=', now)
     .executeTakeFirst();
   return Number(res.numUpdatedRows);

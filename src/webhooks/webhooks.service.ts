@@ -6,7 +6,9 @@ import { invalid, notFound } from '../kernel/errors.js';
 import { findEvent, listEvents as listEventRows } from '../events/events.repository.js';
 import { newId, randomBase62 } from '../kernel/ids.js';
 import { enqueueOutbox } from '../outbox/outbox.repository.js';
+import type { ResponseCipher } from '../idempotency/response-cipher.js';
 import { checkUrlShape, resolveSafeTarget, UnsafeUrlError } from './ssrf.js';
+import { endpointSecretScope } from './endpoint-secret.js';
 import {
   endpointExists,
   findEndpoint,
@@ -27,6 +29,8 @@ import { toEventView } from './event.view.js';
 export interface WebhookDeps {
   db: Db;
   allowPrivateUrls: boolean;
+  /** Seals endpoint secrets at rest (endpoint-secret.ts): the answer shows a secret once, the table never. */
+  secrets: ResponseCipher;
 }
 
 const newSecret = () => `whsec_${randomBase62(32)}`;
@@ -60,25 +64,27 @@ const audit = (trx: DbOrTrx, caller: Caller, type: string, endpoint: EndpointRow
 export async function createEndpoint(deps: WebhookDeps, caller: Caller, input: CreateEndpointInput) {
   requireRole(caller, ADMIN);
   await checkUrl(deps, input.url, caller.livemode);
+  const id = newId('we');
+  const secret = newSecret();
   return deps.db.transaction().execute(async (trx) => {
     const now = new Date();
     const row = await insertEndpoint(trx, {
-      id: newId('we'),
+      id,
       account_id: caller.accountId,
       livemode: caller.livemode,
       url: input.url,
       description: input.description ?? null,
       events: input.events,
       enabled: true,
-      secret: newSecret(),
-      previous_secret: null,
+      secret_sealed: deps.secrets.seal(secret, endpointSecretScope({ id, account_id: caller.accountId })),
+      previous_secret_sealed: null,
       previous_secret_expires_at: null,
       created_at: now,
       updated_at: now,
       deleted_at: null,
     });
     await audit(trx, caller, 'webhook_endpoint.created', row, { events: row.events });
-    return { ...toEndpointView(row), secret: row.secret } satisfies WebhookEndpointWithSecretView;
+    return { ...toEndpointView(row), secret } satisfies WebhookEndpointWithSecretView;
   });
 }
 
@@ -123,7 +129,8 @@ export async function deleteEndpoint(deps: WebhookDeps, caller: Caller, id: stri
  * A new secret, shown once; deliveries signed from now on use it. Under the endpoint's row lock,
  * so concurrent rotations take turns and each answers the secret it stored. With a grace period
  * the secret it replaces keeps signing too (X-Service-Signature-Previous) until it ends; without
- * one, the previous secret is forgotten at once.
+ * one, the previous secret is forgotten at once. Both stay sealed: the replaced one is kept as it
+ * was stored (same endpoint, same scope), never opened here.
  */
 export async function rotateSecret(deps: WebhookDeps, caller: Caller, id: string, input: RotateSecretInput = { previous_secret_expires_in: 0 }) {
   requireRole(caller, ADMIN);
@@ -132,14 +139,15 @@ export async function rotateSecret(deps: WebhookDeps, caller: Caller, id: string
     if (!before) throw notFound('webhook endpoint', 'id');
     const now = new Date();
     const grace = input.previous_secret_expires_in;
+    const secret = newSecret();
     const row = await updateEndpointRow(trx, id, {
-      secret: newSecret(),
-      previous_secret: grace > 0 ? before.secret : null,
+      secret_sealed: deps.secrets.seal(secret, endpointSecretScope(before)),
+      previous_secret_sealed: grace > 0 ? before.secret_sealed : null,
       previous_secret_expires_at: grace > 0 ? new Date(now.getTime() + grace * 1000) : null,
       updated_at: now,
     });
     await audit(trx, caller, 'webhook_endpoint.secret_rotated', row, { previous_secret_expires_in: grace });
-    return { ...toEndpointView(row), secret: row.secret } satisfies WebhookEndpointWithSecretView;
+    return { ...toEndpointView(row), secret } satisfies WebhookEndpointWithSecretView;
   });
 }
 

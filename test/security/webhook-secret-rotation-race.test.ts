@@ -13,6 +13,7 @@ import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import { forgetExpiredPreviousSecrets } from '../../src/webhooks/webhooks.repository.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
 import { pendingDeliveriesAfterOneEvent } from '../support/deliveries.js';
+import { storedEndpointSecrets } from '../support/endpoint-secrets.js';
 import { startReceiver, type Received } from '../support/receiver.js';
 
 let ctx: TestContext;
@@ -57,15 +58,16 @@ describe('concurrent rotations', () => {
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
     const secrets = answers.map((a) => a.body.secret as string);
     expect(new Set(secrets).size).toBe(3);
-    const row = await ctx.database.db.selectFrom('webhook_endpoints').select(['secret', 'previous_secret']).where('id', '=', id).executeTakeFirstOrThrow();
+    // Stored sealed: opened here with the server's key, as the delivery activity opens them.
+    const stored = await storedEndpointSecrets(ctx.database.db, id);
     // Taken in turns: the last rotation's secret is current, the one before it is the previous one.
-    expect(secrets).toContain(row.secret);
-    expect(secrets).toContain(row.previous_secret);
-    expect(row.previous_secret).not.toBe(row.secret);
+    expect(secrets).toContain(stored.secret);
+    expect(secrets).toContain(stored.previous);
+    expect(stored.previous).not.toBe(stored.secret);
 
     const got = await deliverOne(id);
-    expect(verifyWebhookSignature(got.body, header(got, 'X-Service-Signature'), row.secret)).toBe(true);
-    expect(verifyWebhookSignature(got.body, header(got, 'X-Service-Signature-Previous'), row.previous_secret!)).toBe(true);
+    expect(verifyWebhookSignature(got.body, header(got, 'X-Service-Signature'), stored.secret!)).toBe(true);
+    expect(verifyWebhookSignature(got.body, header(got, 'X-Service-Signature-Previous'), stored.previous!)).toBe(true);
   });
 });
 
@@ -100,8 +102,8 @@ describe('a grace period keeps the replaced secret signing', () => {
     expect(header(got, 'X-Service-Signature-Previous')).toBeUndefined();
     expect((await acct.test.get(`/v1/webhook-endpoints/${id}`)).body.previous_secret_expires_at).toBeNull();
     expect(await forgetExpiredPreviousSecrets(ctx.database.db, new Date())).toBeGreaterThanOrEqual(1);
-    const row = await ctx.database.db.selectFrom('webhook_endpoints').select(['previous_secret', 'previous_secret_expires_at']).where('id', '=', id).executeTakeFirstOrThrow();
-    expect(row).toEqual({ previous_secret: null, previous_secret_expires_at: null });
+    const row = await ctx.database.db.selectFrom('webhook_endpoints').select(['previous_secret_sealed', 'previous_secret_expires_at']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ previous_secret_sealed: null, previous_secret_expires_at: null });
     expect(old).not.toBe(fresh);
   });
 
@@ -110,8 +112,8 @@ describe('a grace period keeps the replaced secret signing', () => {
       const { id, secret: old } = await endpoint();
       const rotated = await acct.test.post(`/v1/webhook-endpoints/${id}/rotate-secret`, body);
       expect(rotated.body.previous_secret_expires_at).toBeNull();
-      const row = await ctx.database.db.selectFrom('webhook_endpoints').select('previous_secret').where('id', '=', id).executeTakeFirstOrThrow();
-      expect(row.previous_secret).toBeNull();
+      const row = await ctx.database.db.selectFrom('webhook_endpoints').select('previous_secret_sealed').where('id', '=', id).executeTakeFirstOrThrow();
+      expect(row.previous_secret_sealed).toBeNull();
       const got = await deliverOne(id);
       expect(header(got, 'X-Service-Signature-Previous')).toBeUndefined();
       expect(verifyWebhookSignature(got.body, header(got, 'X-Service-Signature'), old)).toBe(false);
@@ -125,8 +127,7 @@ describe('what may ask for a rotation', () => {
     const res = await acct.test.post(`/v1/webhook-endpoints/${id}/rotate-secret`, { previous_secret_expires_in: value });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'previous_secret_expires_in' });
-    const row = await ctx.database.db.selectFrom('webhook_endpoints').select('secret').where('id', '=', id).executeTakeFirstOrThrow();
-    expect(row.secret).toBe(secret);
+    expect((await storedEndpointSecrets(ctx.database.db, id)).secret).toBe(secret);
   });
 
   test('an unknown field → 400; a reviewer key → 403; 86,400 seconds is the most', async () => {

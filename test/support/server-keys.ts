@@ -1,4 +1,5 @@
 import { useAuditHmacKey } from '../../src/kernel/audit-key.js';
+import { useEncryptionKey } from '../../src/kernel/encryption-key.js';
 
 /**
  * One set of server keys for every test process and every `spend-auth` process a test starts: on a
@@ -13,6 +14,8 @@ export const TEST_SERVER_KEYS_ENV = {
   AUDIT_HMAC_KEY: TEST_AUDIT_HMAC_KEY.toString('hex'),
 };
 
+/** The process-wide keys, as `spend-auth` sets them at start: the audit key, and the encryption key webhook deliveries and migration 025 read. */
 export function useTestAuditKey(): void {
   useAuditHmacKey(TEST_AUDIT_HMAC_KEY);
+  useEncryptionKey(TEST_IDEMPOTENCY_KEY);
 }
