@@ -1,9 +1,11 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { findDecisionById } from '../src/decisions/decisions.repository.js';
 import { escalateHold, recordApproval, resolveHeldDecision as recordResolution, type Resolution } from '../src/approvals/resolution.service.js';
+import { approvalRefusal, refuseApproval, type ApprovalAttempt } from '../src/approvals/approval-authority.js';
 import type { AuditInput } from '../src/audit/audit.repository.js';
 import { toDecisionView } from '../src/decisions/decision.view.js';
 import type { Db } from '../src/db/database.js';
+import type { SignalApprovals } from '../src/kernel/config.js';
 import { AppError } from '../src/kernel/errors.js';
 import type { TokenSigner } from '../src/tokens/authorization-token.js';
 import type { ApprovalActivityInput, EscalationSummary, ResolutionSummary, ResolveActivityInput } from '../workflows/held-authorization.types.js';
@@ -13,6 +15,8 @@ export interface HeldActivityDeps {
   signer: TokenSigner;
   /** Told after a resolution is committed (wakes long-polls in this process). */
   onResolved?: (decisionId: string) => void;
+  /** TEMPORAL_ALLOW_SIGNAL_APPROVALS: which holds an approval sent straight to the engine may approve (default `test`). */
+  signalApprovals?: SignalApprovals;
 }
 
 const ACTOR: Record<Exclude<ResolveActivityInput['via'], 'notice'>, (reviewer: string | null) => AuditInput['actor']> = {
@@ -29,11 +33,34 @@ async function readResolution(db: Db, decisionId: string) {
   return { changed: false, decision: toDecisionView(row) };
 }
 
+const SENT_AS = { api: 'update', operator: 'signal', system: 'workflow', notice: 'workflow' } as const;
+
 /** Activities of the held-authorization workflow, built from injected dependencies. */
 export function createHeldActivities(deps: HeldActivityDeps) {
+  /**
+   * The one check an approval cannot get past by way of the engine (src/approvals/approval-authority.ts):
+   * an approval of a pending hold that is not allowed is recorded as `approval.refused` and answered
+   * with the hold still pending and `refusal` set; undefined lets the approval go on.
+   */
+  async function refused(input: ApprovalAttempt & { note: string | null }): Promise<ResolutionSummary | undefined> {
+    const row = await findDecisionById(deps.db, input.decisionId);
+    // Unknown or no longer pending: the usual path answers (not found, or the hold as it is).
+    if (!row || row.status !== 'pending') return undefined;
+    const reason = approvalRefusal(row, input, deps.signalApprovals ?? 'test');
+    if (!reason) return undefined;
+    const resolution = await refuseApproval(deps.db, { decisionId: input.decisionId, reviewer: input.reviewer, note: input.note, sentAs: SENT_AS[input.via], reason });
+    const summary = summaryOf(resolution, null);
+    return resolution.decision.status === 'pending' ? { ...summary, refusal: reason } : summary;
+  }
+
   return {
     /** Idempotent: only a pending decision changes (`… WHERE status = 'pending'` under lock); a retry records nothing twice. */
     async resolveHeldDecision(input: ResolveActivityInput): Promise<ResolutionSummary> {
+      // A notice only reads the hold: there is nothing to refuse.
+      if (input.outcome === 'approved' && input.via !== 'notice') {
+        const refusal = await refused(input);
+        if (refusal) return refusal;
+      }
       let resolution;
       try {
         resolution =
@@ -62,6 +89,8 @@ export function createHeldActivities(deps: HeldActivityDeps) {
      * Idempotent: the approver's second approval records nothing (`changed: false`, still pending).
      */
     async recordApproval(input: ApprovalActivityInput): Promise<ResolutionSummary> {
+      const refusal = await refused(input);
+      if (refusal) return refusal;
       const actor = input.via === 'api' ? { type: 'reviewer' as const, id: input.reviewer ?? '' } : { type: 'operator' as const, id: input.reviewer };
       const resolution = await notFoundIsFinal(input.decisionId, () => recordApproval(deps, { decisionId: input.decisionId, note: input.note, actor }));
       if (resolution.changed && resolution.decision.status !== 'pending') deps.onResolved?.(input.decisionId);

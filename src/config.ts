@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { ConfigError, DEFAULT_AUTHORIZE_BATCH, type Config, type McpConfig, type McpX402Config } from './kernel/config.js';
+import { ConfigError, DEFAULT_AUTHORIZE_BATCH, type Config, type McpConfig, type McpX402Config, type SignalApprovals } from './kernel/config.js';
 import { UNAUTHENTICATED_LIMIT_PER_MINUTE } from './ratelimit/limits.js';
 
 const bool = z
@@ -37,7 +37,11 @@ const envSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('spend-authorization'),
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
-  TEMPORAL_ALLOW_SIGNAL_APPROVALS: bool.default(true),
+  /** `false` (or 0): off; `true` (or 1, `test`, unset): test-mode holds only; `live`: the operator's opt-in to live approvals by signal. */
+  TEMPORAL_ALLOW_SIGNAL_APPROVALS: z
+    .enum(['true', 'false', '1', '0', 'test', 'live'], { message: 'must be false, true (test-mode holds only, the default) or live' })
+    .transform((v): SignalApprovals => (v === 'live' ? 'live' : v === 'false' || v === '0' ? 'off' : 'test'))
+    .default('test'),
   TEMPORAL_TLS_CERT: z.string().min(1).optional(),
   TEMPORAL_TLS_KEY: z.string().min(1).optional(),
   TEMPORAL_TLS_CA: z.string().min(1).optional(),

@@ -1,7 +1,7 @@
 import { allHandlersFinished, condition, defineSignal, defineUpdate, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { HeldActivities } from '../activities/held-authorization.js';
 import { ApprovalStatusKey } from '../src/temporal/search-attributes.js';
-import { isReviewerOutcome, type HeldAuthorizationInput, type ResolutionSummary, type ReviewerOutcome } from './held-authorization.types.js';
+import { authorityOf, isReviewerOutcome, type HeldAuthorizationInput, type ResolutionSummary, type ReviewerOutcome } from './held-authorization.types.js';
 
 /** What an operator sends from the Temporal UI or CLI: {"outcome": "approved"|"denied", "note": "…", "reviewer": "…"}. */
 export const approvalDecisionSignal = defineSignal<[ReviewerOutcome]>('approvalDecision');
@@ -21,6 +21,12 @@ export const APPROVAL_CHAINS_PATCH = 'approval-chains';
  * counted towards a quorum that another one completed at the same time is answered approved.
  */
 export const SETTLED_APPROVAL_ANSWERS_PATCH = 'settled-approval-answers';
+/**
+ * Marks runs that keep waiting after the resolving activity refused an approval sent straight to
+ * the engine (docs/api.md, "Approvals sent straight to the engine"); it is called only when a
+ * refusal comes back, so runs that never saw one replay as they were recorded.
+ */
+export const REFUSED_APPROVALS_PATCH = 'refused-engine-approvals';
 
 /**
  * One held spend request: waits for its reviewers' outcome or the approval timeout, then records
@@ -78,14 +84,20 @@ async function waitAndResolve(input: HeldAuthorizationInput, { chains }: { chain
   let waitOver = false;
   /** Approvers whose approval is recorded or on its way: key ids, and `operator` for signals. */
   const approvers = new Set<string>();
+  /** Outcomes the activity refused (approvals sent straight to the engine), with its answer: each Update gets its own. */
+  const refusals = new Map<ReviewerOutcome, ResolutionSummary>();
   const countsTowardsQuorum = (o: ReviewerOutcome) => o.outcome === 'approved' && required > 1;
 
   async function approve(outcome: ReviewerOutcome, via: 'api' | 'operator'): Promise<ResolutionSummary> {
-    approvers.add(via === 'api' ? outcome.reviewer! : 'operator');
+    const approver = via === 'api' ? outcome.reviewer! : 'operator';
+    approvers.add(approver);
     approvalsInFlight++;
     let summary: ResolutionSummary;
     try {
-      summary = await recordApproval({ decisionId: input.decisionId, note: outcome.note ?? null, reviewer: outcome.reviewer ?? null, via });
+      summary = await recordApproval({ decisionId: input.decisionId, note: outcome.note ?? null, reviewer: outcome.reviewer ?? null, via, ...authorityOf({ ...outcome, via }) });
+      // Refused (sent straight to the engine): it does not count, and does not stand in the way of
+      // the same approver coming through the API.
+      if (summary.refusal !== undefined) approvers.delete(approver);
     } finally {
       approvalsInFlight--;
       if (approvalsInFlight === 0) {
@@ -128,9 +140,11 @@ async function waitAndResolve(input: HeldAuthorizationInput, { chains }: { chain
       if (requested?.via === 'notice') await condition(() => requested === undefined || result !== undefined);
       // Not the last approval of the quorum: answered with the hold, still pending.
       if (countsTowardsQuorum(outcome) && requested === undefined && result === undefined) return approve(outcome, 'api');
-      requested ??= { ...outcome, via: 'api' };
-      await condition(() => result !== undefined);
-      return result!;
+      const mine: ReviewerOutcome = { ...outcome, via: 'api' };
+      requested ??= mine;
+      // Answered with the resolution, or with the refusal of this very outcome (the hold still pending).
+      await condition(() => result !== undefined || refusals.has(mine));
+      return refusals.get(mine) ?? result!;
     },
     {
       validator: (outcome) => {
@@ -173,11 +187,20 @@ async function waitAndResolve(input: HeldAuthorizationInput, { chains }: { chain
       note: asked ? (asked.note ?? null) : null,
       reviewer: asked ? (asked.reviewer ?? null) : null,
       via: asked ? (asked.via ?? 'operator') : 'system',
+      ...(asked ? authorityOf(asked) : {}),
     });
     // A notice that the hold was resolved elsewhere, but it is still pending (a forged notice):
     // keep waiting as before.
     if (asked?.via === 'notice' && seen.status === 'pending') {
       requested = undefined;
+      continue;
+    }
+    // An approval sent straight to the engine, refused by the activity (recorded as
+    // `approval.refused`): the hold stays pending and the wait goes on, open to other outcomes.
+    if (seen.refusal !== undefined && asked !== undefined && patched(REFUSED_APPROVALS_PATCH)) {
+      refusals.set(asked, seen);
+      requested = undefined;
+      waitOver = false;
       continue;
     }
     result ??= seen;

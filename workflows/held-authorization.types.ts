@@ -1,4 +1,5 @@
 /** Shared by the workflow, its activities and the API; plain data only. */
+import type { ApprovalRefusal } from '../src/approvals/approval-authority.js';
 
 export interface HeldAuthorizationInput {
   decisionId: string;
@@ -24,6 +25,11 @@ export interface ReviewerOutcome {
   via?: 'api' | 'operator' | 'notice';
   /** Optional on a signal: the decision it is meant for; a signal naming another decision is ignored. */
   decision_id?: string;
+  /**
+   * The API's mark on a reviewer's Update (src/approvals/approval-authority.ts): the resolving
+   * activity approves a live hold only with a valid one. Never taken from a signal.
+   */
+  authority?: string;
 }
 
 /** The recorded resolution, without the token: workflow history never holds a secret. */
@@ -35,6 +41,11 @@ export interface ResolutionSummary {
   reasonCode: string | null;
   resolvedAt: string | null;
   resolvedBy: string | null;
+  /**
+   * Set when the activity refused an approval sent straight to the engine (recorded as
+   * `approval.refused`): the hold is still pending and the workflow keeps waiting.
+   */
+  refusal?: ApprovalRefusal;
 }
 
 /** One approval towards a quorum: a reviewer's key (`api`) or an operator's signal. */
@@ -43,6 +54,8 @@ export interface ApprovalActivityInput {
   note: string | null;
   reviewer: string | null;
   via: 'api' | 'operator';
+  /** The API's mark, on a reviewer's Update only (absent otherwise). */
+  authority?: string;
 }
 
 export interface EscalationSummary {
@@ -58,6 +71,13 @@ export interface ResolveActivityInput {
   reviewer: string | null;
   /** `notice`: the hold was resolved elsewhere (a freeze); the activity reads it and changes nothing. */
   via: 'api' | 'operator' | 'system' | 'notice';
+  /** The API's mark, on a reviewer's Update only (absent otherwise). */
+  authority?: string;
+}
+
+/** The mark an outcome carries, as the activity input takes it: from a reviewer's Update only, and only a string. */
+export function authorityOf(outcome: ReviewerOutcome): { authority: string } | Record<string, never> {
+  return outcome.via === 'api' && typeof outcome.authority === 'string' ? { authority: outcome.authority } : {};
 }
 
 export function isReviewerOutcome(value: unknown): value is ReviewerOutcome {

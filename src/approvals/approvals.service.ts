@@ -6,6 +6,7 @@ import { toDecisionView, type DecisionRow, type DecisionView } from '../decision
 import { AppError, conflict, forbidden, notFound } from '../kernel/errors.js';
 import { EngineUnavailable, ResolutionRejected, type HoldEngine } from './hold-engine.js';
 import { findHoldNames, listHeld } from './approvals.repository.js';
+import { signApprovalAuthority } from './approval-authority.js';
 import { isExpired } from './resolution.service.js';
 
 export async function listApprovals(
@@ -46,7 +47,9 @@ export async function resolveApproval(
   if (outcome === 'approved' && approvedBy(decision, caller.keyId)) throw alreadyApproved();
   let summary;
   try {
-    summary = await deps.gateway.resolve(decision, { outcome, note: note ?? null, reviewer: caller.keyId, via: 'api' }, await findHoldNames(deps.db, decision));
+    // Marked as the API's: the worker approves a live hold only for an outcome with this mark.
+    const authority = signApprovalAuthority({ decisionId, reviewer: caller.keyId, outcome });
+    summary = await deps.gateway.resolve(decision, { outcome, note: note ?? null, reviewer: caller.keyId, via: 'api', authority }, await findHoldNames(deps.db, decision));
   } catch (err) {
     if (err instanceof ResolutionRejected) {
       if (err.message === 'expired') throw expiredConflict(decision);
@@ -60,6 +63,9 @@ export async function resolveApproval(
     }
     throw err;
   }
+  // Only a worker that cannot check the API's mark refuses it (one that holds another audit key):
+  // nothing was recorded, the hold is still pending.
+  if (summary.refusal !== undefined) throw new AppError('service_unavailable', 'The worker refused the approval as not sent through the API; the request stays pending. Retry later.');
   deps.onResolved?.(decisionId);
   const after = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
   // Resolved by someone else first (expiry, a freeze, an operator's signal): not this reviewer's outcome.

@@ -38,6 +38,8 @@ export interface ReviewerDecision {
   /** The reviewer's API key id: one approval per key counts towards a quorum. */
   reviewer: string;
   via: 'api';
+  /** The API's mark on this outcome (approval-authority.ts): what lets the worker approve a live hold. */
+  authority: string;
 }
 
 /** What the wait recorded; the decision row in PostgreSQL stays the source of truth. */
@@ -45,6 +47,8 @@ export interface HoldResolution {
   /** False when the hold was no longer pending: nothing was recorded. */
   changed: boolean;
   status: 'approved' | 'denied' | 'pending' | 'expired';
+  /** Set when the worker refused the approval as not coming through the API (a worker that cannot check the mark). */
+  refusal?: string | undefined;
 }
 
 /** The engine could not be reached or did not answer in time. */

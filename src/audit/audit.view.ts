@@ -14,7 +14,7 @@ export const auditRecordSchema = z
     type: z
       .string()
       .describe(
-        'What happened: `authorization.decision`, `approval.completed`, `agent.created|updated|frozen|unfrozen|deactivated`, `policy.created|updated|deleted`, `api_key.created|revoked`, `approval.escalated`, `authorization.captured|voided|expired`, `webhook_endpoint.*`, `vault.created|revoked`',
+        'What happened: `authorization.decision`, `approval.completed`, `agent.created|updated|frozen|unfrozen|deactivated`, `policy.created|updated|deleted`, `api_key.created|revoked`, `approval.escalated`, `approval.refused` (an approval sent straight to the workflow engine, refused), `authorization.captured|voided|expired`, `webhook_endpoint.*`, `vault.created|revoked`',
       ),
     actor: z
       .object({

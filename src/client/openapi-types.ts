@@ -1587,7 +1587,7 @@ export interface components {
             id: string;
             /** @constant */
             object: "audit_record";
-            /** @description What happened: `authorization.decision`, `approval.completed`, `agent.created|updated|frozen|unfrozen|deactivated`, `policy.created|updated|deleted`, `api_key.created|revoked`, `approval.escalated`, `authorization.captured|voided|expired`, `webhook_endpoint.*`, `vault.created|revoked` */
+            /** @description What happened: `authorization.decision`, `approval.completed`, `agent.created|updated|frozen|unfrozen|deactivated`, `policy.created|updated|deleted`, `api_key.created|revoked`, `approval.escalated`, `approval.refused` (an approval sent straight to the workflow engine, refused), `authorization.captured|voided|expired`, `webhook_endpoint.*`, `vault.created|revoked` */
             type: string;
             /** @description Who did it */
             actor: {

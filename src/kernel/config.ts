@@ -17,8 +17,8 @@ export interface Config {
     searchPath: string | undefined;
     /** Where `dev` keeps the Temporal CLI it fetches: `$XDG_CACHE_HOME` (else `~/.cache`)`/spend-auth/temporal-cli`. */
     cliCacheDir: string;
-    /** Whether operators may approve or deny holds by signal from the Temporal UI or CLI. */
-    allowSignalApprovals: boolean;
+    /** TEMPORAL_ALLOW_SIGNAL_APPROVALS: which holds an outcome sent straight to the engine (a signal from the Temporal UI or CLI) may approve. */
+    allowSignalApprovals: SignalApprovals;
     /** TLS to the engine (Temporal Cloud): client certificate and key for mTLS, a server CA and name; PEM text or file paths. Undefined: plain connection. */
     tls: { cert: string | undefined; key: string | undefined; ca: string | undefined; serverName: string | undefined } | undefined;
     /** Temporal Cloud API key (implies TLS). */
@@ -58,6 +58,13 @@ export interface Config {
   /** Crash tests only: kill the process after this many batches committed, before their answers. */
   failpointKillAfterBatchCommit: number | undefined;
 }
+
+/**
+ * TEMPORAL_ALLOW_SIGNAL_APPROVALS (docs/api.md, "Approvals sent straight to the engine"): `off`,
+ * signals decide nothing; `test` (the default), an outcome sent straight to the engine may approve
+ * test-mode holds only; `live`, the operator's opt-in, live holds too. Denials always apply.
+ */
+export type SignalApprovals = 'off' | 'test' | 'live';
 
 /** How spend decisions are grouped into one transaction. */
 export interface AuthorizeBatchSettings {

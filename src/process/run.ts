@@ -109,7 +109,19 @@ export async function runProcess(config: Config, mode: ProcessMode, serverKeys: 
     relay.start();
     const worker = superviseWorker(
       settings,
-      { db: database.db, signer, gateway, allowPrivateUrls: config.webhookAllowPrivateUrls, onResolved: (id) => waiter.notify(id), onAttempt: metrics.recordWebhookAttempt, billingMeter: config.billingMeter, auditCheckpointWebhooks: config.auditCheckpointWebhooks, log },
+      {
+        db: database.db,
+        signer,
+        gateway,
+        allowPrivateUrls: config.webhookAllowPrivateUrls,
+        onResolved: (id) => waiter.notify(id),
+        onAttempt: metrics.recordWebhookAttempt,
+        billingMeter: config.billingMeter,
+        auditCheckpointWebhooks: config.auditCheckpointWebhooks,
+        // Which holds an approval sent straight to the engine may approve: checked by the activities.
+        signalApprovals: config.temporal.allowSignalApprovals,
+        log,
+      },
       log,
       engine,
     );

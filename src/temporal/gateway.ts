@@ -2,6 +2,7 @@ import { Client, Connection, WithStartWorkflowOperation, WorkflowUpdateFailedErr
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type SearchAttributePair } from '@temporalio/common';
 import { EngineUnavailable, ResolutionRejected, type HoldEngine, type HoldNames } from '../approvals/hold-engine.js';
 import type { DecisionRow } from '../decisions/decision.view.js';
+import type { SignalApprovals } from '../kernel/config.js';
 import type { HeldAuthorizationInput, ResolutionSummary, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
 import { approvalDecisionSignal, resolveUpdate } from '../../workflows/held-authorization.js';
 import { clientConnectionOptions, type EngineConnectionSettings } from './connection.js';
@@ -19,8 +20,8 @@ export const APPROVAL_RESPONSE_MARGIN_MS = 1_000;
 
 export interface TemporalSettings extends EngineConnectionSettings {
   taskQueue: string;
-  /** TEMPORAL_ALLOW_SIGNAL_APPROVALS: whether holds started now may be resolved by an operator's signal (default true). */
-  allowSignalApprovals?: boolean;
+  /** TEMPORAL_ALLOW_SIGNAL_APPROVALS: `off` makes holds started now ignore operators' outcomes (default `test`; the activities enforce the rest). */
+  allowSignalApprovals?: SignalApprovals;
   /** Tracing is on (a tracer provider is registered): each engine call is a span, its context sent to the workflow. */
   tracing?: unknown;
 }
@@ -46,7 +47,7 @@ function heldStartOptions(decision: DecisionRow, settings: TemporalSettings, nam
   const input: HeldAuthorizationInput = {
     decisionId: decision.id,
     expiresAt: (decision.expires_at ?? decision.created_at).toISOString(),
-    ...(settings.allowSignalApprovals === false ? { signalApprovals: false } : {}),
+    ...(settings.allowSignalApprovals === 'off' ? { signalApprovals: false } : {}),
     // Approval chains (docs/api.md, "Approval chains"), only where they differ from a single
     // approval without escalation.
     ...(decision.approvals_required && decision.approvals_required > 1 ? { approvalsRequired: decision.approvals_required } : {}),

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundle } from '@temporalio/worker';
 import type { ActivityDeps } from '../../activities/index.js';
+import type { SignalApprovals } from '../../src/kernel/config.js';
 import { createLogger, type Logger } from '../../src/kernel/logger.js';
 import { TemporalGateway } from '../../src/temporal/gateway.js';
 import { OutboxRelay } from '../../src/temporal/outbox-relay.js';
@@ -43,8 +44,8 @@ export interface EngineStack {
   log: Logger;
   /** The running worker, when there is one. */
   worker: RunningWorker | undefined;
-  /** Starts a worker with the real activities (stopping none). */
-  startWorker(): Promise<RunningWorker>;
+  /** Starts a worker with the real activities (stopping none); `deps` override the stack's for this worker. */
+  startWorker(deps?: Partial<ActivityDeps>): Promise<RunningWorker>;
   stopWorker(): Promise<void>;
   close(): Promise<void>;
 }
@@ -61,8 +62,8 @@ export interface EngineStackOptions {
   server?: ServerEnvironment;
   /** Gateway address override (e.g. a port where the engine is not running yet). */
   address?: string;
-  /** TEMPORAL_ALLOW_SIGNAL_APPROVALS for the holds this stack starts. */
-  allowSignalApprovals?: boolean;
+  /** TEMPORAL_ALLOW_SIGNAL_APPROVALS for the holds this stack starts and its worker's activities (`false`: `off`). */
+  allowSignalApprovals?: false | SignalApprovals;
   /** TLS settings of the gateway and the worker (TEMPORAL_TLS_*). */
   tls?: WorkerSettings['tls'];
   /** Tracing on (the test registered the provider): server spans in the API, client, workflow and activity interceptors. */
@@ -72,11 +73,12 @@ export interface EngineStackOptions {
 export async function openEngineStack(mode: ServerMode, opts: EngineStackOptions = {}): Promise<EngineStack> {
   quietRuntime();
   const server = opts.server ?? (await openServer(mode, { ...(opts.uiPort !== undefined ? { uiPort: opts.uiPort } : {}), ...(opts.dbFile ? { dbFile: opts.dbFile } : {}) }));
-  const settings: WorkerSettings & { allowSignalApprovals?: boolean } = {
+  const signalApprovals: SignalApprovals | undefined = opts.allowSignalApprovals === false ? 'off' : opts.allowSignalApprovals;
+  const settings: WorkerSettings & { allowSignalApprovals?: SignalApprovals } = {
     address: opts.address ?? server.address,
     namespace: server.namespace,
     taskQueue: 'spend-authorization',
-    ...(opts.allowSignalApprovals === undefined ? {} : { allowSignalApprovals: opts.allowSignalApprovals }),
+    ...(signalApprovals === undefined ? {} : { allowSignalApprovals: signalApprovals }),
     ...(opts.tls ? { tls: opts.tls } : {}),
     ...(opts.tracing ? { tracing: opts.tracing } : {}),
   };
@@ -92,10 +94,10 @@ export async function openEngineStack(mode: ServerMode, opts: EngineStackOptions
     relay,
     log,
     worker: undefined,
-    async startWorker() {
+    async startWorker(deps) {
       const w = await startWorker(
         settings,
-        { db: ctx.database.db, signer: ctx.signer, gateway: ctx.gateway, allowPrivateUrls: true, log, ...opts.deps },
+        { db: ctx.database.db, signer: ctx.signer, gateway: ctx.gateway, allowPrivateUrls: true, log, ...(signalApprovals ? { signalApprovals } : {}), ...opts.deps, ...deps },
         log,
         { workflowBundle: await workflowBundle(opts.tracing !== undefined) },
       );

@@ -4,7 +4,7 @@ import type { Db } from '../../src/db/database.js';
 import { ResolutionRejected } from '../../src/approvals/hold-engine.js';
 import type { WorkflowGateway } from '../../src/temporal/gateway.js';
 import type { TokenSigner } from '../../src/tokens/authorization-token.js';
-import type { ResolutionSummary, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
+import { authorityOf, type ResolutionSummary, type ReviewerOutcome } from '../../workflows/held-authorization.types.js';
 
 /**
  * FAKE workflow engine, for tests on machines without a Temporal server: it records starts and
@@ -60,7 +60,7 @@ export class FakeInlineGateway implements WorkflowGateway {
       this.approvers.set(decision.id, approvers.add(outcome.reviewer ?? ''));
       // As the workflow does: approvals arriving together are answered once all are recorded.
       const inFlight = this.approvalsInFlight.get(decision.id) ?? [];
-      const recorded = this.activities.recordApproval({ decisionId: decision.id, note: outcome.note ?? null, reviewer: outcome.reviewer ?? null, via: 'api' });
+      const recorded = this.activities.recordApproval({ decisionId: decision.id, note: outcome.note ?? null, reviewer: outcome.reviewer ?? null, via: 'api', ...authorityOf({ ...outcome, via: 'api' }) });
       this.approvalsInFlight.set(decision.id, [...inFlight, recorded]);
       const summary = await recorded;
       if (summary.status !== 'pending') this.resolved.add(decision.id);
@@ -76,6 +76,8 @@ export class FakeInlineGateway implements WorkflowGateway {
       note: outcome.note ?? null,
       reviewer: outcome.reviewer ?? null,
       via: 'api',
+      // The API's mark goes to the activity as the workflow passes it on.
+      ...authorityOf({ ...outcome, via: 'api' }),
     });
   }
 

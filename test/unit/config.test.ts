@@ -41,7 +41,7 @@ describe('loadConfig defaults', () => {
       searchPath: undefined,
       // No HOME in the environment: the user's home from the system (process.env is not read).
       cliCacheDir: path.join(os.userInfo().homedir, '.cache', 'spend-auth', 'temporal-cli'),
-      allowSignalApprovals: true,
+      allowSignalApprovals: 'test',
       tls: undefined,
       apiKey: undefined,
       reconcileIntervalSeconds: 300,
@@ -151,7 +151,7 @@ describe('loadConfig with values', () => {
       host: '10.0.0.5',
       databaseUrl: 'postgres://u:p@db.internal:5432/spend',
       dataDir: '/var/lib/spend-auth',
-      temporal: { address: 'temporal:7233', namespace: 'payments', taskQueue: 'q1', addressGiven: true, cliPath: '/opt/temporal/bin/temporal', searchPath: undefined, cliCacheDir: path.join(os.userInfo().homedir, '.cache', 'spend-auth', 'temporal-cli'), allowSignalApprovals: false,
+      temporal: { address: 'temporal:7233', namespace: 'payments', taskQueue: 'q1', addressGiven: true, cliPath: '/opt/temporal/bin/temporal', searchPath: undefined, cliCacheDir: path.join(os.userInfo().homedir, '.cache', 'spend-auth', 'temporal-cli'), allowSignalApprovals: 'off',
         tls: { cert: '/etc/temporal/client.pem', key: '/etc/temporal/client.key', ca: '/etc/temporal/ca.pem', serverName: 'payments.tmprl.cloud' },
         apiKey: 'tcak_123',
         reconcileIntervalSeconds: 60,
@@ -226,6 +226,17 @@ describe('loadConfig with values', () => {
     expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: value }).webhookAllowPrivateUrls).toBe(expected);
   });
 
+  test.each([
+    ['false', 'off'],
+    ['0', 'off'],
+    ['true', 'test'],
+    ['1', 'test'],
+    ['test', 'test'],
+    ['live', 'live'],
+  ])('TEMPORAL_ALLOW_SIGNAL_APPROVALS=%s is %s (approvals straight to the engine: off, test-mode holds only, live too)', (value, expected) => {
+    expect(loadConfig({ TEMPORAL_ALLOW_SIGNAL_APPROVALS: value }).temporal.allowSignalApprovals).toBe(expected);
+  });
+
   test.each(['0', '1', '65535'])('PORT=%s is accepted', (value) => {
     expect(loadConfig({ PORT: value }).port).toBe(Number(value));
   });
@@ -245,6 +256,8 @@ describe('loadConfig rejects bad values with a ConfigError naming the variable',
     ['DATABASE_URL', 'localhost:5432'],
     ['WEBHOOK_ALLOW_PRIVATE_URLS', 'maybe'],
     ['WEBHOOK_ALLOW_PRIVATE_URLS', 'yes'],
+    ['TEMPORAL_ALLOW_SIGNAL_APPROVALS', 'yes'],
+    ['TEMPORAL_ALLOW_SIGNAL_APPROVALS', 'LIVE'],
     ['LOG_LEVEL', 'loud'],
     ['LOG_FORMAT', 'text'],
     ['NODE_ENV', 'staging'],

@@ -99,6 +99,8 @@ let tracedBundle: WorkflowBundle;
 const TRACING_SINKS = { exporter: { export: { fn: () => undefined } } };
 /** The same code bundled with the interceptors that report activity inputs and the result. */
 let recordingBundle: WorkflowBundle;
+/** Recorded from a real server: an approval of a live hold sent straight to the engine, refused, then a reviewer's approval through the API. */
+const REFUSAL_HISTORIES = ['recorded-approval-refused-by-signal-then-approved', 'recorded-approval-refused-by-update-then-approved'];
 /** Histories of other workflows than heldAuthorization, with the activity each must schedule. */
 const RESOLVE_ACTIVITIES: Record<string, string> = {
   'recorded-usage-report-retried': 'reportAccountUsage',
@@ -322,8 +324,8 @@ describe('replay is a behaviour test: a history the code would not produce fails
 
 describe("approval chains are behind patched('approval-chains')", () => {
   const hasPatchMarker = (history: HistoryJson) => patchMarked(history, 'approval-chains');
-  /** Recorded from a real server after approval chains shipped: a quorum, a denial after one approval, an operator's signal, an escalation, three approvals at once. */
-  const CHAIN_HISTORIES = ['recorded-approved-by-quorum', 'recorded-denied-after-one-approval', 'recorded-approved-by-operator-and-reviewers', 'recorded-escalated-then-approved', 'recorded-approved-by-three-at-once'];
+  /** Recorded from a real server after approval chains shipped: a quorum, a denial after one approval, an operator's signal, an escalation, three approvals at once, refused approvals. */
+  const CHAIN_HISTORIES = ['recorded-approved-by-quorum', 'recorded-denied-after-one-approval', 'recorded-approved-by-operator-and-reviewers', 'recorded-escalated-then-approved', 'recorded-approved-by-three-at-once', ...REFUSAL_HISTORIES];
 
   test('the histories recorded before the change carry no patch marker (so they replay the single-approval path), the new ones do', () => {
     const before = FIXTURES.filter((f) => f.startsWith('recorded-') && !CHAIN_HISTORIES.includes(f) && attributesOf(load(f).events[0]!).workflowType?.name === 'heldAuthorization');
@@ -345,9 +347,9 @@ describe("approval chains are behind patched('approval-chains')", () => {
 });
 
 describe("answers to approvals arriving together are behind patched('settled-approval-answers')", () => {
-  test('only the history recorded after the change carries its marker', () => {
+  test('only the histories recorded after the change carry its marker', () => {
     const marked = FIXTURES.filter((f) => patchMarked(load(f), 'settled-approval-answers'));
-    expect(marked).toEqual(['recorded-approved-by-three-at-once']);
+    expect(marked.sort()).toEqual(['recorded-approved-by-three-at-once', ...REFUSAL_HISTORIES].sort());
   });
 
   test('all three answers wait for the last approval recorded: the Updates complete after the third activity', () => {
@@ -370,6 +372,35 @@ describe("answers to approvals arriving together are behind patched('settled-app
       (e) => (isType('MARKER_RECORDED')(e) && patchOf(e) === 'settled-approval-answers') || (isType('UPSERT_WORKFLOW_SEARCH_ATTRIBUTES')(e) && namesPatch(e)),
     );
     expect(history.events.length).toBe(load('recorded-approved-by-three-at-once').events.length - 2);
+    await expectNondeterminism(history, /Nondeterminism|does not match|does not handle/);
+  });
+});
+
+describe("refused approvals sent straight to the engine are behind patched('refused-engine-approvals')", () => {
+  test('only the histories of a refusal carry its marker, set when the refusal came back', () => {
+    expect(FIXTURES.filter((f) => patchMarked(load(f), 'refused-engine-approvals')).sort()).toEqual([...REFUSAL_HISTORIES].sort());
+  });
+
+  test.each(REFUSAL_HISTORIES)('%s: the refused approval leaves the hold pending and the wait goes on (a new timer) until a reviewer approves through the API', async (name) => {
+    const history = load(name);
+    const recorded = recordedValues(history);
+    const results = history.events.filter(isType('ACTIVITY_TASK_COMPLETED')).map((e) => JSON.parse(Buffer.from(attributesOf(e).result.payloads[0].data, 'base64').toString('utf8')) as Record<string, unknown>);
+    expect(results[0]).toMatchObject({ status: 'pending', changed: false, refusal: 'live_approval_outside_api' });
+    expect(results.at(-1)).toMatchObject({ status: 'approved', changed: true });
+    expect(recorded.result).toMatchObject({ status: 'approved' });
+    // The reviewer's own Update carries the API's mark to the activity; the refused outcomes carry none that verifies.
+    expect((recorded.activities.at(-1)!.args[0] as { via: string; authority?: string }).authority).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(history.events.filter(isType('TIMER_STARTED')).length).toBeGreaterThanOrEqual(2);
+  });
+
+  test('without its marker a refusal history fails: the code before the change ends the run with the hold pending', async () => {
+    const name = REFUSAL_HISTORIES[0]!;
+    const namesPatch = (e: HistoryEventJson) => {
+      const version = attributesOf(e).searchAttributes?.indexedFields?.TemporalChangeVersion?.data as string | undefined;
+      return version !== undefined && Buffer.from(version, 'base64').toString('utf8').includes('refused-engine-approvals');
+    };
+    const history = withoutEvents(load(name), (e) => (isType('MARKER_RECORDED')(e) && patchOf(e) === 'refused-engine-approvals') || (isType('UPSERT_WORKFLOW_SEARCH_ATTRIBUTES')(e) && namesPatch(e)));
+    expect(history.events.length).toBe(load(name).events.length - 2);
     await expectNondeterminism(history, /Nondeterminism|does not match|does not handle/);
   });
 });
