@@ -1,4 +1,5 @@
-// API keys of this mode: create (the raw key is shown once, held only on this page) and revoke.
+// API keys of this mode, each with the key that minted it: create (the raw key is shown once, held
+// only on this page) and revoke.
 import { api, listAll } from '../api.js';
 import { busy, field, fill, h, pageHeading, table, when } from '../dom.js';
 import { secretOnce } from './secret-once.js';
@@ -19,17 +20,22 @@ export async function render(view) {
   async function load(focusTable) {
     const page = await listAll('/api-keys', { cap: LIST_CAP });
     if (!view.alive()) return;
+    const names = new Map(page.data.map((k) => [k.id, k.name]));
+    // The key that minted it: a key and the keys it minted count as one person when approving.
+    const mintedBy = (k) =>
+      !k.created_by ? 'command line' : names.has(k.created_by) ? h('span', { title: k.created_by }, names.get(k.created_by)) : h('code', {}, k.created_by);
     fill(listArea,
       page.truncated ? h('p', { class: 'hint' }, `The list is cut off: only the newest ${LIST_CAP} keys are shown.`) : null,
       table(
         'API keys',
-        ['Name', 'Prefix', 'Role', 'Agent', 'Created', 'Last used', 'Revoked', 'Actions'],
+        ['Name', 'Prefix', 'Role', 'Agent', 'Created', 'Created by', 'Last used', 'Revoked', 'Actions'],
         page.data.map((k) => [
           k.name,
           h('code', {}, k.prefix),
           k.role,
           k.agent_id ? h('code', {}, k.agent_id) : '—',
           when(k.created_at),
+          mintedBy(k),
           k.last_used_at ? when(k.last_used_at) : 'never',
           k.revoked_at ? when(k.revoked_at) : 'no',
           k.revoked_at || k.prefix === view.session.prefix

@@ -69,6 +69,7 @@ export async function createAccount(db: Db, input: CreateAccountInput): Promise<
         key_hash: key.hash,
         key_prefix: key.prefix,
         created_at: new Date(),
+        created_by: null,
       });
       await appendAudit(trx, {
         accountId: account.id,

@@ -8,6 +8,7 @@ import { EngineUnavailable, ResolutionRejected, type HoldEngine } from './hold-e
 import { findHoldNames, listHeld } from './approvals.repository.js';
 import { signApprovalAuthority } from './approval-authority.js';
 import { isExpired } from './resolution.service.js';
+import { countsAsRequester, sameApproverAs } from './approval-chains.js';
 
 export async function listApprovals(
   db: Db,
@@ -34,17 +35,25 @@ export async function resolveApproval(
   const decision = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
   if (!decision || decision.expires_at === null) throw notFound('approval', 'decision_id');
   // Four eyes in live mode: the key that asked for the spend cannot approve it; it may deny it,
-  // which withdraws the request. Test mode allows both, so one key can try the whole flow.
-  if (outcome === 'approved' && caller.livemode && decision.requested_by === caller.keyId) {
-    throw forbidden('In live mode the API key that requested a spend cannot approve it (four eyes): another reviewer must approve it. This key may deny it, which withdraws the request.');
+  // which withdraws the request. Test mode allows both, so one key can try the whole flow. Nor can
+  // a key it minted, directly or through other keys (DECISIONS §8): it would lend its hands to itself.
+  if (outcome === 'approved' && caller.livemode) {
+    if (decision.requested_by === caller.keyId) {
+      throw forbidden('In live mode the API key that requested a spend cannot approve it (four eyes): another reviewer must approve it. This key may deny it, which withdraws the request.');
+    }
+    if (await countsAsRequester(deps.db, decision.requested_by, caller.keyId)) {
+      throw forbidden('In live mode a key descending from the API key that requested a spend (minted by it, directly or through other keys) counts as that key and cannot approve it (four eyes): a reviewer outside its line must approve it. This key may deny it.');
+    }
   }
   // A retry of this reviewer's own outcome (say after a 503 while the Update still applied) is
   // answered from the row: success is decided by the database, never by the transport.
   if (resolvedAsAsked(decision, caller.keyId, outcome)) return toDecisionView(decision);
   if (decision.status !== 'pending') throw conflict(`The request was already resolved (${decision.status}).`, 'decision_id');
   if (isExpired(decision, deps.now?.() ?? new Date())) throw expiredConflict(decision);
-  // Each approval of a quorum comes from a distinct key (docs/api.md, "Approval chains").
-  if (outcome === 'approved' && approvedBy(decision, caller.keyId)) throw alreadyApproved();
+  // Each approval of a quorum comes from a distinct key (docs/api.md, "Approval chains"), and a key
+  // and the keys descending from it count as one approver. Checked again under the hold's lock when
+  // the approval is recorded (two related keys approving at once).
+  if (outcome === 'approved') await refuseSameApprover(deps.db, decision, caller.keyId);
   let summary;
   try {
     // Marked as the API's: the worker approves a live hold only for an outcome with this mark.
@@ -74,6 +83,8 @@ export async function resolveApproval(
   // or approved, also when another approval completed the quorum at the same time (docs/api.md,
   // "Approval chains").
   if (after && countedApproval(after, caller.keyId, outcome)) return toDecisionView(after);
+  // Not counted on a hold still pending: a related key's approval was recorded first (at once with this one).
+  if (outcome === 'approved' && after?.status === 'pending') await refuseSameApprover(deps.db, after, caller.keyId);
   if (!summary.changed || !after || after.resolved_by !== caller.keyId) {
     throw conflict(`The request was already resolved (${after?.status ?? summary.status}).`, 'decision_id');
   }
@@ -104,4 +115,15 @@ function countedApproval(row: DecisionRow, keyId: string, outcome: 'approved' | 
 
 function alreadyApproved(): AppError {
   return conflict('This API key has already approved the request; the next approval must come from another reviewer key.', 'decision_id');
+}
+
+/** 409 when this key's approval would not be a new approver: its own, or a related key's, is already counted. */
+async function refuseSameApprover(db: Db, row: DecisionRow, keyId: string): Promise<void> {
+  const same = await sameApproverAs(db, row.approvals, keyId);
+  if (!same) return;
+  if (same.api_key_id === keyId) throw alreadyApproved();
+  throw conflict(
+    `An approval by a related API key (${same.api_key_id}: this key descends from it or it descends from this key) already counts, and a key and the keys descending from it count as one approver: the next approval must come from a reviewer outside this line.`,
+    'decision_id',
+  );
 }

@@ -1,6 +1,6 @@
 import type { ApprovalEntry, Db, DbOrTrx } from '../db/database.js';
 import type { ApprovalCompletedData, ApprovalEscalatedData } from './approval-events.js';
-import { approverIds } from './approval-chains.js';
+import { approverIds, countsAsRequester, sameApproverAs } from './approval-chains.js';
 import { appendAudit, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
 import { changeSpend } from '../decisions/spend.repository.js';
 import { toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
@@ -113,6 +113,9 @@ export async function applyResolution(trx: DbOrTrx, signer: TokenSigner | undefi
 const withdrawn = (row: DecisionRow, input: ResolveInput): boolean =>
   row.livemode && input.outcome === 'denied' && input.reasonCode === undefined && input.actor.type === 'reviewer' && input.actor.id !== null && input.actor.id === row.requested_by;
 
+/** A live hold approved by the key that requested it or a key descending from it (four eyes, DECISIONS §8). */
+const requesterApproves = async (trx: DbOrTrx, row: DecisionRow, keyId: string): Promise<boolean> => row.livemode && (await countsAsRequester(trx, row.requested_by, keyId));
+
 /** The approver behind an actor: a reviewer's key, or an operator's signal (null key). */
 function approverOf(actor: AuditInput['actor']): { api_key_id: string | null; reviewer: string | null } | undefined {
   if (actor.type === 'reviewer' && actor.id) return { api_key_id: actor.id, reviewer: null };
@@ -168,6 +171,13 @@ async function applyApproval(trx: DbOrTrx, signer: TokenSigner | undefined, row:
   const approver = approverOf(input.actor)!;
   const seen = approverIds(row.approvals);
   if (seen.has(approver.api_key_id ?? 'operator')) return { changed: false, duplicate: true, decision: toDecisionView(row) };
+  if (approver.api_key_id !== null) {
+    // Under the hold's lock, whatever path the approval took (two related keys at once included):
+    // a key and the keys descending from it count as one approver (DECISIONS §16, §8) ...
+    if (await sameApproverAs(trx, row.approvals, approver.api_key_id)) return { changed: false, duplicate: true, decision: toDecisionView(row) };
+    // ... and in live mode the requester's line never approves (four eyes).
+    if (await requesterApproves(trx, row, approver.api_key_id)) return { changed: false, duplicate: false, decision: toDecisionView(row) };
+  }
   const entry = await approvalEntry(trx, approver, input.note, now);
   const approvals = [...row.approvals, entry];
   const recorded = await updateDecision(trx, row.id, { approvals, updated_at: now });
@@ -262,6 +272,11 @@ export async function resolveHeldDecision(deps: { db: Db; signer?: TokenSigner; 
     const approver = approverOf(effective.actor);
     if (effective.outcome === 'approved' && (row.approvals_required ?? 1) > 1 && approver) {
       return applyApproval(trx, deps.signer, row, { decisionId: row.id, note: effective.note ?? null, actor: effective.actor as ApprovalInput['actor'] }, now);
+    }
+    // Four eyes hold in the resolving write too (the API refuses first, with 403): the requester's
+    // line never approves a live hold; nothing is recorded and the hold stays pending.
+    if (effective.outcome === 'approved' && approver?.api_key_id && (await requesterApproves(trx, row, approver.api_key_id))) {
+      return { changed: false, decision: toDecisionView(row) };
     }
     const updated = await applyResolution(trx, deps.signer, row, effective, now);
     return { changed: true, decision: toDecisionView(updated) };

@@ -1694,6 +1694,8 @@ export interface components {
             created_at: string;
             revoked_at: string | null;
             last_used_at: string | null;
+            /** @description The API key that minted this one through `POST /v1/api-keys`; null for keys made on the command line. Kept for good, also after either key is revoked. A key and the keys descending from it count as one person when approving holds */
+            created_by: string | null;
         };
         /** @description A new API key, with the raw key (returned once, by the create call only). */
         CreatedApiKey: {
@@ -1726,6 +1728,8 @@ export interface components {
             created_at: string;
             revoked_at: string | null;
             last_used_at: string | null;
+            /** @description The API key that minted this one through `POST /v1/api-keys`; null for keys made on the command line. Kept for good, also after either key is revoked. A key and the keys descending from it count as one person when approving holds */
+            created_by: string | null;
             /** @description The raw key: shown this once, never stored */
             key: string;
         };

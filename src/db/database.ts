@@ -33,6 +33,8 @@ export interface ApiKeysTable {
   created_at: Date;
   revoked_at: Date | null;
   last_used_at: Date | null;
+  /** The key that minted it through the API; null for keys made on the command line (kept for good). */
+  created_by: string | null;
 }
 
 export interface AgentsTable {

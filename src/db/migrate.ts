@@ -22,6 +22,7 @@ import * as m020 from './migrations/020_requester_and_previous_secret.js';
 import * as m004 from './migrations/004_quickstart.js';
 import * as m022 from './migrations/022_capture_metadata.js';
 import * as m021 from './migrations/021_rails_stripe_issuing.js';
+import * as m023 from './migrations/023_api_key_created_by.js';
 import { auditHeadEvidenceMigration } from './migrations/018_audit_head_evidence.js';
 import * as m019 from './migrations/019_server_key_fingerprints.js';
 import { sealedWebhookSecretsMigration } from './migrations/025_sealed_webhook_secrets.js';
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   '004_quickstart': m004,
   '022_capture_metadata': m022,
   '021_rails_stripe_issuing': m021,
+  '023_api_key_created_by': m023,
   // Signs the existing chain heads with the same key.
   '018_audit_head_evidence': auditHeadEvidenceMigration(loadedAuditHmacKey),
   '019_server_key_fingerprints': m019,

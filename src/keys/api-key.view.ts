@@ -16,6 +16,9 @@ export const apiKeySchema = z
     created_at: instant('Creation time'),
     revoked_at: instant('When it was revoked; later use answers 401').nullable(),
     last_used_at: instant('Last authenticated request (updated at most once a minute)').nullable(),
+    created_by: idOf('key', 'The key that minted this one')
+      .nullable()
+      .describe('The API key that minted this one through `POST /v1/api-keys`; null for keys made on the command line. Kept for good, also after either key is revoked. A key and the keys descending from it count as one person when approving holds'),
   })
   .describe('An API key. The key itself is shown only once, when it is created.');
 export type ApiKeyView = z.infer<typeof apiKeySchema>;
@@ -41,5 +44,6 @@ export function toApiKeyView(row: ApiKeyRow): ApiKeyView {
     created_at: row.created_at.toISOString(),
     revoked_at: row.revoked_at?.toISOString() ?? null,
     last_used_at: row.last_used_at?.toISOString() ?? null,
+    created_by: row.created_by,
   };
 }

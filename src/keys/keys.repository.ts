@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Selectable, ApiKeysTable, DbOrTrx, Plan } from '../db/database.js';
 import { afterRow } from '../db/pagination.js';
 import { KEY_USAGE_INTERVAL_MS } from './key-usage.js';
@@ -37,6 +38,26 @@ export async function findKey(db: DbOrTrx, accountId: string, livemode: boolean,
 /** A key's name, whatever its account (an approval shows the name its key had when it approved). */
 export async function keyName(db: DbOrTrx, id: string): Promise<string | undefined> {
   return (await db.selectFrom('api_keys').select('name').where('id', '=', id).executeTakeFirst())?.name;
+}
+
+/**
+ * Each key's line upwards: the key itself and every key it descends from (the key that minted it
+ * through the API, the key that minted that one, and so on up to a key made on the command line).
+ * One recursive query for all of `ids`; an unknown id maps to an empty set.
+ */
+export async function keyAncestry(db: DbOrTrx, ids: readonly string[]): Promise<Map<string, Set<string>>> {
+  const lines = new Map<string, Set<string>>(ids.map((id) => [id, new Set<string>()]));
+  if (ids.length === 0) return lines;
+  // UNION (not UNION ALL) stops at a row seen before: the walk ends even on a cycle no insert makes.
+  const { rows } = await sql<{ origin: string; id: string }>`
+    WITH RECURSIVE line(origin, id, created_by) AS (
+      SELECT id, id, created_by FROM api_keys WHERE id IN (${sql.join([...new Set(ids)])})
+      UNION
+      SELECT line.origin, k.id, k.created_by FROM api_keys k JOIN line ON k.id = line.created_by
+    )
+    SELECT origin, id FROM line`.execute(db);
+  for (const r of rows) lines.get(r.origin)!.add(r.id);
+  return lines;
 }
 
 export async function listKeys(

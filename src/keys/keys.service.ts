@@ -70,6 +70,8 @@ export async function createApiKey(db: Db, caller: Caller, input: CreateKeyInput
       key_hash: key.hash,
       key_prefix: key.prefix,
       created_at: new Date(),
+      // Its descent (DECISIONS §8): it counts as the minting key when approving that key's holds.
+      created_by: caller.keyId,
     });
     await appendAudit(trx, {
       accountId: caller.accountId,

@@ -33,6 +33,20 @@ describe('POST /v1/api-keys', () => {
     expect(JSON.stringify(list.body)).not.toMatch(/key_hash/);
   });
 
+  test('created_by: the key that minted it (null for the command-line key), also on the list and after revocation', async () => {
+    const self = (await acct.test.get('/v1/api-keys/self')).body;
+    expect(self.created_by).toBeNull();
+    const admin = await acct.test.post('/v1/api-keys', { name: 'team admin', role: 'admin' });
+    expect(admin.body.created_by).toBe(self.id);
+    const child = await ctx.client(admin.body.key).post('/v1/api-keys', { name: 'team reviewer', role: 'reviewer' });
+    expect(child.body.created_by).toBe(admin.body.id);
+    expect((await acct.test.delete(`/v1/api-keys/${admin.body.id}`)).body.created_by).toBe(self.id);
+    const listed = (await acct.test.get('/v1/api-keys?limit=100')).body.data as { id: string; created_by: string | null }[];
+    expect(listed.find((k) => k.id === child.body.id)?.created_by).toBe(admin.body.id);
+    expect(listed.find((k) => k.id === admin.body.id)?.created_by).toBe(self.id);
+    expect(listed.find((k) => k.id === self.id)?.created_by).toBeNull();
+  });
+
   test('the stored form of a key is its SHA-256 hash, never the key', async () => {
     const res = await acct.test.post('/v1/api-keys', { name: 'stored', role: 'admin' });
     const row = await ctx.database.db.selectFrom('api_keys').selectAll().where('id', '=', res.body.id).executeTakeFirstOrThrow();

@@ -272,8 +272,11 @@ suite('reviewer dashboard (headless Chromium)', () => {
   });
 
   test('four eyes in live mode: on its own held request a key is offered no Approve, told why, and may withdraw it; another key may approve', async () => {
-    // An account of its own: its live usage and queue stay apart from the other tests'.
-    const live = (await ctx.account('growth')).live!;
+    // An account of its own: its live usage and queue stay apart from the other tests'. The
+    // requester and the reviewer are minted side by side by its command-line key (a key the
+    // requester minted would count as the requester).
+    const root = (await ctx.account('growth')).live!;
+    const live = ctx.client((await root.post('/v1/api-keys', { name: 'Live requester', role: 'admin' })).body.key);
     const policy = await live.post('/v1/policies', policyBody({ name: 'Live reviewed spend', require_approval_above: 1_000 }));
     const agentId = (await live.post('/v1/agents', { name: 'Live buyer', policy_id: policy.body.id })).body.id;
     const ask = async (vendor: string) => {
@@ -282,7 +285,7 @@ suite('reviewer dashboard (headless Chromium)', () => {
       return res.body.decision_id as string;
     };
     const own = await ask('own.example');
-    const reviewer = await live.post('/v1/api-keys', { name: 'Live reviewer', role: 'reviewer' });
+    const reviewer = await root.post('/v1/api-keys', { name: 'Live reviewer', role: 'reviewer' });
 
     const { page, context } = await newPage();
     await signIn(page, live.key);
@@ -478,6 +481,11 @@ suite('reviewer dashboard (headless Chromium)', () => {
     expect(await lastUsed('night reviewer').textContent()).toBe('never');
     const signedInRow = page.getByRole('row').filter({ hasText: 'this key' });
     expect(await signedInRow.locator(`td:nth-child(${column}) time`).count()).toBe(1);
+    // Created by: the key signed in with, by name, for the new key; the command line for that key itself.
+    const createdBy = (await page.locator('thead th').allTextContents()).indexOf('Created by') + 1;
+    expect(createdBy).toBeGreaterThan(0);
+    expect(await page.getByRole('row').filter({ hasText: 'night reviewer' }).locator(`td:nth-child(${createdBy})`).textContent()).toBe('Initial admin key');
+    expect(await signedInRow.locator(`td:nth-child(${createdBy})`).textContent()).toBe('command line');
     expect((await ctx.client(raw).get('/v1/api-keys/self')).status).toBe(200);
     await shot(page, 'api-keys');
 

@@ -86,11 +86,14 @@ describe.skipIf(!mode)('the dashboard and the Temporal UI with a workflow engine
     const handle = stack.server.env.client.workflow.getHandle(heldWorkflowId(id));
     await until(`workflow of ${id} running`, async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined));
 
+    // Two reviewer keys minted side by side: distinct approvers (the admin key that minted them and
+    // either of them would count as one).
+    const first = await owner.test.post('/v1/api-keys', { name: 'First reviewer', mode: 'test', role: 'reviewer' });
     const context = await browser.newContext();
     const page = await context.newPage();
     page.setDefaultTimeout(UI_TIMEOUT_MS);
     await page.goto(`${stack.ctx.baseUrl}/dashboard#/approvals`);
-    await page.getByLabel('API key').fill(owner.test.key);
+    await page.getByLabel('API key').fill(first.body.key);
     await page.getByRole('button', { name: 'Sign in' }).click();
     const card = page.locator(`li[data-decision-id="${id}"]`);
     await card.getByLabel('Note for 80.00 USD at two-people.example (optional)').fill('first of two');

@@ -4,7 +4,9 @@
  * held request cannot approve it: 403 forbidden with the reason, nothing recorded, the hold still
  * pending without a token; alone it cannot count towards a quorum either. It may deny it, which
  * withdraws the request. Test mode allows both, so one key can try the whole flow. The engine is
- * the FAKE inline gateway (the check runs in the API before the engine is asked).
+ * the FAKE inline gateway (the check runs in the API before the engine is asked). The requester is
+ * an admin key minted by the account's command-line key, and the other keys are minted beside it:
+ * a key the requester minted counts as the requester (test/security/key-descent-four-eyes.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
@@ -12,6 +14,8 @@ import { FakeInlineGateway } from '../support/fake-gateway.js';
 
 let ctx: TestContext;
 let acct: TestAccount;
+/** The account's command-line live key: it mints the requester and the other keys side by side. */
+let root: Client;
 let live: Client;
 let liveReviewer: { id: string; client: Client };
 let liveKeyId: string;
@@ -19,9 +23,11 @@ let liveKeyId: string;
 beforeAll(async () => {
   ctx = await createTestContext({ gateway: (deps) => new FakeInlineGateway(deps), testModeRateLimit: 100_000 });
   acct = await ctx.account('growth');
-  live = acct.live!;
-  liveKeyId = (await live.get('/v1/api-keys/self')).body.id;
-  const r = await live.post('/v1/api-keys', { name: 'Second pair of eyes', role: 'reviewer' });
+  root = acct.live!;
+  const requester = await root.post('/v1/api-keys', { name: 'Requesting admin', role: 'admin' });
+  live = ctx.client(requester.body.key);
+  liveKeyId = requester.body.id;
+  const r = await root.post('/v1/api-keys', { name: 'Second pair of eyes', role: 'reviewer' });
   liveReviewer = { id: r.body.id, client: ctx.client(r.body.key) };
 });
 afterAll(() => ctx?.close());
@@ -79,7 +85,7 @@ describe('live mode: the key that asked cannot approve', () => {
   });
 
   test('a key that did not ask may approve, also an admin key other than the requester', async () => {
-    const other = await live.post('/v1/api-keys', { name: 'Other admin', role: 'admin' });
+    const other = await root.post('/v1/api-keys', { name: 'Other admin', role: 'admin' });
     const id = await hold(live);
     const res = await ctx.client(other.body.key).post(`/v1/approvals/${id}/approve`);
     expect(res.status).toBe(200);

@@ -171,6 +171,37 @@ describe.skipIf(!mode)('approval chains on a Temporal server, through the API', 
     }
   });
 
+  test('a key and the key it minted count as one approver, one after the other and at once; a key minted beside them completes the quorum', async () => {
+    const leadKey = await acct.test.post('/v1/api-keys', { name: 'Team lead', mode: 'test', role: 'admin' });
+    const lead = { id: leadKey.body.id as string, client: stack.ctx.client(leadKey.body.key as string) };
+    const childKey = await lead.client.post('/v1/api-keys', { name: "Lead's reviewer", mode: 'test', role: 'reviewer' });
+    expect(childKey.body.created_by).toBe(lead.id);
+    const child = { id: childKey.body.id as string, client: stack.ctx.client(childKey.body.key as string) };
+    const { agentId } = await quorumAgent();
+
+    const id = await hold(agentId, 5_000);
+    const handle = await running(id);
+    expect((await lead.client.post(`/v1/approvals/${id}/approve`)).body).toMatchObject({ status: 'pending' });
+    const refused = await child.client.post(`/v1/approvals/${id}/approve`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'conflict', param: 'decision_id' });
+    expect((await decision(id)).approvals.map((a: any) => a.api_key_id)).toEqual([lead.id]);
+    expect((await bob.client.post(`/v1/approvals/${id}/approve`)).body).toMatchObject({ status: 'approved' });
+    expect(await handle.result()).toMatchObject({ status: 'approved', changed: true, resolvedBy: bob.id });
+
+    // At once: both reach the workflow (its validator knows key ids only); the resolving write,
+    // under the hold's lock, counts one of them.
+    const atOnce = await hold(agentId, 5_000);
+    const atOnceHandle = await running(atOnce);
+    const answers = await Promise.all([lead.client.post(`/v1/approvals/${atOnce}/approve`), child.client.post(`/v1/approvals/${atOnce}/approve`)]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    expect((await decision(atOnce))).toMatchObject({ status: 'pending', approvals: [expect.anything()] });
+    expect((await handle.describe()).status.name).toBe('COMPLETED');
+    expect((await atOnceHandle.describe()).status.name).toBe('RUNNING');
+    expect((await alice.client.post(`/v1/approvals/${atOnce}/approve`)).body).toMatchObject({ status: 'approved' });
+    expect(await atOnceHandle.result()).toMatchObject({ status: 'approved', changed: true, resolvedBy: alice.id });
+  });
+
   test('a hold at or under the rule needs one approval, as before', async () => {
     const { agentId } = await quorumAgent();
     const id = await hold(agentId, 1_000);
