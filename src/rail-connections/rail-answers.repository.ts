@@ -12,6 +12,28 @@ export async function findRailAnswer(db: DbOrTrx, connectionId: string, eventId:
   return db.selectFrom('rail_authorizations').selectAll().where('connection_id', '=', connectionId).where('request_event_id', '=', eventId).executeTakeFirst();
 }
 
+/**
+ * In one query: the answer already given to this event (a repeat gets it back), and the answer to
+ * the first request of its card authorization (when there is one, this request is an increase).
+ */
+export async function findEarlierAnswers(
+  db: DbOrTrx,
+  connectionId: string,
+  ids: { authorizationId: string; eventId: string },
+): Promise<{ toEvent: RailAnswerRow | undefined; first: RailAnswerRow | undefined }> {
+  const rows = await db
+    .selectFrom('rail_authorizations')
+    .selectAll()
+    .where('connection_id', '=', connectionId)
+    .where((eb) => eb.or([eb('request_event_id', '=', ids.eventId), eb.and([eb('authorization_id', '=', ids.authorizationId), eb('increment', '=', false)])]))
+    .limit(2)
+    .execute();
+  return {
+    toEvent: rows.find((r) => r.request_event_id === ids.eventId),
+    first: rows.find((r) => r.authorization_id === ids.authorizationId && !r.increment),
+  };
+}
+
 /** The answer to the first request of a card authorization (not an increase), if the connection gave one. */
 export async function findRailAnswerOf(db: DbOrTrx, connectionId: string, authorizationId: string): Promise<RailAnswerRow | undefined> {
   return db

@@ -5,7 +5,7 @@ import { isStorableText } from '../kernel/storable-text.js';
 import { authorizeSchema } from '../authorization/authorize.schemas.js';
 import { decide, type AuthorizationDeps } from '../authorization/authorization.service.js';
 import type { RailOutcome } from '../authorization/rail-request.js';
-import { findRailAnswer, findRailAnswerOf, firstDecisionOf, insertRailAnswer, insertRailAnswerIfAbsent, type NewRailAnswer, type RailAnswerRow } from './rail-answers.repository.js';
+import { findEarlierAnswers, findRailAnswer, findRailAnswerOf, firstDecisionOf, insertRailAnswer, insertRailAnswerIfAbsent, type NewRailAnswer, type RailAnswerRow } from './rail-answers.repository.js';
 import type { EndpointConnection } from './rail-connections.service.js';
 
 /** A card authorization request, as the rail's adapter translated it (docs/rails/stripe-issuing.md). */
@@ -129,9 +129,8 @@ export async function answerRailAuthorization(
   // A request that waited out its time (for the connection, the rate limit) costs no more queries.
   checkInTime();
   const db = deps.db;
-  const earlier = await findRailAnswer(db, connection.id, req.eventId);
+  const { toEvent: earlier, first } = await findEarlierAnswers(db, connection.id, { authorizationId: req.authorizationId, eventId: req.eventId });
   if (earlier) return fromRow(earlier, true);
-  const first = await findRailAnswerOf(db, connection.id, req.authorizationId);
   const kind: RequestKind = { increment: first !== undefined };
   const now = () => deps.now?.() ?? new Date();
   // Another request of this authorization recorded its answer first: this one is an increase after all.
