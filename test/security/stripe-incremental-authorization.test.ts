@@ -105,6 +105,33 @@ describe('an incremental authorization is a new request for the increase', () =>
   });
 });
 
+describe('increases at once', () => {
+  test('three increases of one authorization at once: each decided against what the others left, the budget holds', async () => {
+    const agentId = await newAgent();
+    const first = await swipe40(agentId);
+    const increases = [1, 2, 3].map((i) => incrementEvent(first.request, 600, 4_000, { id: `${first.request.id}_inc${i}` }));
+    const answered = (await Promise.all(increases.map(post))).map(asStripeReadsIt);
+    expect(answered.filter((a) => a.approved)).toHaveLength(1);
+    expect(answered.filter((a) => !a.approved).map((a) => a.metadata.reason_code)).toEqual(['budget_exceeded', 'budget_exceeded']);
+    expect(await monthSpend(agentId)).toBe(4_600);
+    for (const a of answered) expect((await decision(a.metadata.decision_id!)).increment_of).toBe(first.decisionId);
+  });
+
+  test('two requests of a new authorization at once: one is its first, the other its increase', async () => {
+    const agentId = await newAgent();
+    const request = requestEvent({ agentId, amount: 1_000, merchantUrl: 'shop.example' });
+    const other = { ...request, id: `${request.id}_other` };
+    const [a, b] = (await Promise.all([post(request), post(other)])).map(asStripeReadsIt);
+    expect(a!.approved && b!.approved).toBe(true);
+    const [da, db] = [await decision(a!.metadata.decision_id!), await decision(b!.metadata.decision_id!)];
+    expect(da.decision_id).not.toBe(db.decision_id);
+    // Exactly one of them names the other as the decision it increased.
+    expect([da.increment_of, db.increment_of].sort()).toEqual([null, da.increment_of ?? db.increment_of].sort());
+    expect([da.increment_of, db.increment_of].filter(Boolean)).toEqual([da.increment_of ? db.decision_id : da.decision_id]);
+    expect(await monthSpend(agentId)).toBe(2_000);
+  });
+});
+
 describe('an over-capture is applied in full, evented and audited', () => {
   test('the finding: 40.00 approved, 1,000.00 more declined, 1,040.00 captured → the decision and the spend show 1,040.00', async () => {
     const agentId = await newAgent();
