@@ -19,7 +19,7 @@ export async function render(view) {
 
   function show(d) {
     fill(body,
-      h('p', { class: `status status-${d.status}`, id: 'decision-status', tabindex: '-1' }, `Status: ${d.status}`),
+      h('p', { class: `status status-${d.status}`, id: 'decision-status', tabindex: '-1' }, `Status: ${d.status}`, overCaptureBadge(d)),
       details([
         ['Decision', d.decision],
         ['Status', d.status],
@@ -34,6 +34,7 @@ export async function render(view) {
         ['Approvals', d.expires_at ? approvalsSummary(d) : '—'],
         ['Resolved', when(d.resolved_at)],
         ['Capture', captureText(d)],
+        ['Card authorization', d.rail ? h('span', {}, h('code', {}, d.rail.authorization_id), d.increment_of ? h('span', {}, ' (an increase of ', h('a', { href: `#/decisions/${encodeURIComponent(d.increment_of)}` }, d.increment_of), ')') : '') : '—'],
         ['Metadata', Object.keys(d.metadata || {}).length ? h('code', {}, JSON.stringify(d.metadata)) : '—'],
         ['Mode', d.livemode ? 'live' : 'test'],
       ]),
@@ -49,11 +50,20 @@ function expiryNote(d) {
   return left === TIME_RAN_OUT ? ` (${left})` : ` (${left} left)`;
 }
 
-/** What the rail did with an approval: nothing yet (and until when), captured, voided or expired. */
+/** The card moved more than was approved: said next to the status, where a reviewer looks first. */
+function overCaptureBadge(d) {
+  const over = d.capture?.status === 'captured' ? d.capture.over_capture_amount : undefined;
+  return over ? h('span', { class: 'badge badge-over-capture' }, `over-captured by ${money(over, d.currency)}`) : null;
+}
+
+/** What the rail did with an approval: nothing yet (and until when), captured (and by how much over), voided or expired. */
 function captureText(d) {
   const c = d.capture;
   if (!c) return '—';
-  if (c.status === 'captured') return h('span', {}, `captured ${money(c.captured_amount, d.currency)} at `, when(c.captured_at));
+  if (c.status === 'captured') {
+    const over = c.over_capture_amount ? ` (${money(c.over_capture_amount, d.currency)} more than was approved for the card authorization)` : '';
+    return h('span', {}, `captured ${money(c.captured_amount, d.currency)}${over} at `, when(c.captured_at));
+  }
   if (c.status === 'uncaptured') return c.capture_before ? h('span', {}, 'uncaptured; expires unless captured by ', when(c.capture_before)) : 'uncaptured';
   return c.status;
 }

@@ -134,13 +134,13 @@ export const MAX_MATCH_CANDIDATES = 100;
 /**
  * The agent's approvals a rail request could take (docs/rails/stripe-issuing.md, rule 1):
  * uncaptured, in `currency`, of at least `amount`, inside their capture window, token unused;
- * the smallest first, then the oldest. Read under the agent's row lock, so two requests never
+ * the smallest first, then the oldest; with whether a reviewer approved each (it was held). Read under the agent's row lock, so two requests never
  * both see one as free.
  */
 export async function coveringApprovals(db: DbOrTrx, agentId: string, r: { currency: string; amount: number }, now: Date) {
   return db
     .selectFrom('decisions')
-    .select(['id', 'vendor'])
+    .select(['id', 'vendor', 'original_decision'])
     .where('agent_id', '=', agentId)
     .where('capture_status', '=', 'uncaptured')
     .where('currency', '=', r.currency)

@@ -167,7 +167,7 @@ async function decideLocked(
   const now = deps.now?.() ?? new Date();
   const actor = rail ? railActor(rail.ref) : actorOf(caller);
   if (rail && locked?.agent.status === 'active') {
-    const matched = await takeCoveringApproval(trx, locked.agent.id, input, actor, now);
+    const matched = await takeCoveringApproval(trx, locked, input, actor, now);
     if (matched) {
       const outcome = { kind: 'matched' as const, decision: matched };
       await rail.record(trx, outcome);
@@ -176,7 +176,7 @@ async function decideLocked(
   }
   // Spend is read after the lock is granted, by its own statement, so it is the latest committed.
   const state = locked && { ...locked, spend: await readSpend(trx, locked.agent.id, periodsOf(now)) };
-  const decision = await prepareDecision(deps, trx, caller, input, idem, state, now, { actor, rail: rail?.ref });
+  const decision = await prepareDecision(deps, trx, caller, input, idem, state, now, { actor, rail: rail?.ref, incrementOf: rail?.incrementOf });
   await executeTogether(trx, [countDecision(trx, decision.agent.id), ...writesOf(trx, decision, idem)]);
   const view = rail && decision.view.decision === 'approved' ? await captureAtOnce(trx, decision.view, actor, now) : decision.view;
   if (idem && !idem.completion) await idem.complete(trx, 200, JSON.stringify(view));
@@ -204,7 +204,7 @@ async function prepareDecision(
   idem: IdempotencyHandle<DbOrTrx> | undefined,
   state: AgentState | undefined,
   now: Date,
-  via: { actor: AuditInput['actor']; rail?: RailRef | undefined } = { actor: actorOf(caller) },
+  via: { actor: AuditInput['actor']; rail?: RailRef | undefined; incrementOf?: string | null | undefined } = { actor: actorOf(caller) },
 ) {
   if (!state) throw notFound('agent', 'agent_id');
   const { agent, policy, spend } = state;
@@ -269,6 +269,8 @@ async function prepareDecision(
     rail_type: via.rail?.type ?? null,
     rail_connection_id: via.rail?.connection_id ?? null,
     rail_authorization_id: via.rail?.authorization_id ?? null,
+    increment_of: via.incrementOf ?? null,
+    over_capture_amount: null,
   };
   const view = toDecisionView(row);
   const event = { ...eventRecord({ accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: {}, now }), data: decisionEventData(row) };
@@ -289,7 +291,7 @@ async function prepareDecision(
       policyId: outcome.policy_applied,
       reason: outcome.reason_code,
       // A rail's decision names its rail (an object: request metadata never holds one).
-      metadata: via.rail ? { ...input.metadata, rail: via.rail } : (input.metadata ?? {}),
+      metadata: via.rail ? { ...input.metadata, rail: via.rail, ...(via.incrementOf ? { increment_of: via.incrementOf } : {}) } : (input.metadata ?? {}),
     }),
     event,
     outbox: held ? [{ topic: 'event', refId: event.id }, { topic: 'held_decision', refId: id }] : [{ topic: 'event', refId: event.id }],

@@ -1,9 +1,9 @@
 import type { DbOrTrx } from '../db/database.js';
 import type { AuditInput } from '../audit/audit.repository.js';
 import { captureLocked } from '../capture/capture.service.js';
-import { coveringApprovals } from './authorization.repository.js';
+import { coveringApprovals, type BoundPolicy } from './authorization.repository.js';
 import { toDecisionView, type DecisionView, type RailRef } from '../decisions/decision.view.js';
-import { vendorMatches } from '../policies/vendor.js';
+import { vendorForm, vendorListed } from '../policies/vendor.js';
 
 /** How a rail request was answered: by an approval it matched, or by a new decision. */
 export type RailOutcome = { kind: 'matched' | 'decided'; decision: DecisionView };
@@ -27,26 +27,58 @@ export interface RailRequest {
    * behind the agent's earlier requests.
    */
   checkInTime(): void;
+  /** A request for the increase of an authorization the rail asked about before: the authorization's first decision, if it made one. */
+  incrementOf?: string | null | undefined;
 }
 
 /** Who a rail's decisions and captures are recorded as: the system, on behalf of the connection. */
 export const railActor = (ref: RailRef): AuditInput['actor'] => ({ type: 'system', id: ref.connection_id });
 
+/** The agent as locked for the request, with its bound policy (lockAgentWithPolicy). */
+export interface LockedAgent {
+  agent: { id: string; status: string; kyc_status: string };
+  policy?: BoundPolicy | undefined;
+}
+
 /**
- * Rule 1: the smallest of the agent's uncaptured approvals that covers the request (same
- * currency, vendor matching as a list entry matches, amount at least the requested), the oldest
- * of equals, captured for the requested amount. The caller holds the agent's row lock, so two
- * concurrent requests never take the same approval. Undefined when none covers it.
+ * Whether the swipe passes the agent's policy as it stands now, apart from budgets (the approval it
+ * would take already counts) and the hold rules: a policy bound and active, its currency, the
+ * denylist, the categories, and the allowlist, which an approval a reviewer gave stands in for
+ * (an unlisted vendor needs exactly that). A frozen or deactivated agent never gets here.
+ */
+function swipePassesPolicy(policy: BoundPolicy | undefined, kycStatus: string, request: { currency: string; vendor: string; category?: string | null | undefined }, reviewerApproved: boolean): boolean {
+  if (!policy || !policy.active || kycStatus === 'rejected' || request.currency !== policy.currency) return false;
+  if (vendorListed(request.vendor, policy.vendor_denylist)) return false;
+  const category = request.category ?? null;
+  if (policy.categories_allowed.length > 0 && (!category || !policy.categories_allowed.includes(category))) return false;
+  return policy.vendor_allowlist.length === 0 || vendorListed(request.vendor, policy.vendor_allowlist) || reviewerApproved;
+}
+
+/** The same vendor in normal form (the lists' normalizer): equal, not a subdomain of it. */
+function sameVendor(a: string, b: string): boolean {
+  const x = vendorForm(a);
+  const y = vendorForm(b);
+  return x.kind !== 'invalid' && y.kind !== 'invalid' && x.key !== '' && x.key === y.key;
+}
+
+/**
+ * Rule 1 (docs/rails/stripe-issuing.md): the smallest of the agent's uncaptured approvals that
+ * covers the request (same currency, the same vendor in normal form, amount at least the
+ * requested), the oldest of equals, captured for the requested amount, provided the swipe itself
+ * passes the agent's policy as it stands now. The caller holds the agent's row lock, so two
+ * concurrent requests never take the same approval. Undefined when none may be taken: the request
+ * is then decided as any other.
  */
 export async function takeCoveringApproval(
   trx: DbOrTrx,
-  agentId: string,
-  request: { amount: number; currency: string; vendor: string },
+  { agent, policy }: LockedAgent,
+  request: { amount: number; currency: string; vendor: string; category?: string | null | undefined },
   actor: AuditInput['actor'],
   now: Date,
 ): Promise<DecisionView | undefined> {
-  const candidates = await coveringApprovals(trx, agentId, request, now);
-  const match = candidates.find((c) => vendorMatches(request.vendor, c.vendor));
+  if (agent.status !== 'active') return undefined;
+  const candidates = await coveringApprovals(trx, agent.id, request, now);
+  const match = candidates.find((c) => sameVendor(request.vendor, c.vendor) && swipePassesPolicy(policy, agent.kyc_status, request, c.original_decision === 'held'));
   if (!match) return undefined;
   const captured = await captureLocked(trx, match.id, request.amount, actor, now);
   return captured && toDecisionView(captured);

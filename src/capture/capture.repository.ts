@@ -47,14 +47,16 @@ export async function overdueUncapturedIds(db: DbOrTrx, now: Date, limit: number
 
 /**
  * Sets what a captured (or rail-voided) approval counts: `capturedAmount` > 0 keeps it captured at
- * that amount, null voids it. For rails that report the final amount after the capture.
+ * that amount (`overCapture` of it above what was approved for its card authorization), null voids
+ * it. For rails that report the final amount after the capture.
  */
-export async function setCapturedAmount(db: DbOrTrx, id: string, capturedAmount: number | null, now: Date): Promise<DecisionRow> {
+export async function setCapturedAmount(db: DbOrTrx, id: string, capturedAmount: number | null, overCapture: number | null, now: Date): Promise<DecisionRow> {
   return db
     .updateTable('decisions')
     .set((eb) => ({
       capture_status: capturedAmount === null ? 'voided' : 'captured',
       captured_amount: capturedAmount,
+      over_capture_amount: capturedAmount === null ? null : overCapture,
       captured_at: capturedAmount === null ? null : eb.fn.coalesce('captured_at', eb.val(now)),
       capture_resolved_at: now,
       updated_at: now,

@@ -196,27 +196,31 @@ export async function captureLocked(trx: DbOrTrx, id: string, amount: number, ac
 
 /**
  * A rail that asks first reports what a captured approval finally charged (a partial reversal, a
- * settlement, a refund, a decline): the approval then counts `amount`, at most its approved amount
- * (0 voids it), and the difference goes back to, or comes from, the agent's spend in the period the
- * approval counted in; an audit record and an event (`authorization.adjusted`, or
- * `authorization.voided` at 0) say so. The caller holds the agent's and the decision's row locks
- * (lockAgentThenDecision). Undefined, with nothing written, when the amount does not change or the
- * approval was never captured.
+ * settlement, a refund, a decline, a capture above what was approved): the approval then counts
+ * `amount` (0 voids it), also above its approved amount, since what the card moved is what counts;
+ * `over` is the part of it above what was approved for the card authorization. The difference goes
+ * back to, or comes from, the agent's spend in the period the approval counted in, even past its
+ * budget; an audit record and an event (`authorization.adjusted`, or `authorization.voided` at 0)
+ * say so. The caller holds the agent's and the decision's row locks (lockAgentThenDecision).
+ * Undefined, with nothing written, when nothing changes or the approval was never captured.
  */
 export async function adjustCaptureLocked(
   trx: DbOrTrx,
   row: DecisionRow,
   amount: number,
+  over: number,
   actor: AuditInput['actor'],
   now: Date,
   details: Record<string, unknown>,
 ): Promise<DecisionRow | undefined> {
   if (row.capture_status !== 'captured' && row.capture_status !== 'voided') return undefined;
   const before = row.capture_status === 'captured' ? Number(row.captured_amount) : 0;
-  const after = Math.max(0, Math.min(amount, Number(row.amount)));
-  if (after === before) return undefined;
-  const updated = await setCapturedAmount(trx, row.id, after > 0 ? after : null, now);
-  await changeSpend(trx, row.agent_id, { month: row.spend_month, day: row.spend_day }, { approved: after - before, reserved: 0 });
+  const overBefore = row.capture_status === 'captured' ? Number(row.over_capture_amount ?? 0) : 0;
+  const after = Math.max(0, amount);
+  const overAfter = after > 0 ? Math.max(0, Math.min(over, after)) : 0;
+  if (after === before && overAfter === overBefore) return undefined;
+  const updated = await setCapturedAmount(trx, row.id, after > 0 ? after : null, overAfter > 0 ? overAfter : null, now);
+  if (after !== before) await changeSpend(trx, row.agent_id, { month: row.spend_month, day: row.spend_day }, { approved: after - before, reserved: 0 });
   const type = after === 0 ? 'authorization.voided' : 'authorization.adjusted';
   await appendAudit(trx, {
     ...decisionAuditFields(row),

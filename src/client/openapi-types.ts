@@ -1088,7 +1088,7 @@ export interface webhooks {
         put?: never;
         /**
          * Event `authorization.adjusted`
-         * @description A rail that asks first reported a new amount for a captured approval (a partial reversal, a settlement, a refund); `data` is the decision, `capture.captured_amount` the amount it counts now. Sent as a POST with a JSON body to every enabled endpoint subscribed to `authorization.adjusted` (or `*`). Verify `X-Service-Signature` over the raw body before parsing it; dedupe by `id` (deliveries are at least once, in no guaranteed order).
+         * @description A rail that asks first reported a new amount for a captured approval (a partial reversal, a settlement, a refund, a capture above what was approved); `data` is the decision, `capture.captured_amount` the amount it counts now and `capture.over_capture_amount` how far that went over what was approved for the card authorization. Sent as a POST with a JSON body to every enabled endpoint subscribed to `authorization.adjusted` (or `*`). Verify `X-Service-Signature` over the raw body before parsing it; dedupe by `id` (deliveries are at least once, in no guaranteed order).
          */
         post: operations["webhookAuthorizationAdjustedWebhook"];
         delete?: never;
@@ -1209,6 +1209,8 @@ export interface components {
                 metadata: {
                     [key: string]: unknown;
                 } | null;
+                /** @description Only when a rail that asks first captured more than was approved for its card authorization: by how much (minor units); `captured_amount` includes it */
+                over_capture_amount?: number;
             } | null;
             /** @description The rail request that made this decision (a card swipe); null for decisions asked for through the API */
             rail: {
@@ -1222,6 +1224,8 @@ export interface components {
                 /** @description The rail's own id of the request (Stripe Issuing: the authorization, `iauth_…`) */
                 authorization_id: string;
             } | null;
+            /** @description A decision a rail asked for the increase of a card authorization (Stripe's incremental authorization): the authorization's first decision; null otherwise */
+            increment_of: string | null;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
             /**
@@ -1304,6 +1308,8 @@ export interface components {
                 metadata: {
                     [key: string]: unknown;
                 } | null;
+                /** @description Only when a rail that asks first captured more than was approved for its card authorization: by how much (minor units); `captured_amount` includes it */
+                over_capture_amount?: number;
             } | null;
             /** @description The rail request that made this decision (a card swipe); null for decisions asked for through the API */
             rail: {
@@ -1317,6 +1323,8 @@ export interface components {
                 /** @description The rail's own id of the request (Stripe Issuing: the authorization, `iauth_…`) */
                 authorization_id: string;
             } | null;
+            /** @description A decision a rail asked for the increase of a card authorization (Stripe's incremental authorization): the authorization's first decision; null otherwise */
+            increment_of: string | null;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
             /**
@@ -2458,7 +2466,7 @@ export interface components {
             /** @description `sha256=<hex>`: HMAC-SHA256 with the endpoint secret of `{"id","event","data","timestamp"}` as serialized here; verify the X-Service-Signature header instead, over the raw body */
             signature: string;
         };
-        /** @description The `authorization.adjusted` webhook body. A rail that asks first reported a new amount for a captured approval (a partial reversal, a settlement, a refund); `data` is the decision, `capture.captured_amount` the amount it counts now. */
+        /** @description The `authorization.adjusted` webhook body. A rail that asks first reported a new amount for a captured approval (a partial reversal, a settlement, a refund, a capture above what was approved); `data` is the decision, `capture.captured_amount` the amount it counts now and `capture.over_capture_amount` how far that went over what was approved for the card authorization. */
         AuthorizationAdjustedWebhook: {
             /** @description Event id: receivers dedupe by it */
             id: string;

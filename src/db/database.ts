@@ -221,6 +221,10 @@ export interface DecisionsTable {
   rail_type: ColumnType<RailType | null, RailType | null | undefined, RailType | null>;
   rail_connection_id: ColumnType<string | null, string | null | undefined, string | null>;
   rail_authorization_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A decision made for the increase of a card authorization: its first decision (migration 024). */
+  increment_of: ColumnType<string | null, string | null | undefined, string | null>;
+  /** How far a rail's capture went over what was approved for its card authorization (migration 024); null when it did not. */
+  over_capture_amount: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface AgentSpendTable {

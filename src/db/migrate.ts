@@ -23,6 +23,7 @@ import * as m004 from './migrations/004_quickstart.js';
 import * as m022 from './migrations/022_capture_metadata.js';
 import * as m021 from './migrations/021_rails_stripe_issuing.js';
 import * as m023 from './migrations/023_api_key_created_by.js';
+import * as m024 from './migrations/024_rail_increments.js';
 import { auditHeadEvidenceMigration } from './migrations/018_audit_head_evidence.js';
 import * as m019 from './migrations/019_server_key_fingerprints.js';
 import { sealedWebhookSecretsMigration } from './migrations/025_sealed_webhook_secrets.js';
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   // Signs the existing chain heads with the same key.
   '018_audit_head_evidence': auditHeadEvidenceMigration(loadedAuditHmacKey),
   '019_server_key_fingerprints': m019,
+  '024_rail_increments': m024,
   // Seals the webhook secrets written in clear before it with the key this process loaded at start.
   '025_sealed_webhook_secrets': sealedWebhookSecretsMigration(loadedEncryptionKey),
 };

@@ -18,7 +18,11 @@ export interface RailConnectionsTable {
 
 export type RailAnswerOutcome = 'matched' | 'decided' | 'declined' | 'timeout';
 
-/** One card authorization a connection answered, and what it counts now (migration 021). */
+/**
+ * One request event a connection answered (migrations 021, 024): the first request of a card
+ * authorization, which also keeps the card's later life (`stripe_*`), or a later one for an
+ * increase (`increment`).
+ */
 export interface RailAuthorizationsTable {
   connection_id: string;
   authorization_id: string;
@@ -31,7 +35,11 @@ export interface RailAuthorizationsTable {
   approved: boolean;
   reason_code: string | null;
   answer: Json<Record<string, unknown>>;
+  /** What this answer's decision counts for the card authorization now. */
   counted_amount: number;
+  /** What this answer approved for the card authorization (0 when declined). */
+  approved_amount: number;
+  increment: boolean;
   stripe_approved: boolean | null;
   stripe_status: string | null;
   stripe_amount: number | null;

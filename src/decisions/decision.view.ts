@@ -25,6 +25,12 @@ export const captureSchema = z
     captured_at: instant('When it was captured').nullable(),
     capture_before: instant('The deadline after which an uncaptured approval expires; null for approvals older than captures (they never expire)').nullable(),
     metadata: metadataField.nullable().describe("What the rail sent with its capture (its own reference, e.g. an x402 settlement's transaction); null until captured"),
+    over_capture_amount: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('Only when a rail that asks first captured more than was approved for its card authorization: by how much (minor units); `captured_amount` includes it'),
   })
   .describe('What the rail did with an approval.');
 export type CaptureView = z.infer<typeof captureSchema>;
@@ -79,6 +85,9 @@ export const decisionSchema = z
     resolved_at: instant('When a hold was resolved').nullable(),
     capture: captureSchema.nullable().describe('What the rail did with an approval; null for denied and pending decisions'),
     rail: railRefSchema.nullable().describe('The rail request that made this decision (a card swipe); null for decisions asked for through the API'),
+    increment_of: idOf('dec', 'The first decision of the card authorization this one increased')
+      .nullable()
+      .describe("A decision a rail asked for the increase of a card authorization (Stripe's incremental authorization): the authorization's first decision; null otherwise"),
     livemode: livemodeField,
     timestamp: instant('Server time of the decision'),
   })
@@ -131,6 +140,7 @@ export function toDecisionView(row: DecisionRow): DecisionView {
     resolved_at: row.resolved_at?.toISOString() ?? null,
     capture: captureView(row),
     rail: railView(row),
+    increment_of: row.increment_of ?? null,
     livemode: row.livemode,
     timestamp: row.created_at.toISOString(),
   };
@@ -140,7 +150,8 @@ export function toDecisionView(row: DecisionRow): DecisionView {
  * What the rail did with an approval (docs/api.md, "Capture and void"); null for denied and pending
  * decisions. `captured_amount` and `metadata` are null until captured; `capture_before` is the
  * deadline after which an uncaptured approval expires (null for approvals older than captures,
- * which never expire).
+ * which never expire); `over_capture_amount` only when a card rail captured more than it was
+ * approved.
  */
 export function captureView(row: DecisionRow): CaptureView | null {
   if (row.decision !== 'approved' || !row.capture_status) return null;
@@ -150,6 +161,7 @@ export function captureView(row: DecisionRow): CaptureView | null {
     captured_at: row.captured_at?.toISOString() ?? null,
     capture_before: row.capture_expires_at?.toISOString() ?? null,
     metadata: row.capture_status === 'captured' ? (row.capture_metadata ?? {}) : null,
+    ...(row.capture_status === 'captured' && row.over_capture_amount ? { over_capture_amount: Number(row.over_capture_amount) } : {}),
   };
 }
 

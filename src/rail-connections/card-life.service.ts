@@ -1,8 +1,19 @@
-import type { Db } from '../db/database.js';
+import type { Db, DbOrTrx } from '../db/database.js';
 import { adjustCaptureLocked } from '../capture/capture.service.js';
-import { findDecisionById, lockAgentThenDecision } from '../decisions/decisions.repository.js';
-import { countedAmount, mergeFacts, type AuthorizationFacts } from './card-life.js';
-import { claimRailEvent, findRailAnswerOf, lockRailAnswer, recordRailTransactions, settlementOf, updateRailAnswer, type RailTransactionFacts } from './rail-answers.repository.js';
+import { findDecisionById, lockDecision } from '../decisions/decisions.repository.js';
+import type { DecisionRow } from '../decisions/decision.view.js';
+import { allocateCounted, countedAmount, mergeFacts, type AuthorizationFacts } from './card-life.js';
+import {
+  claimRailEvent,
+  lockRailAnswer,
+  railAnswersOf,
+  recordRailTransactions,
+  setCountedAmount,
+  settlementOf,
+  updateRailAnswer,
+  type RailAnswerRow,
+  type RailTransactionFacts,
+} from './rail-answers.repository.js';
 import type { EndpointConnection } from './rail-connections.service.js';
 
 /** One event of a card's later life, as the rail's adapter translated it. */
@@ -21,11 +32,49 @@ export interface CardLifeEvent {
 
 export type CardLifeResult = 'applied' | 'unchanged' | 'duplicate' | 'recorded';
 
+/** An answer that approved through a decision, with that decision as locked. */
+interface Approving {
+  answer: RailAnswerRow;
+  decision: DecisionRow;
+}
+
+/** Answers that approved through a decision: each one's decision is what the authorization counts through. */
+const approvingAnswers = (answers: readonly RailAnswerRow[]) => answers.filter((a) => a.approved && a.decision_id !== null);
+
+/**
+ * Locks the agents of the authorization's approving decisions (sorted, the order every spend change
+ * of several agents takes), then reads its answers again: an increase decided meanwhile held an
+ * agent's lock until it committed, so under the locks the list is complete. Then the decisions.
+ */
+async function lockApproving(trx: DbOrTrx, connectionId: string, authorizationId: string): Promise<{ answers: RailAnswerRow[]; approving: Approving[] }> {
+  const locked = new Set<string>();
+  for (;;) {
+    const answers = await railAnswersOf(trx, connectionId, authorizationId);
+    const decisions = await Promise.all(approvingAnswers(answers).map((a) => findDecisionById(trx, a.decision_id!)));
+    const agents = [...new Set(decisions.flatMap((d) => (d ? [d.agent_id] : [])))].filter((id) => !locked.has(id)).sort();
+    if (agents.length === 0) {
+      const approving: Approving[] = [];
+      for (const answer of approvingAnswers(answers)) {
+        const decision = await lockDecision(trx, answer.decision_id!);
+        if (decision) approving.push({ answer, decision });
+      }
+      return { answers, approving };
+    }
+    for (const id of agents) {
+      await trx.selectFrom('agents').select('id').where('id', '=', id).forUpdate().execute();
+      locked.add(id);
+    }
+  }
+}
+
 /**
  * Applies an event of a card's later life (docs/rails/stripe-issuing.md): the facts are stored,
- * then what the authorization counts is computed from all the facts known (card-life.ts) and the
- * decision's capture follows it. Exactly once per event id, and idempotent beyond that: a repeat
- * under another id computes the same amount and changes nothing.
+ * then what the authorization counts is computed from all the facts known (card-life.ts), shared
+ * out over the decisions that approved it (its first request's and its increases'), and each
+ * decision's capture follows its share. What the card moved above what was approved still counts,
+ * on the authorization's first approving decision, as an over-capture. Exactly once per event id,
+ * and idempotent beyond that: a repeat under another id computes the same amounts and changes
+ * nothing.
  */
 export async function applyCardLifeEvent(deps: { db: Db; now?: () => Date }, connection: EndpointConnection, event: CardLifeEvent): Promise<CardLifeResult> {
   return deps.db.transaction().execute(async (trx) => {
@@ -33,12 +82,10 @@ export async function applyCardLifeEvent(deps: { db: Db; now?: () => Date }, con
     if (!(await claimRailEvent(trx, connection.id, event.eventId, event.type, now))) return 'duplicate';
     await recordRailTransactions(trx, connection.id, event.transactions, now);
     if (!event.authorizationId) return 'recorded';
-    const answer = await findRailAnswerOf(trx, connection.id, event.authorizationId);
-    if (!answer) return 'recorded';
-    // Locks in the order of every spend change: the agent, the decision, then this record.
-    const decision = answer.approved && answer.decision_id ? await findDecisionById(trx, answer.decision_id) : undefined;
-    const locked = decision && (await lockAgentThenDecision(trx, decision.agent_id, decision.id));
-    const current = (await lockRailAnswer(trx, connection.id, event.authorizationId))!;
+    // Locks in the order of every spend change: the agents, the decisions, then the facts' record.
+    const { answers, approving } = await lockApproving(trx, connection.id, event.authorizationId);
+    const current = await lockRailAnswer(trx, connection.id, event.authorizationId);
+    if (!current) return 'recorded';
     const known = {
       approved: current.stripe_approved,
       status: current.stripe_status,
@@ -46,22 +93,25 @@ export async function applyCardLifeEvent(deps: { db: Db; now?: () => Date }, con
       amountAt: current.stripe_amount_at === null ? null : Number(current.stripe_amount_at),
     };
     const facts = event.authorization ? mergeFacts(known, event.authorization, event.created) : known;
-    const stored = { stripe_approved: facts.approved, stripe_status: facts.status, stripe_amount: facts.amount, stripe_amount_at: facts.amountAt, updated_at: now };
+    await updateRailAnswer(trx, connection.id, event.authorizationId, { stripe_approved: facts.approved, stripe_status: facts.status, stripe_amount: facts.amount, stripe_amount_at: facts.amountAt, updated_at: now });
     // Declined answers, and approvals on timeout that no decision backs, only keep the facts.
-    if (!locked) {
-      await updateRailAnswer(trx, connection.id, event.authorizationId, stored);
-      return 'recorded';
-    }
-    const counted = countedAmount(facts, await settlementOf(trx, connection.id, event.authorizationId), Number(current.counted_amount));
+    if (approving.length === 0) return 'recorded';
+    const countedNow = answers.reduce((sum, a) => sum + Number(a.counted_amount), 0);
+    const counted = countedAmount(facts, await settlementOf(trx, connection.id, event.authorizationId), countedNow);
+    const { shares, approvedTotal } = allocateCounted(counted.amount, approving.map((a) => Number(a.answer.approved_amount)));
     const ref = { type: 'stripe_issuing', connection_id: connection.id, authorization_id: event.authorizationId };
-    const adjusted = await adjustCaptureLocked(trx, locked, counted.amount, { type: 'system', id: connection.id }, now, {
-      rail: ref,
-      reason: counted.reason,
-      rail_event_id: event.eventId,
-      ...(counted.amount > Number(locked.amount) ? { over_capture_amount: counted.amount - Number(locked.amount) } : {}),
-    });
-    const countedNow = Math.min(counted.amount, Number(locked.amount));
-    await updateRailAnswer(trx, connection.id, event.authorizationId, { ...stored, counted_amount: countedNow });
-    return adjusted ? 'applied' : 'unchanged';
+    let changed = false;
+    for (const [i, { answer, decision }] of approving.entries()) {
+      const share = shares[i]!;
+      const adjusted = await adjustCaptureLocked(trx, decision, share.amount, share.over, { type: 'system', id: connection.id }, now, {
+        rail: ref,
+        reason: counted.reason,
+        rail_event_id: event.eventId,
+        ...(share.over > 0 ? { over_capture_amount: share.over, approved_for_authorization: approvedTotal } : {}),
+      });
+      changed ||= adjusted !== undefined;
+      if (Number(answer.counted_amount) !== share.amount) await setCountedAmount(trx, connection.id, answer.request_event_id, share.amount, now);
+    }
+    return changed ? 'applied' : 'unchanged';
   });
 }

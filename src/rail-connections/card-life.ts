@@ -58,3 +58,28 @@ export function countedAmount(facts: AuthorizationFacts, settled: Settlement, cu
   if (facts.status === 'pending' && facts.amount !== null) return { amount: facts.amount, reason: 'held' };
   return { amount: current, reason: 'unchanged' };
 }
+
+/** One approving decision's share of what the authorization counts. */
+export interface Share {
+  /** What the decision counts (its capture). */
+  amount: number;
+  /** The part of `amount` above what was approved for the authorization (first decision only). */
+  over: number;
+}
+
+/**
+ * Shares what a card authorization counts over the decisions that approved it, in the order they
+ * were answered, each up to what it approved for the authorization. What is left over is what the
+ * card moved above everything approved: it still counts (the ledger never shows less than the card
+ * spent), on the first decision, as its over-capture.
+ */
+export function allocateCounted(total: number, approved: readonly number[]): { shares: Share[]; approvedTotal: number } {
+  let left = Math.max(0, total);
+  const shares = approved.map((a) => {
+    const amount = Math.min(Math.max(0, a), left);
+    left -= amount;
+    return { amount, over: 0 };
+  });
+  if (left > 0 && shares[0]) shares[0] = { amount: shares[0].amount + left, over: left };
+  return { shares, approvedTotal: approved.reduce((sum, a) => sum + Math.max(0, a), 0) };
+}

@@ -5,7 +5,7 @@ import { isStorableText } from '../kernel/storable-text.js';
 import { authorizeSchema } from '../authorization/authorize.schemas.js';
 import { decide, type AuthorizationDeps } from '../authorization/authorization.service.js';
 import type { RailOutcome } from '../authorization/rail-request.js';
-import { findRailAnswer, insertRailAnswer, insertRailAnswerIfAbsent, type NewRailAnswer, type RailAnswerRow } from './rail-answers.repository.js';
+import { findEarlierAnswers, findRailAnswer, findRailAnswerOf, firstDecisionOf, insertRailAnswer, insertRailAnswerIfAbsent, type NewRailAnswer, type RailAnswerRow } from './rail-answers.repository.js';
 import type { EndpointConnection } from './rail-connections.service.js';
 
 /** A card authorization request, as the rail's adapter translated it (docs/rails/stripe-issuing.md). */
@@ -28,7 +28,7 @@ export interface RailAnswer {
   /** Only when declined. */
   reasonCode: string | null;
   outcome: RailAnswerOutcome;
-  /** Given earlier to the same event or authorization, and given again. */
+  /** Given earlier to the same event, and given again. */
   replayed: boolean;
 }
 
@@ -61,7 +61,12 @@ export const answerBody = (a: Pick<RailAnswer, 'approved' | 'decisionId' | 'reas
   metadata: { ...(a.decisionId ? { decision_id: a.decisionId } : {}), ...(!a.approved && a.reasonCode ? { reason_code: a.reasonCode } : {}) },
 });
 
-function answerRow(connection: EndpointConnection, req: RailAuthorizationRequest, a: Omit<RailAnswer, 'replayed'>, agentId: string | null, now: Date): NewRailAnswer {
+/** Whether a request is the first of its card authorization, or one for an increase of it. */
+type RequestKind = { increment: boolean };
+
+function answerRow(connection: EndpointConnection, req: RailAuthorizationRequest, a: Omit<RailAnswer, 'replayed'>, agentId: string | null, now: Date, kind: RequestKind): NewRailAnswer {
+  // What the answer approved for the card authorization: the request's amount, also when it matched a larger approval.
+  const approvedAmount = a.approved && a.decisionId ? req.amount : 0;
   return {
     connection_id: connection.id,
     authorization_id: req.authorizationId,
@@ -75,7 +80,9 @@ function answerRow(connection: EndpointConnection, req: RailAuthorizationRequest
     reason_code: a.approved ? null : a.reasonCode,
     answer: answerBody(a),
     // What the authorization counts through its decision: the captured amount, when approved by one.
-    counted_amount: a.approved && a.decisionId ? req.amount : 0,
+    counted_amount: approvedAmount,
+    approved_amount: approvedAmount,
+    increment: kind.increment,
     created_at: now,
     updated_at: now,
   };
@@ -102,16 +109,19 @@ function outcomeAnswer(outcome: RailOutcome): Omit<RailAnswer, 'replayed'> {
 const DECLINES: Partial<Record<AppError['code'], string>> = { not_found: 'unknown_agent', agent_frozen: 'agent_frozen', agent_deactivated: 'agent_deactivated' };
 
 /**
- * Answers a card authorization request: a repeat of the event or of the authorization gets the
- * first answer back; otherwise it is decided on the path of `POST /v1/authorize` (rule 1 first),
- * and the answer is recorded in the decision's transaction. A decision that would commit after
- * `deadline` (epoch ms) is rolled back and `DeadlinePassed` thrown.
+ * Answers a card authorization request: a repeat of the event gets the first answer back; a new
+ * event for an authorization answered before is a request for its increase (Stripe's incremental
+ * authorizations), decided like any swipe; otherwise it is decided on the path of
+ * `POST /v1/authorize` (rule 1 first), and the answer is recorded in the decision's transaction.
+ * A decision that would commit after `deadline` (epoch ms) is rolled back and `DeadlinePassed`
+ * thrown.
  */
 export async function answerRailAuthorization(
   deps: AuthorizationDeps,
   connection: EndpointConnection,
   req: RailAuthorizationRequest,
   deadline: number,
+  lostFirst = false,
 ): Promise<RailAnswer> {
   const checkInTime = () => {
     if (Date.now() > deadline - COMMIT_MARGIN_MS) throw new DeadlinePassed();
@@ -119,14 +129,22 @@ export async function answerRailAuthorization(
   // A request that waited out its time (for the connection, the rate limit) costs no more queries.
   checkInTime();
   const db = deps.db;
-  const earlier = await findRailAnswer(db, connection.id, { authorizationId: req.authorizationId, eventId: req.eventId });
+  const { toEvent: earlier, first } = await findEarlierAnswers(db, connection.id, { authorizationId: req.authorizationId, eventId: req.eventId });
   if (earlier) return fromRow(earlier, true);
+  const kind: RequestKind = { increment: first !== undefined };
   const now = () => deps.now?.() ?? new Date();
+  // Another request of this authorization recorded its answer first: this one is an increase after all.
+  const afterConflict = async (): Promise<RailAnswer> => {
+    const stored = await findRailAnswer(db, connection.id, req.eventId);
+    if (stored) return fromRow(stored, true);
+    if (kind.increment || lostFirst) throw new Error(`no answer recorded for event ${req.eventId} after a conflicting insert`);
+    return answerRailAuthorization(deps, connection, req, deadline, true);
+  };
 
   const declineWithout = async (reasonCode: string, agentId = req.agentId): Promise<RailAnswer> => {
     const answer = { approved: false, decisionId: null, reasonCode, outcome: 'declined' as const };
-    if (await insertRailAnswerIfAbsent(db, answerRow(connection, req, answer, agentId, now()))) return { ...answer, replayed: false };
-    return replayStored(db, connection, req);
+    if (await insertRailAnswerIfAbsent(db, answerRow(connection, req, answer, agentId, now(), kind))) return { ...answer, replayed: false };
+    return afterConflict();
   };
 
   // Text PostgreSQL cannot hold is declined before it reaches a query (as the input guard does for the API).
@@ -138,25 +156,20 @@ export async function answerRailAuthorization(
   if (!parsed.success) return declineWithout('invalid_request');
 
   const ref = { type: 'stripe_issuing' as const, connection_id: connection.id, authorization_id: req.authorizationId };
+  const incrementOf = kind.increment ? (first?.decision_id ?? (await firstDecisionOf(db, connection.id, req.authorizationId))) : null;
   const record = async (trx: DbOrTrx, outcome: RailOutcome) => {
     checkInTime();
-    await insertRailAnswer(trx, answerRow(connection, req, outcomeAnswer(outcome), req.agentId, now()));
+    await insertRailAnswer(trx, answerRow(connection, req, outcomeAnswer(outcome), req.agentId, now(), kind));
   };
   try {
-    const outcome = await decide(deps, callerFor(connection), parsed.data, { rail: { ref, record, checkInTime } });
+    const outcome = await decide(deps, callerFor(connection), parsed.data, { rail: { ref, record, checkInTime, incrementOf } });
     return { ...outcomeAnswer(outcome), replayed: false };
   } catch (err) {
     if (err instanceof AppError && DECLINES[err.code]) return declineWithout(DECLINES[err.code]!);
-    // A concurrent repeat recorded its answer first: this decision was rolled back; theirs stands.
-    if (isUniqueViolation(err)) return replayStored(db, connection, req);
+    // A concurrent request recorded its answer first: this decision was rolled back.
+    if (isUniqueViolation(err)) return afterConflict();
     throw err;
   }
-}
-
-async function replayStored(db: DbOrTrx, connection: EndpointConnection, req: RailAuthorizationRequest): Promise<RailAnswer> {
-  const stored = await findRailAnswer(db, connection.id, { authorizationId: req.authorizationId, eventId: req.eventId });
-  if (!stored) throw new Error(`no answer recorded for ${req.authorizationId} after a conflicting insert`);
-  return fromRow(stored, true);
 }
 
 /**
@@ -165,7 +178,13 @@ async function replayStored(db: DbOrTrx, connection: EndpointConnection, req: Ra
  * Returns whether the timeout answer is the one on record.
  */
 export async function recordTimeoutAnswer(deps: Pick<AuthorizationDeps, 'db' | 'now'>, connection: EndpointConnection, req: RailAuthorizationRequest): Promise<boolean> {
-  return insertRailAnswerIfAbsent(deps.db, answerRow(connection, req, timeoutAnswer(connection), req.agentId, deps.now?.() ?? new Date()));
+  const at = deps.now?.() ?? new Date();
+  const row = (increment: boolean) => answerRow(connection, req, timeoutAnswer(connection), req.agentId, at, { increment });
+  const first = await findRailAnswerOf(deps.db, connection.id, req.authorizationId);
+  if (await insertRailAnswerIfAbsent(deps.db, row(first !== undefined))) return true;
+  // The first request of the authorization was recorded meanwhile by another event: this one is an increase.
+  if (first || (await findRailAnswer(deps.db, connection.id, req.eventId))) return false;
+  return insertRailAnswerIfAbsent(deps.db, row(true));
 }
 
 /** The connection's `on_timeout` answer: what the rail is told and what is recorded, from one place. */

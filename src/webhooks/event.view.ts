@@ -33,7 +33,7 @@ const EVENT_SUMMARY: Record<EventType, string> = {
   'authorization.expired': 'An approval was not captured in time and expired; `data` is the decision',
   'approval.escalated': 'A hold is still pending at its escalation time (`escalate_after_seconds`)',
   'authorization.adjusted':
-    'A rail that asks first reported a new amount for a captured approval (a partial reversal, a settlement, a refund); `data` is the decision, `capture.captured_amount` the amount it counts now',
+    'A rail that asks first reported a new amount for a captured approval (a partial reversal, a settlement, a refund, a capture above what was approved); `data` is the decision, `capture.captured_amount` the amount it counts now and `capture.over_capture_amount` how far that went over what was approved for the card authorization',
   'audit.checkpoint': "The day's signed checkpoint of the account and mode's audit chain (sent once a day when AUDIT_CHECKPOINT_WEBHOOKS is on)",
 };
 export const eventSummary = (type: EventType) => EVENT_SUMMARY[type];

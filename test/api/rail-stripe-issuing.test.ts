@@ -141,7 +141,8 @@ describe('rule 1: an approval the agent asked for first is matched and captured'
     const agentId = await newAgent({ budget_monthly: 5_000 });
     const asked = await acct.test.post('/v1/authorize', { agent_id: agentId, amount: 4_000, currency: 'USD', vendor: 'shop.example' });
     expect(asked.body.decision).toBe('approved');
-    const a = await answerTo({ agentId, amount: 3_200, merchantName: 'Shop', merchantUrl: 'https://checkout.shop.example/pay' });
+    // The same vendor in normal form (`www.` and the path go); a subdomain would not be (test/security/stripe-preapproval-policy.test.ts).
+    const a = await answerTo({ agentId, amount: 3_200, merchantName: 'Shop', merchantUrl: 'https://WWW.shop.example/pay' });
     expect(a).toEqual(expect.objectContaining({ approved: true, metadata: { decision_id: asked.body.decision_id } }));
     expect(await decision(asked.body.decision_id)).toMatchObject({ capture: { status: 'captured', captured_amount: 3_200 }, rail: null });
     expect(await monthSpend(agentId)).toBe(3_200);
@@ -191,16 +192,21 @@ describe('rule 1: an approval the agent asked for first is matched and captured'
 });
 
 describe('repeats, other events, the answer', () => {
-  test('the same event, or the same authorization under a new event id: the first answer, nothing new recorded', async () => {
+  test('the same event: the first answer, nothing new recorded; the same authorization under a new event id: a request for the increase', async () => {
     const agentId = await newAgent();
     const { event, send } = swipe({ agentId, amount: 500 });
     const first = asStripeReadsIt(await send());
     const again = asStripeReadsIt(await send());
-    const sameAuthorization = asStripeReadsIt(await postToRail(ctx, rail.id, { ...event, id: `${event.id}_retry` }, { secret: rail.secret }));
     expect(again).toEqual(first);
-    expect(sameAuthorization).toEqual(first);
     expect(await decisionsOf(agentId)).toEqual([first.metadata.decision_id]);
     expect(await monthSpend(agentId)).toBe(500);
+    // Stripe's incremental authorization: the same authorization, a new event, the increase in pending_request.
+    const increase = { ...event, id: `${event.id}_increase`, data: { object: { ...event.data.object, amount: 500, pending_request: { ...event.data.object.pending_request, amount: 300 } } } };
+    const more = asStripeReadsIt(await postToRail(ctx, rail.id, increase, { secret: rail.secret }));
+    expect(more.approved).toBe(true);
+    expect(more.metadata.decision_id).not.toBe(first.metadata.decision_id);
+    expect(await decision(more.metadata.decision_id!)).toMatchObject({ amount: 300, increment_of: first.metadata.decision_id, rail: { authorization_id: event.data.object.id } });
+    expect(await monthSpend(agentId)).toBe(800);
     const metrics = (await ctx.raw('/metrics')).text;
     expect(metrics).toMatch(/rail_answers_total\{rail="stripe_issuing",outcome="replayed"\} [1-9]/);
     expect(metrics).toMatch(/rail_answers_total\{rail="stripe_issuing",outcome="approved"\} [1-9]/);
@@ -256,8 +262,8 @@ describe('rule 1 across processes', () => {
     const asked = await acct.test.post('/v1/authorize', { agent_id: agentId, amount: 1_000, currency: 'USD', vendor: 'shop.example' });
     const take = () =>
       ctx.database.db.transaction().execute(async (trx) => {
-        await lockAgentWithPolicy(trx, acct.id, false, agentId);
-        return takeCoveringApproval(trx, agentId, { amount: 600, currency: 'USD', vendor: 'shop.example' }, { type: 'system', id: rail.id }, new Date());
+        const locked = (await lockAgentWithPolicy(trx, acct.id, false, agentId))!;
+        return takeCoveringApproval(trx, locked, { amount: 600, currency: 'USD', vendor: 'shop.example' }, { type: 'system', id: rail.id }, new Date());
       });
     const taken = await Promise.all([take(), take(), take()]);
     expect(taken.filter(Boolean).map((d) => d!.decision_id)).toEqual([asked.body.decision_id]);
@@ -266,7 +272,7 @@ describe('rule 1 across processes', () => {
 });
 
 describe('authentication: Stripe-Signature', () => {
-  test('missing, malformed, of another secret or stale → 400 naming the header; nothing recorded', async () => {
+  test('missing, malformed, of another secret, stale or from the future → 400 naming the header; nothing recorded', async () => {
     const agentId = await newAgent();
     const payload = JSON.stringify(requestEvent({ agentId, amount: 100 }));
     const headers: [string, string | null][] = [
@@ -275,6 +281,7 @@ describe('authentication: Stripe-Signature', () => {
       ['no v1', `t=${Math.floor(Date.now() / 1000)}`],
       ['another secret', signature(payload, 'whsec_someoneelse0000000')],
       ['stale', signature(payload, rail.secret, Math.floor(Date.now() / 1000) - 600)],
+      ['from the future', signature(payload, rail.secret, Math.floor(Date.now() / 1000) + 600)],
     ];
     for (const [name, header] of headers) {
       const res = await postToRail(ctx, rail.id, payload, { header });

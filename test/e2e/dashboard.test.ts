@@ -11,6 +11,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createHeldActivities } from '../../activities/held-authorization.js';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
+import { asStripeReadsIt, connectStripeIssuing, postToRail, requestEvent, stripeEvent, transactionObject } from '../support/stripe-issuing.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -599,6 +600,26 @@ suite('reviewer dashboard (headless Chromium)', () => {
     await again.page.getByRole('heading', { name: `Decision ${made.body.decision_id}` }).waitFor();
     expect((await again.page.locator('main').innerText()).replace(/\s+/g, ' ')).toMatch(/Capture captured 4\.20 USD at /);
     await again.context.close();
+  });
+
+  test("an over-captured decision says so on its page: a badge by the status, and the capture says by how much", async () => {
+    const policy = await acct.test.post('/v1/policies', policyBody({ name: 'Card', budget_monthly: 5_000, budget_single_max: 5_000 }));
+    const agentId = (await acct.test.post('/v1/agents', { name: 'Card bot', policy_id: policy.body.id })).body.id;
+    const rail = await connectStripeIssuing(acct.test);
+    const request = requestEvent({ agentId, amount: 4_000, merchantUrl: 'shop.example' });
+    const answer = asStripeReadsIt(await postToRail(ctx, rail.id, request, { secret: rail.secret }));
+    expect(answer.approved).toBe(true);
+    // Stripe settles 1,040.00 against the 40.00 approved.
+    expect((await postToRail(ctx, rail.id, stripeEvent('issuing_transaction.created', transactionObject(request.data.object.id, 'capture', 104_000)), { secret: rail.secret })).status).toBe(200);
+    const { page, context } = await newPage();
+    await signIn(page, acct.test.key, `#/decisions/${answer.metadata.decision_id}`);
+    await page.getByRole('heading', { name: `Decision ${answer.metadata.decision_id}` }).waitFor();
+    await expect.poll(() => page.locator('.badge-over-capture').textContent()).toBe('over-captured by 1000.00 USD');
+    const main = (await page.locator('main').innerText()).replace(/\s+/g, ' ');
+    expect(main).toMatch(/Capture captured 1040\.00 USD \(1000\.00 USD more than was approved for the card authorization\) at /);
+    expect(main).toContain(`Card authorization ${request.data.object.id}`);
+    await shot(page, 'decision-over-captured');
+    await context.close();
   });
 
   test('the audit log fits a 1280-pixel window with long ids and reasons: every column in view, no cell clipped', async () => {

@@ -70,6 +70,21 @@ export function stripeEvent(type: string, object: Record<string, any>, opts: { i
 /** `issuing_authorization.request` for a swipe. */
 export const requestEvent = (swipe: Swipe, opts: { id?: string } = {}) => stripeEvent('issuing_authorization.request', authorizationObject(swipe), opts);
 
+/**
+ * Stripe's incremental authorization: the same authorization asked again under a new event id,
+ * `amount` what it holds so far and `pending_request.amount` the increase asked for.
+ */
+export function incrementEvent(request: ReturnType<typeof requestEvent>, increase: number, held: number, opts: { id?: string } = {}) {
+  const a = structuredClone(request.data.object);
+  a.amount = held;
+  a.merchant_amount = held;
+  a.approved = true;
+  a.pending_request.amount = increase;
+  a.pending_request.merchant_amount = increase;
+  a.pending_request.is_amount_controllable = false;
+  return stripeEvent('issuing_authorization.request', a, opts);
+}
+
 /** The authorization after Stripe decided it (`.created`) or changed it (`.updated`). */
 export function authorizationAfter(
   request: ReturnType<typeof requestEvent>,

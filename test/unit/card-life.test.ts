@@ -1,6 +1,7 @@
 /** What a card authorization counts, from the facts the rail reported (src/rail-connections/card-life.ts). */
 import { describe, expect, test } from 'vitest';
-import { countedAmount, mergeFacts, type AuthorizationFacts, type Settlement } from '../../src/rail-connections/card-life.js';
+import { allocateCounted, countedAmount, mergeFacts, type AuthorizationFacts, type Settlement } from '../../src/rail-connections/card-life.js';
+import { timestampNotAhead } from '../../src/rails/stripe-issuing/endpoint.js';
 
 const none: Settlement = { captureNet: 0, captures: 0, refundNet: 0 };
 const facts = (f: Partial<AuthorizationFacts>): AuthorizationFacts => ({ approved: null, status: null, amount: null, ...f });
@@ -41,4 +42,38 @@ describe('mergeFacts', () => {
     expect(mergeFacts(stored, facts({}), 200).approved).toBe(true);
     expect(mergeFacts(stored, facts({ approved: false }), 200).approved).toBe(false);
   });
+});
+
+describe('allocateCounted: what an authorization counts, shared over the decisions that approved it', () => {
+  test.each([
+    ['one decision, settled at what it approved', 4_000, [4_000], [[4_000, 0]], 4_000],
+    ['one decision, a partial capture', 3_000, [4_000], [[3_000, 0]], 4_000],
+    ['the finding: 40.00 approved, 1,040.00 captured', 104_000, [4_000], [[104_000, 100_000]], 4_000],
+    ['a 1,000 pre-approval matched by a 600 swipe, settled at 1,000', 1_000, [600], [[1_000, 400]], 600],
+    ['an increase: each decision its own part', 4_500, [4_000, 500], [[4_000, 0], [500, 0]], 4_500],
+    ['an increase, partly reversed: the later one gives back first', 4_200, [4_000, 500], [[4_000, 0], [200, 0]], 4_500],
+    ['an increase, then more than both: the excess on the first', 5_000, [4_000, 500], [[4_500, 500], [500, 0]], 4_500],
+    ['reversed: nothing counts', 0, [4_000, 500], [[0, 0], [0, 0]], 4_500],
+  ])('%s', (_name, total, approved, shares, approvedTotal) => {
+    const out = allocateCounted(total, approved);
+    expect(out.shares.map((s) => [s.amount, s.over])).toEqual(shares);
+    expect(out.approvedTotal).toBe(approvedTotal);
+    expect(out.shares.reduce((sum, s) => sum + s.amount, 0)).toBe(total);
+  });
+});
+
+describe('timestampNotAhead: the signature tolerance on the future side', () => {
+  const now = 1_800_000_000_000;
+  const t = now / 1000;
+  test.each([
+    [`t=${t},v1=ab`, true],
+    [`t=${t + 300},v1=ab`, true],
+    [`t=${t + 301},v1=ab`, false],
+    [`t=${t + 3_600},v1=ab`, false],
+    [`t=${t - 10_000},v1=ab`, true],
+    [`t=${t},t=${t + 3_600},v1=ab`, false],
+    [`t=${t + 3_600},v1=ab,t=${t}`, true],
+    ['t=soon,v1=ab', false],
+    ['v1=ab', false],
+  ])('%s → %s', (header, ok) => expect(timestampNotAhead(header, now)).toBe(ok));
 });

@@ -9,7 +9,7 @@ import type { EndpointConnection } from '../../rail-connections/rail-connections
 import { stripeEventSchema, type StripeEvent } from '../../rail-connections/rail-endpoint.view.js';
 import { CARD_LIFE_EVENTS, REQUEST_EVENT, toAuthorizationRequest, toCardLifeEvent } from './stripe-objects.js';
 
-/** Stripe's own tolerance for the signature's timestamp (seconds). */
+/** Stripe's own tolerance for the signature's timestamp (seconds), on both sides of now. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 /** Stripe waits 2 s for a real-time authorization answer; this leaves the rest for the network. */
 export const DEFAULT_DECISION_DEADLINE_MS = 1_500;
@@ -26,6 +26,22 @@ export type RailAnswerHttp = Awaited<ReturnType<RailEndpoint['answer']>>;
 
 const SIGNATURE = 'Stripe-Signature';
 const CONNECTION_ID = /^rail_[0-9A-Za-z]{1,64}$/;
+const STALE_OR_BAD = `The ${SIGNATURE} header does not verify: no signature matches, or its timestamp is outside the tolerance.`;
+
+/**
+ * The official package refuses only a timestamp too far in the past; one too far in the future is
+ * refused here, read as the package reads it (the last `t=` of the header, an integer), so the
+ * timestamp checked is the one that was signed. A signature made for later is no fresher than a
+ * stale one: whoever holds it could replay it until then.
+ */
+export function timestampNotAhead(header: string, nowMs: number): boolean {
+  let timestamp = Number.NaN;
+  for (const item of header.split(',')) {
+    const [key, value] = item.split('=');
+    if (key === 't') timestamp = Number.parseInt(value ?? '', 10);
+  }
+  return Number.isFinite(timestamp) && timestamp - Math.floor(nowMs / 1000) <= SIGNATURE_TOLERANCE_SECONDS;
+}
 
 /**
  * Stripe Issuing's real-time authorizations and the events of a card's later life
@@ -37,7 +53,7 @@ export function stripeIssuingRail(deps: StripeIssuingDeps): RailEndpoint<Verifie
 
   /**
    * The connection by id, then Stripe's signature over the raw body (any `v1` of the header, 300 s
-   * tolerance), then the mode. Nothing is parsed before the signature holds, and nothing is
+   * tolerance on both sides of now), then the mode. Nothing is parsed before the signature holds, and nothing is
    * recorded here. Every refusal is a 400 that says no more than which check failed.
    */
   async function authenticate(connectionId: string, rawBody: Buffer, signature: string | undefined): Promise<VerifiedEvent> {
@@ -49,10 +65,11 @@ export function stripeIssuingRail(deps: StripeIssuingDeps): RailEndpoint<Verifie
       event = Stripe.webhooks.constructEvent(rawBody, signature, connection.signingSecret, SIGNATURE_TOLERANCE_SECONDS);
     } catch (err) {
       if (err instanceof Stripe.errors.StripeSignatureVerificationError) {
-        throw invalid(`The ${SIGNATURE} header does not verify: no signature matches, or its timestamp is outside the tolerance.`, SIGNATURE);
+        throw invalid(STALE_OR_BAD, SIGNATURE);
       }
       throw invalid('The request body is not valid JSON.', 'body');
     }
+    if (!timestampNotAhead(signature, Date.now())) throw invalid(STALE_OR_BAD, SIGNATURE);
     // The signature held over these bytes; read them again as I-JSON (docs/api.md, "Request bodies"),
     // so a member named twice is refused here as on every other endpoint.
     try {
