@@ -6,7 +6,7 @@ import { encryptionKey } from '../src/kernel/encryption-key.js';
 import { endpointSecretCipher, endpointSecretScope } from '../src/webhooks/endpoint-secret.js';
 import { postPinned } from '../src/webhooks/http-post.js';
 import { buildSignedDelivery, DELIVERY_HEADER, EVENT_HEADER, PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER } from '../src/webhooks/signature.js';
-import { resolveSafeTarget, UnsafeUrlError, withoutPinnedAddress } from '../src/webhooks/ssrf.js';
+import { resolveSafeTarget, UnsafeUrlError, withoutPinnedAddress, type HostResolver } from '../src/webhooks/ssrf.js';
 import { findDelivery, findEndpointById, markDeliveryFailed, recordAttempt } from '../src/webhooks/webhooks.repository.js';
 
 export const WEBHOOK_ATTEMPT_TIMEOUT_MS = 10_000;
@@ -15,6 +15,8 @@ export interface WebhookActivityDeps {
   db: Db;
   allowPrivateUrls: boolean;
   attemptTimeoutMs?: number;
+  /** How host names are resolved, once per attempt (the system's lookup unless a test controls DNS). */
+  resolve?: HostResolver;
   /** Told of every recorded attempt (the worker's `webhook_attempts_total`). */
   onAttempt?: (result: 'delivered' | 'retry' | 'failed') => void;
 }
@@ -72,8 +74,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const elapsed = () => Math.round(performance.now() - started);
       let target;
       try {
-        // Checked again at every attempt: DNS may have changed since the endpoint was created.
-        target = await resolveSafeTarget(endpoint.url, { livemode: endpoint.livemode, allowPrivate: deps.allowPrivateUrls });
+        // Checked again at every attempt: DNS may have changed since the endpoint was created. The
+        // POST then connects to the address checked here, never resolving the name again (rebinding).
+        target = await resolveSafeTarget(endpoint.url, { livemode: endpoint.livemode, allowPrivate: deps.allowPrivateUrls }, deps.resolve);
       } catch (err) {
         if (!(err instanceof UnsafeUrlError)) throw err;
         const message = `URL refused: ${err.message}`;

@@ -6,7 +6,8 @@ import type { ApiFailure } from '../client/api-call.js';
 import type { McpConfig, McpX402Config } from '../kernel/config.js';
 import { formatMoney } from '../kernel/money.js';
 import { requireResourceOnRequestedHost, USD_STABLECOINS, withSpendAuthorization, type SpendAuthorizationOutcome } from '../rails/x402/index.js';
-import { resolveSafeTarget, UnsafeUrlError } from '../webhooks/ssrf.js';
+import { pinnedFetch, type PinnedFetch } from '../webhooks/pinned-fetch.js';
+import { resolveSafeTarget, UnsafeUrlError, withoutPinnedAddress, type HostResolver, type ResolvedTarget } from '../webhooks/ssrf.js';
 
 /**
  * The MCP tool `fetch_paid_resource`: fetches a URL for the model through the x402 rail
@@ -21,12 +22,18 @@ const FETCH_TIMEOUT_MS = 60_000;
 const TEXTUAL = /^(text\/|application\/(json|xml|[\w.+-]+\+(json|xml))|application\/javascript)/i;
 
 type PaidFetch = (input: string, init?: RequestInit) => Promise<Response>;
+/** The x402 client wrapped around one call's fetch (pinned to the address that call checked). */
+type Payer = (connect: PinnedFetch) => PaidFetch;
 type AgentId = () => Promise<{ ok: true; body: string } | ApiFailure>;
 
 const toolError = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
 
-/** The official x402 client, signing with the configured key on every network of the known stablecoins, with this service's authorization on it. */
-async function buildPaidFetch(config: McpConfig, x402: McpX402Config, agentId: string, outcomes: AsyncLocalStorage<SpendAuthorizationOutcome[]>): Promise<PaidFetch> {
+/**
+ * The official x402 client, signing with the configured key on every network of the known
+ * stablecoins, with this service's authorization on it; built once, and wrapped around each call's
+ * own pinned fetch, so the 402, the paid retry and the answer all go to the address that was checked.
+ */
+async function buildPayer(config: McpConfig, x402: McpX402Config, agentId: string, outcomes: AsyncLocalStorage<SpendAuthorizationOutcome[]>): Promise<Payer> {
   // Loaded only when the tool is on: they are the agent's dependencies, not the service's.
   const [{ wrapFetchWithPayment, x402Client, x402HTTPClient }, { ExactEvmScheme }, { privateKeyToAccount }] = await Promise.all([
     import('@x402/fetch'),
@@ -39,7 +46,8 @@ async function buildPaidFetch(config: McpConfig, x402: McpX402Config, agentId: s
   // The agent's policy is the spend limit; the client's own $1 default cap would overrule it.
   client.setSpendControls({ maxAmountPerPayment: false });
   withSpendAuthorization(client, { baseUrl: config.baseUrl, apiKey: config.apiKey, agentId, maxWaitSeconds: x402.maxWaitSeconds, onOutcome: (o) => outcomes.getStore()?.push(o) });
-  return wrapFetchWithPayment(fetch, requireResourceOnRequestedHost(new x402HTTPClient(client)));
+  const http = requireResourceOnRequestedHost(new x402HTTPClient(client));
+  return (connect) => wrapFetchWithPayment(connect, http);
 }
 
 async function readBody(res: Response): Promise<{ body: string; truncated: boolean }> {
@@ -83,16 +91,23 @@ function summary(url: string, status: number, payment: ReturnType<typeof payment
   }
 }
 
+export interface FetchPaidResourceOptions {
+  /** How host names are resolved, once per call (the system's lookup unless a test controls DNS). */
+  resolve?: HostResolver;
+  /** Per paid fetch, on top of any wait for a reviewer (60 s). */
+  fetchTimeoutMs?: number;
+}
+
 /** Registers `fetch_paid_resource` on the server (only called when the tool is configured). */
-export function registerFetchPaidResource(server: McpServer, config: McpConfig, x402: McpX402Config, ownAgentId: AgentId): void {
+export function registerFetchPaidResource(server: McpServer, config: McpConfig, x402: McpX402Config, ownAgentId: AgentId, options: FetchPaidResourceOptions = {}): void {
   const outcomes = new AsyncLocalStorage<SpendAuthorizationOutcome[]>();
-  let paidFetch: Promise<PaidFetch> | undefined;
-  async function payer(): Promise<PaidFetch | ApiFailure> {
-    if (paidFetch) return paidFetch;
+  let paying: Promise<Payer> | undefined;
+  async function payer(): Promise<Payer | ApiFailure> {
+    if (paying) return paying;
     const agent = x402.agentId ? { ok: true as const, body: x402.agentId } : await ownAgentId();
     if (!agent.ok) return agent;
-    paidFetch ??= buildPaidFetch(config, x402, agent.body, outcomes);
-    return paidFetch;
+    paying ??= buildPayer(config, x402, agent.body, outcomes);
+    return paying;
   }
 
   server.registerTool(
@@ -130,10 +145,11 @@ export function registerFetchPaidResource(server: McpServer, config: McpConfig, 
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     async ({ url, method, body }) => {
-      let target: URL;
+      let checked: ResolvedTarget;
       if (!/^https?:\/\//i.test(url)) return toolError('invalid_request: url must be an absolute http:// or https:// URL');
       try {
-        target = (await resolveSafeTarget(url, { livemode: false, allowPrivate: x402.allowPrivateUrls })).url;
+        // Resolved once: the connection goes to the address checked here, never to a second answer (DNS rebinding).
+        checked = await resolveSafeTarget(url, { livemode: false, allowPrivate: x402.allowPrivateUrls }, options.resolve);
       } catch (err) {
         if (err instanceof UnsafeUrlError) return toolError(`invalid_request: url ${err.message}`);
         throw err;
@@ -141,18 +157,20 @@ export function registerFetchPaidResource(server: McpServer, config: McpConfig, 
       if (body !== undefined && (method ?? 'GET') === 'GET') return toolError('invalid_request: a GET request has no body; pass method as well');
       const pay = await payer();
       if (typeof pay !== 'function') return toolError(`${pay.code}: ${pay.message}`);
+      const target = checked.url;
       const seen: SpendAuthorizationOutcome[] = [];
       const headers: Record<string, string> = {};
       if (body !== undefined) headers['content-type'] = isJson(body) ? 'application/json' : 'text/plain; charset=utf-8';
       let res: Response;
       try {
         res = await outcomes.run(seen, () =>
-          pay(target.href, { method: method ?? 'GET', headers, body, redirect: 'manual', signal: AbortSignal.timeout(FETCH_TIMEOUT_MS + x402.maxWaitSeconds * 1000) }),
+          pay(pinnedFetch(checked))(target.href, { method: method ?? 'GET', headers, body, redirect: 'manual', signal: AbortSignal.timeout((options.fetchTimeoutMs ?? FETCH_TIMEOUT_MS) + x402.maxWaitSeconds * 1000) }),
         );
       } catch (err) {
         const refused = seen[lastIndex(seen, 'refused')];
         if (refused && refused.type === 'refused') return toolError(`spend authorization ${refused.reason}`);
-        const message = err instanceof Error ? err.message : String(err);
+        // Node names the pinned address in connection errors; the model is shown the host it asked for.
+        const message = withoutPinnedAddress(err instanceof Error ? err.message : String(err), checked);
         return toolError(message.startsWith('spend authorization') ? message : `network_error: could not fetch ${target.href} (${message}). No payment was made.`);
       }
       const { body: text, truncated } = await readBody(res);

@@ -6,7 +6,7 @@ import type { McpConfig } from '../kernel/config.js';
 import type { Documented, ResponseBody } from '../client/api-client.js';
 import { createApiCall, type ApiFailure, type Fetch } from '../client/api-call.js';
 import { formatMoney } from '../kernel/money.js';
-import { registerFetchPaidResource } from './fetch-paid-resource.js';
+import { registerFetchPaidResource, type FetchPaidResourceOptions } from './fetch-paid-resource.js';
 
 /**
  * The MCP tool server (docs/api.md, "MCP tool server"): a model asks for a spend decision through
@@ -101,8 +101,11 @@ function decisionResult(d: Decision): CallToolResult {
 
 const errorResult = (e: ApiFailure): CallToolResult => ({ isError: true, content: [{ type: 'text', text: `${e.code}: ${e.message}` }] });
 
-/** Builds the server with its tools (the third, fetch_paid_resource, when configured); `fetchImpl` is injectable for tests. */
-export function createMcpServer(config: McpConfig, fetchImpl: Fetch = (req) => fetch(req)): McpServer {
+/**
+ * Builds the server with its tools (the third, fetch_paid_resource, when configured); `fetchImpl`
+ * (the calls to this service) and the tool's resolver and timeout are injectable for tests.
+ */
+export function createMcpServer(config: McpConfig, fetchImpl: Fetch = (req) => fetch(req), paidFetchOptions: FetchPaidResourceOptions = {}): McpServer {
   const call = createApiCall(config, fetchImpl);
   const server = new McpServer({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION });
 
@@ -191,7 +194,7 @@ export function createMcpServer(config: McpConfig, fetchImpl: Fetch = (req) => f
   );
 
   // Off unless configured: without its key the tool is not even listed.
-  if (config.x402) registerFetchPaidResource(server, config, config.x402, defaultAgentId);
+  if (config.x402) registerFetchPaidResource(server, config, config.x402, defaultAgentId, paidFetchOptions);
 
   return server;
 }

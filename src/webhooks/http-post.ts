@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { parseRetryAfter } from '../kernel/retry-after.js';
 import https from 'node:https';
+import { pinnedLookup } from './pinned-fetch.js';
 import type { ResolvedTarget } from './ssrf.js';
 
 export interface PostResult {
@@ -25,11 +26,7 @@ export function postPinned(target: ResolvedTarget, body: string, headers: Record
       {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'spend-auth-webhooks/1', ...headers },
-        lookup: (_host, opts, cb) => {
-          // Node asks for all addresses when autoSelectFamily is on; answer in the shape it asked for.
-          if ((opts as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
-          else cb(null, target.address, target.family);
-        },
+        lookup: pinnedLookup(target),
         signal,
         agent: false,
       },
