@@ -3,7 +3,7 @@ import { auditJsonValues, type NewAuditRow } from '../audit/audit.repository.js'
 import { executeTogether } from '../db/statements.js';
 import type { Caller } from '../kernel/caller.js';
 import { AppError, notFound } from '../kernel/errors.js';
-import { commitOutcome, type AskSettings } from '../db/commit-outcome.js';
+import { commitOutcome } from '../db/commit-outcome.js';
 import type { IdempotencyHandle, StoredResponse } from '../kernel/idempotency.js';
 import type { DecisionRow, DecisionView } from '../decisions/decision.view.js';
 import { periodsOf } from '../decisions/spend.repository.js';
@@ -64,7 +64,7 @@ export interface DecisionSteps {
  * COMMIT's answer is lost, the database is asked whether it committed (`commitOutcome`) until it
  * says: a request is never decided twice.
  */
-export async function decideBatch(deps: AuthorizationDeps, members: BatchMember[], steps: DecisionSteps, afterCommit?: () => void, ask?: AskSettings): Promise<Settled<RailOutcome>[]> {
+export async function decideBatch(deps: AuthorizationDeps, members: BatchMember[], steps: DecisionSteps, afterCommit?: () => void): Promise<Settled<RailOutcome>[]> {
   // Alone, a request is cheaper on its own path (two statements, no lock to wait for).
   if (members.length === 1) {
     const alone = await settle(() => steps.decideAlone(deps, members[0]!));
@@ -80,7 +80,7 @@ export async function decideBatch(deps: AuthorizationDeps, members: BatchMember[
   } catch {
     // Before COMMIT (or with nothing written) nothing can have committed: decide each again.
     const wrote = decided?.settled.some((s) => s.ok);
-    const outcome = decided?.txid === undefined || !wrote ? 'aborted' : await commitOutcome(deps.db, decided.txid, ask);
+    const outcome = decided?.txid === undefined || !wrote ? 'aborted' : await commitOutcome(deps.db, decided.txid);
     if (outcome === 'aborted') {
       const settled: Settled<RailOutcome>[] = [];
       for (const m of members) settled.push(await settle(() => steps.decideAlone(deps, m)));
