@@ -85,7 +85,12 @@ export function decisionInsert(row: DecisionRow) {
   return insertRows('decisions', [{ ...row, metadata: JSON.stringify(row.metadata), approvals: JSON.stringify(row.approvals) }]);
 }
 
-/** Approved decisions and pending holds of the agent inside each rolling window ending at `now`. */
+/**
+ * Approved decisions and pending holds of the agent inside each rolling window ending at `now`.
+ * No upper bound on `created_at`: a decision committed before this read counts even when stamped
+ * after `now` (another batch's or process's clock, read later than the reader's), or it would
+ * escape the limit. The same holds for the duplicate and auto-freeze counts below.
+ */
 export async function velocityState(db: DbOrTrx, agentId: string, windowsSeconds: readonly number[], now: Date): Promise<{ count: number; amount: number }[]> {
   if (windowsSeconds.length === 0) return [];
   const since = windowsSeconds.map((w) => new Date(now.getTime() - w * 1000));
@@ -95,7 +100,7 @@ export async function velocityState(db: DbOrTrx, agentId: string, windowsSeconds
   );
   const res = await sql<Record<string, number>>`
     SELECT ${sql.join(columns)} FROM decisions
-    WHERE agent_id = ${agentId} AND created_at > ${oldest} AND created_at <= ${now} AND status IN ('approved', 'pending')`.execute(db);
+    WHERE agent_id = ${agentId} AND created_at > ${oldest} AND status IN ('approved', 'pending')`.execute(db);
   const row = res.rows[0] ?? {};
   return since.map((_, i) => ({ count: Number(row[`c${i}`] ?? 0), amount: Number(row[`a${i}`] ?? 0) }));
 }
@@ -110,7 +115,6 @@ export async function recentLookalikes(db: DbOrTrx, agentId: string, r: { amount
     .where('currency', '=', r.currency)
     .where('status', 'in', ['approved', 'pending'])
     .where('created_at', '>', new Date(now.getTime() - windowSeconds * 1000))
-    .where('created_at', '<=', now)
     .execute();
 }
 
@@ -121,7 +125,6 @@ export async function deniedCount(db: DbOrTrx, agentId: string, windowSeconds: n
     .where('agent_id', '=', agentId)
     .where('decision', '=', 'denied')
     .where('created_at', '>', new Date(now.getTime() - windowSeconds * 1000))
-    .where('created_at', '<=', now)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -161,10 +161,12 @@ async function decideLocked(
   input: AuthorizeInput,
   idem: IdempotencyHandle<DbOrTrx> | undefined,
   rail: RailRequest | undefined,
+  batchNow?: Date,
 ): Promise<RailOutcome> {
   const locked = await lockAgentWithPolicy(trx, caller.accountId, caller.livemode, input.agent_id);
   rail?.checkInTime();
-  const now = deps.now?.() ?? new Date();
+  // Inside a batch, the batch's clock (one per batch, batch-decide.ts); alone, read after the lock.
+  const now = batchNow ?? deps.now?.() ?? new Date();
   const actor = rail ? railActor(rail.ref) : actorOf(caller);
   if (rail && locked?.agent.status === 'active') {
     const matched = await takeCoveringApproval(trx, locked, input, actor, now);

@@ -2,7 +2,8 @@ import type { AgentsTable, DbOrTrx, Selectable } from '../db/database.js';
 import { auditJsonValues, type NewAuditRow } from '../audit/audit.repository.js';
 import { executeTogether } from '../db/statements.js';
 import type { Caller } from '../kernel/caller.js';
-import { notFound } from '../kernel/errors.js';
+import { AppError, notFound } from '../kernel/errors.js';
+import { commitOutcome } from '../db/commit-outcome.js';
 import type { IdempotencyHandle, StoredResponse } from '../kernel/idempotency.js';
 import type { DecisionRow, DecisionView } from '../decisions/decision.view.js';
 import { periodsOf } from '../decisions/spend.repository.js';
@@ -14,7 +15,7 @@ import { monthOf } from '../usage/month.js';
 import type { AuthorizationDeps } from './authorization.service.js';
 import type { AuthorizeInput } from './authorize.schemas.js';
 import type { BoundPolicy } from './authorization.repository.js';
-import { addChecks, addSpend, completeKeys, countDecisions, decisionExists, insertJsonRows, lockAgentsWithPolicies, readSpends, savepoint } from './batch.repository.js';
+import { addChecks, addSpend, completeKeys, countDecisions, insertJsonRows, lockAgentsWithPolicies, readSpends, savepoint } from './batch.repository.js';
 import type { Settled } from './decision-batcher.js';
 import type { RailOutcome, RailRequest } from './rail-request.js';
 
@@ -49,7 +50,8 @@ export interface AgentState {
 /** The one-by-one path's steps a batch reuses, so both decide by exactly the same code. */
 export interface DecisionSteps {
   prepare(deps: AuthorizationDeps, db: DbOrTrx, caller: Caller, input: AuthorizeInput, idem: IdempotencyHandle<DbOrTrx> | undefined, state: AgentState | undefined, now: Date): Promise<{ view: DecisionView; record: DecisionRecord }>;
-  decideLocked(deps: AuthorizationDeps, trx: DbOrTrx, caller: Caller, input: AuthorizeInput, idem: IdempotencyHandle<DbOrTrx> | undefined, rail: RailRequest | undefined): Promise<RailOutcome>;
+  /** `now`: the batch's clock (one per batch); absent, the locked path reads its own after the lock. */
+  decideLocked(deps: AuthorizationDeps, trx: DbOrTrx, caller: Caller, input: AuthorizeInput, idem: IdempotencyHandle<DbOrTrx> | undefined, rail: RailRequest | undefined, now?: Date): Promise<RailOutcome>;
   decideAlone(deps: AuthorizationDeps, member: BatchMember): Promise<RailOutcome>;
 }
 
@@ -57,8 +59,10 @@ export interface DecisionSteps {
  * Decides a batch in one transaction (docs/operations.md, "Group commit"): its agents are locked
  * and read once, each request is decided in arrival order against the state the ones before it
  * left, all rows are written by one statement per table, and the batch commits once. A request
- * that fails (an unknown or frozen agent) fails alone. If the transaction fails, each request is
- * decided again on its own, so no answer is given that was not committed.
+ * that fails (an unknown or frozen agent) fails alone. If the transaction fails before its COMMIT,
+ * each request is decided again on its own, so no answer is given that was not committed. If the
+ * COMMIT's answer is lost, the database is asked whether it committed (`commitOutcome`) until it
+ * says: a request is never decided twice.
  */
 export async function decideBatch(deps: AuthorizationDeps, members: BatchMember[], steps: DecisionSteps, afterCommit?: () => void): Promise<Settled<RailOutcome>[]> {
   // Alone, a request is cheaper on its own path (two statements, no lock to wait for).
@@ -67,23 +71,31 @@ export async function decideBatch(deps: AuthorizationDeps, members: BatchMember[
     deps.onBatch?.(1);
     return [alone];
   }
-  let decided: { settled: Settled<RailOutcome>[]; firstWritten: string | undefined } | undefined;
+  // Set once every statement ran: from then on, only the COMMIT can have failed.
+  let decided: Awaited<ReturnType<typeof decideInTransaction>> | undefined;
   try {
     await deps.db.transaction().execute(async (trx) => {
       decided = await decideInTransaction(deps, trx, members, steps);
     });
-    afterCommit?.();
-    deps.onBatch?.(members.length);
-    return decided!.settled;
-  } catch (err) {
-    // A commit whose answer was lost may still have committed: then its answers stand.
-    const written = decided?.firstWritten;
-    if (written !== undefined && (await decisionExists(deps.db, written).catch(() => false))) return decided!.settled;
-    const settled: Settled<RailOutcome>[] = [];
-    for (const m of members) settled.push(await settle(() => steps.decideAlone(deps, m)));
-    return settled;
+  } catch {
+    // Before COMMIT (or with nothing written) nothing can have committed: decide each again.
+    const wrote = decided?.settled.some((s) => s.ok);
+    const outcome = decided?.txid === undefined || !wrote ? 'aborted' : await commitOutcome(deps.db, decided.txid);
+    if (outcome === 'aborted') {
+      const settled: Settled<RailOutcome>[] = [];
+      for (const m of members) settled.push(await settle(() => steps.decideAlone(deps, m)));
+      return settled;
+    }
+    // Neither answer came in time: deciding again could decide twice, answering could give an
+    // answer that was never committed. A retry with the same Idempotency-Key gets the stored one.
+    if (outcome === 'unknown') return members.map(() => ({ ok: false, error: inDoubt() }));
   }
+  afterCommit?.();
+  deps.onBatch?.(members.length);
+  return decided!.settled;
 }
+
+const inDoubt = () => new AppError('service_unavailable', 'The database did not say whether this decision was committed; retry shortly (with the same Idempotency-Key, a committed decision is replayed).');
 
 async function settle<T>(f: () => Promise<T>): Promise<Settled<T>> {
   try {
@@ -95,7 +107,9 @@ async function settle<T>(f: () => Promise<T>): Promise<Settled<T>> {
 
 async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, members: BatchMember[], steps: DecisionSteps) {
   const named = new Map(members.map((m) => [`${m.input.agent_id}\0${m.caller.accountId}\0${m.caller.livemode}`, { id: m.input.agent_id, accountId: m.caller.accountId, livemode: m.caller.livemode }]));
-  const locked = await lockAgentsWithPolicies(trx, [...named.values()]);
+  const { agents: locked, txid } = await lockAgentsWithPolicies(trx, [...named.values()]);
+  // One clock for every member, also one decided on the locked path: the velocity and duplicate
+  // rules of later members then see its decision inside their windows.
   const now = deps.now?.() ?? new Date();
   const periods = periodsOf(now);
   const spends = await readSpends(trx, [...locked.keys()], periods);
@@ -116,11 +130,10 @@ async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, member
       // that its failure is its own.
       await pending.flush(trx);
       await savepoint.set(trx);
-      const outcome = await settle(() => steps.decideLocked(deps, trx, caller, input, m.idem, m.rail));
+      const outcome = await settle(() => steps.decideLocked(deps, trx, caller, input, m.idem, m.rail, now));
       if (outcome.ok) {
         await savepoint.release(trx);
-        if (outcome.value.kind === 'decided') pending.firstDecision ??= outcome.value.decision.decision_id;
-        const again = await lockAgentsWithPolicies(trx, [{ id: state.agent.id, accountId: caller.accountId, livemode: caller.livemode }]);
+        const { agents: again } = await lockAgentsWithPolicies(trx, [{ id: state.agent.id, accountId: caller.accountId, livemode: caller.livemode }]);
         const agent = again.get(state.agent.id)!;
         locked.set(state.agent.id, agent);
         spends.set(state.agent.id, (await readSpends(trx, [state.agent.id], periods)).get(state.agent.id)!);
@@ -147,9 +160,8 @@ async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, member
     }
     settled.push({ ok: true, value: { kind: 'decided', decision: decided.value.view } });
   }
-  const firstWritten = pending.firstDecision;
   await pending.flush(trx);
-  return { settled, firstWritten };
+  return { settled, txid };
 }
 
 /** Decisions decided in memory and not yet written, and the rows they write. */
@@ -157,14 +169,11 @@ class PendingWrites {
   private records: DecisionRecord[] = [];
   private stored: StoredResponse[] = [];
   private perAgent = new Map<string, number>();
-  /** The first decision the batch wrote, to tell afterwards whether it committed. */
-  firstDecision: string | undefined;
 
   add(agentId: string, record: DecisionRecord, stored: StoredResponse | undefined): void {
     this.records.push(record);
     if (stored) this.stored.push(stored);
     this.perAgent.set(agentId, (this.perAgent.get(agentId) ?? 0) + 1);
-    this.firstDecision ??= record.row.id;
   }
 
   has(agentId: string): boolean {

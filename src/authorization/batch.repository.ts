@@ -1,5 +1,5 @@
 import { CompiledQuery, sql } from 'kysely';
-import type { AgentSpendTable, Db, DbOrTrx, Selectable } from '../db/database.js';
+import type { AgentSpendTable, DbOrTrx, Selectable } from '../db/database.js';
 import { preparedSql } from '../db/prepared.js';
 import { compiledOnce } from '../db/statements.js';
 import type { StoredResponse } from '../kernel/idempotency.js';
@@ -18,6 +18,9 @@ import type { BoundPolicy } from './authorization.repository.js';
  * Locks the agents' rows in id order (every batch and every process takes them in one order, so two
  * batches never deadlock) and reads each with its bound, not deleted policy. Only an agent of the
  * account and mode that names it is read or locked: naming another account's agent touches nothing.
+ * Also returns the transaction's id (`txid_current()`, in the same round trip), so a COMMIT whose
+ * answer is lost can be settled by asking the database (src/db/commit-outcome.ts); undefined when
+ * no agent was locked, and then the batch writes nothing.
  */
 export async function lockAgentsWithPolicies(trx: DbOrTrx, agents: readonly { id: string; accountId: string; livemode: boolean }[]) {
   const { rows } = await trx.executeQuery<LockedAgentRow>(
@@ -28,7 +31,8 @@ export async function lockAgentsWithPolicies(trx: DbOrTrx, agents: readonly { id
       agents.map((a) => a.livemode),
     ),
   );
-  return new Map(rows.map(({ bound_policy: policy, ...agent }) => [agent.id, { agent, policy: policy ?? undefined }]));
+  const txid = rows[0] === undefined ? undefined : Number(rows[0].txid);
+  return { agents: new Map(rows.map(({ bound_policy: policy, txid: _, ...agent }) => [agent.id, { agent, policy: policy ?? undefined }])), txid };
 }
 
 const lockAgentsBuilder = (db: DbOrTrx, ids: string[], accounts: string[], modes: boolean[]) =>
@@ -37,6 +41,7 @@ const lockAgentsBuilder = (db: DbOrTrx, ids: string[], accounts: string[], modes
     .leftJoin('policies as p', (j) => j.onRef('p.id', '=', 'a.policy_id').on('p.deleted_at', 'is', null))
     .selectAll('a')
     .select(sql<BoundPolicy | null>`CASE WHEN p.id IS NULL THEN NULL ELSE to_jsonb(p) - ARRAY['created_at', 'updated_at', 'deleted_at'] END`.as('bound_policy'))
+    .select(sql<number>`txid_current()`.as('txid'))
     .where(sql<boolean>`(a.id, a.account_id, a.livemode) IN (SELECT * FROM unnest(${ids}::text[], ${accounts}::text[], ${modes}::boolean[]))`)
     .orderBy('a.id')
     .forUpdate('a');
@@ -57,11 +62,6 @@ const spendsQuery = compiledOnce((db: DbOrTrx, ids: string[], periods: string[])
     .where(sql<boolean>`agent_id = any(${ids}::text[])`)
     .where(sql<boolean>`period = any(${periods}::text[])`),
 );
-
-/** Whether a decision was committed (after a batch's commit failed in a way that leaves it unknown). */
-export async function decisionExists(db: Db, id: string): Promise<boolean> {
-  return (await db.selectFrom('decisions').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
-}
 
 /** Rows for one table, each with the same keys; objects and arrays are JSON values of jsonb columns. */
 type Rows = readonly Record<string, unknown>[];

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, sql, type KyselyConfig } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Dialect, type Driver, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { DB, Db } from './database.js';
 import { lockDataDir } from './data-dir-lock.js';
@@ -94,6 +94,18 @@ export interface ConnectOptions {
   connectTimeoutMs?: number;
   /** Told of every query sent (tests count them); absent, nothing is added to the query path. */
   onQuery?: (sql: string) => void;
+  /** Wraps the database driver (fault tests lose a COMMIT's answer with it); absent, nothing is added. */
+  wrapDriver?: (driver: Driver) => Driver;
+}
+
+function withDriver(dialect: Dialect, wrap: ConnectOptions['wrapDriver']): Dialect {
+  if (!wrap) return dialect;
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createDriver: () => wrap(dialect.createDriver()),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+  };
 }
 
 function queryLog(opts: ConnectOptions): KyselyConfig['log'] {
@@ -125,7 +137,7 @@ export async function connectDatabase(opts: ConnectOptions): Promise<Database> {
       client.on('error', () => {});
       usePreparedStatements(client);
     });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryLog(opts) });
+    const db = new Kysely<DB>({ dialect: withDriver(new PostgresDialect({ pool }), opts.wrapDriver), log: queryLog(opts) });
     const databaseUrl = opts.databaseUrl;
     return {
       db,
@@ -155,7 +167,7 @@ export async function connectDatabase(opts: ConnectOptions): Promise<Database> {
     unlock();
     throw err;
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(client), log: queryLog(opts) });
+  const db = new Kysely<DB>({ dialect: withDriver(new PGliteDialect(client), opts.wrapDriver), log: queryLog(opts) });
   const pglite = client;
   return {
     db,

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { createAccount } from '../../src/accounts/accounts.service.js';
 import type { Plan } from '../../src/db/database.js';
-import { connectDatabase, type Database } from '../../src/db/connect.js';
+import { connectDatabase, type ConnectOptions, type Database } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createLogger, type Logger } from '../../src/kernel/logger.js';
 import { startHttpServer, type RunningServer } from '../../src/http/server.js';
@@ -89,6 +89,8 @@ export interface TestContextOptions {
   databaseUrl?: string;
   /** Group commit settings of the app (AUTHORIZE_BATCH_*); absent: the service's defaults. */
   authorizeBatch?: AuthorizeBatchSettings;
+  /** Wraps the database driver of the app (fault injection, e.g. test/support/lossy-commit.ts). */
+  wrapDriver?: ConnectOptions['wrapDriver'];
 }
 
 export async function createTestContext(opts: TestContextOptions = {}): Promise<TestContext> {
@@ -98,8 +100,8 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   const own = sharedUrl && opts.ownDatabase && !opts.databaseUrl ? await createScratchDatabase(sharedUrl) : undefined;
   const url = opts.databaseUrl ?? own?.url ?? sharedUrl;
   // A generous pool wait: the 200-way concurrency tests queue on one agent's lock on a loaded machine.
-  const onQuery = opts.onQuery ? { onQuery: opts.onQuery } : {};
-  const database = await connectDatabase(url ? { databaseUrl: url, poolSize: 10, connectTimeoutMs: 30_000, ...onQuery } : { dataDir: 'memory://', ...onQuery });
+  const hooks = { ...(opts.onQuery ? { onQuery: opts.onQuery } : {}), ...(opts.wrapDriver ? { wrapDriver: opts.wrapDriver } : {}) };
+  const database = await connectDatabase(url ? { databaseUrl: url, poolSize: 10, connectTimeoutMs: 30_000, ...hooks } : { dataDir: 'memory://', ...hooks });
   // Global setup already migrated the shared server database; an embedded or own one is new.
   if ((!sharedUrl || own) && !opts.databaseUrl) await migrateToLatest(database.db);
   const keys = await keysFromJwks([await generatePrivateJwk()]);
