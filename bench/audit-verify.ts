@@ -80,9 +80,10 @@ async function generate(client: pg.Client, key: Buffer) {
   await client.query(`INSERT INTO agents (id, account_id, livemode, name, policy_id) VALUES ($1, $2, false, 'bench', 'pol_benchaudit')`, [AGENT, ACCOUNT]);
   const start = Date.UTC(2026, 0, 1);
   let prev = GENESIS_HASH;
+  let approvedSum = 0;
   const t0 = process.hrtime.bigint();
   for (let from = 1; from <= N + MISSING; from += INSERT_BATCH) {
-    const cols: Record<string, unknown[]> = { id: [], created: [], amount: [], aid: [], seq: [], prev: [], hash: [], mac: [] };
+    const cols: Record<string, unknown[]> = { id: [], created: [], amount: [], outcome: [], aid: [], seq: [], prev: [], hash: [], mac: [] };
     const decisions: string[] = [];
     for (let i = from; i < Math.min(from + INSERT_BATCH, N + MISSING + 1); i++) {
       const id = `dec_${String(i).padStart(24, '0')}`;
@@ -90,6 +91,10 @@ async function generate(client: pg.Client, key: Buffer) {
       decisions.push(id);
       cols.created!.push(createdAt);
       cols.amount!.push(100 + (i % 9_000));
+      // Every tenth is approved (uncaptured): the agent's spend counters hold their sum.
+      const outcome = i % 10 === 0 ? 'approved' : 'denied';
+      cols.outcome!.push(outcome);
+      if (outcome === 'approved') approvedSum += 100 + (i % 9_000);
       if (i > N) continue; // the last MISSING decisions have no record
       const record = {
         id: `aud_${String(i).padStart(24, '0')}`,
@@ -100,13 +105,13 @@ async function generate(client: pg.Client, key: Buffer) {
         actor_id: 'key_bench',
         agent_id: AGENT,
         decision_id: id,
-        decision: 'denied',
+        decision: outcome,
         amount: 100 + (i % 9_000),
         currency: 'USD',
         vendor: 'shop.example',
         category: 'saas',
         policy_id: 'pol_benchaudit',
-        reason: 'policy_denied',
+        reason: outcome === 'approved' ? null : 'policy_denied',
         metadata: { order: `o-${i}` },
         created_at: createdAt,
       };
@@ -121,24 +126,27 @@ async function generate(client: pg.Client, key: Buffer) {
     }
     await client.query(
       `INSERT INTO decisions (id, account_id, livemode, agent_id, policy_id, amount, currency, vendor, category, decision, original_decision, status, reason_code, spend_month, spend_day, created_at, updated_at)
-       SELECT d.id, $1, false, $2, 'pol_benchaudit', d.amount, 'USD', 'shop.example', 'saas', 'denied', 'denied', 'denied', 'policy_denied', 'M:2026-01', 'D:2026-01-01', d.created_at, d.created_at
-       FROM unnest($3::text[], $4::bigint[], $5::timestamptz[]) AS d(id, amount, created_at)`,
-      [ACCOUNT, AGENT, decisions, cols.amount!.slice(0, decisions.length), cols.created],
+       SELECT d.id, $1, false, $2, 'pol_benchaudit', d.amount, 'USD', 'shop.example', 'saas', d.outcome, d.outcome, d.outcome,
+              CASE WHEN d.outcome = 'denied' THEN 'policy_denied' END, 'M:2026-01', 'D:2026-01-01', d.created_at, d.created_at
+       FROM unnest($3::text[], $4::bigint[], $5::timestamptz[], $6::text[]) AS d(id, amount, created_at, outcome)`,
+      [ACCOUNT, AGENT, decisions, cols.amount!.slice(0, decisions.length), cols.created, cols.outcome],
     );
     const n = cols.aid!.length;
     if (n > 0) {
       await client.query(
         `INSERT INTO audit_records (id, account_id, livemode, sequence, type, actor_type, actor_id, agent_id, decision_id, decision, amount, currency, vendor, category, policy_id, reason, metadata, created_at, prev_hash, hash, mac)
-         SELECT r.id, $1, false, r.seq, 'authorization.decision', 'api_key', 'key_bench', $2, r.did, 'denied', r.amount, 'USD', 'shop.example', 'saas', 'pol_benchaudit', 'policy_denied',
-                jsonb_build_object('order', 'o-' || r.seq), r.created_at, r.prev, r.hash, r.mac
-         FROM unnest($3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::timestamptz[], $8::text[], $9::text[], $10::text[]) AS r(id, seq, did, amount, created_at, prev, hash, mac)`,
-        [ACCOUNT, AGENT, cols.aid, cols.seq, decisions.slice(0, n), cols.amount!.slice(0, n), cols.created!.slice(0, n), cols.prev, cols.hash, cols.mac],
+         SELECT r.id, $1, false, r.seq, 'authorization.decision', 'api_key', 'key_bench', $2, r.did, r.outcome, r.amount, 'USD', 'shop.example', 'saas', 'pol_benchaudit',
+                CASE WHEN r.outcome = 'denied' THEN 'policy_denied' END, jsonb_build_object('order', 'o-' || r.seq), r.created_at, r.prev, r.hash, r.mac
+         FROM unnest($3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[])
+           AS r(id, seq, did, amount, created_at, prev, hash, mac, outcome)`,
+        [ACCOUNT, AGENT, cols.aid, cols.seq, decisions.slice(0, n), cols.amount!.slice(0, n), cols.created!.slice(0, n), cols.prev, cols.hash, cols.mac, cols.outcome!.slice(0, n)],
       );
     }
     if ((from - 1) % 100_000 === 0) process.stdout.write(`  ${from - 1} records written (${Math.round(ms(t0) / 1000)} s)\n`);
   }
   const head = { account_id: ACCOUNT, livemode: false, sequence: N, head_hash: prev };
   await client.query(`INSERT INTO audit_chains (account_id, livemode, sequence, head_hash, head_mac) VALUES ($1, false, $2, $3, $4)`, [ACCOUNT, N, prev, headMac(key, head)]);
+  await client.query(`INSERT INTO agent_spend (agent_id, period, approved, reserved) VALUES ($1, 'M:2026-01', $2, 0), ($1, 'D:2026-01-01', $2, 0)`, [AGENT, approvedSum]);
   await client.query('VACUUM ANALYZE decisions');
   await client.query('VACUUM ANALYZE audit_records');
   console.log(`generated ${N} records and ${N + MISSING} decisions in ${Math.round(ms(t0) / 1000)} s`);
