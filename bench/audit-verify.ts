@@ -1,7 +1,7 @@
 // Benchmark: GET /v1/audit-logs/verify's work on one large account, on PostgreSQL. Generates an
 // account whose test-mode chain holds N sealed `authorization.decision` records (valid MACs and
 // links) and their N decisions, plus a few decisions whose records are missing, then times the
-// whole verification (seal, chain recompute, decisions without a record, checkpoint) and its parts.
+// whole verification (seal, chain recompute, decisions without a record, ledger check, checkpoint) and its parts.
 //   npx tsx bench/audit-verify.ts --records 1000000
 //   npx tsx bench/audit-verify.ts --records 1000000 --reuse     (keeps the generated database)
 import { randomBytes } from 'node:crypto';
@@ -13,6 +13,7 @@ import pg from 'pg';
 import { chainHash, GENESIS_HASH, headMac, recordMac } from '../src/audit/audit-chain.js';
 import { useAuditHmacKey } from '../src/kernel/audit-key.js';
 import { countDecisionsWithoutRecord } from '../src/audit/audit-verify.repository.js';
+import { checkLedger } from '../src/audit/ledger-check.repository.js';
 import { verifyAuditChain, verifyAuditLog } from '../src/audit/audit.service.js';
 import { connectDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -176,16 +177,18 @@ async function main() {
     }
     const keys = await keysFromJwks([await generatePrivateJwk()]);
     const scope = { accountId: ACCOUNT, livemode: false };
-    const runs: Array<{ verify: Timing; chain: Timing; decisions_without_record: Timing }> = [];
+    const runs: Array<{ verify: Timing; chain: Timing; decisions_without_record: Timing; ledger: Timing }> = [];
     for (let run = 0; run < RUNS; run++) {
       const [v, verify] = await timed(() => verifyAuditLog({ db: database.db, keys }, scope));
-      if (v.records !== N || v.decisions_without_record !== MISSING || v.valid) throw new Error(`unexpected answer: ${JSON.stringify({ ...v, checkpoint: undefined })}`);
+      if (v.records !== N || v.decisions_without_record !== MISSING || v.ledger_mismatches !== 0 || v.valid) throw new Error(`unexpected answer: ${JSON.stringify({ ...v, checkpoint: undefined })}`);
       const [, chain] = await timed(() => verifyAuditChain(database.db, ACCOUNT, false));
       const [missing, count] = await timed(() => database.db.transaction().setIsolationLevel('repeatable read').execute((trx) => countDecisionsWithoutRecord(trx, ACCOUNT, false)));
       if (missing !== MISSING) throw new Error(`counted ${missing} decisions without a record, expected ${MISSING}`);
-      runs.push({ verify, chain, decisions_without_record: count });
+      const [ledgerCheck, ledger] = await timed(() => database.db.transaction().setIsolationLevel('repeatable read').execute((trx) => checkLedger(trx, ACCOUNT, false)));
+      if (ledgerCheck.mismatches !== 0) throw new Error(`the books do not balance: ${JSON.stringify(ledgerCheck.examples)}`);
+      runs.push({ verify, chain, decisions_without_record: count, ledger });
       const line = (t: Timing) => `${t.wall_ms} ms (CPU: node ${t.node_cpu_ms} ms, PostgreSQL ${t.postgres_cpu_ms} ms)`;
-      console.log(`run ${run + 1}: verify ${line(verify)}; chain recompute alone ${line(chain)}; decisions without a record alone ${line(count)}`);
+      console.log(`run ${run + 1}: verify ${line(verify)}; chain recompute alone ${line(chain)}; decisions without a record alone ${line(count)}; ledger check alone ${line(ledger)}`);
     }
     // The same count as one statement (a NOT EXISTS over every decision at once), for comparison.
     const client = new pg.Client({ connectionString: url(DB_NAME) });

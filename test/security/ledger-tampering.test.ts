@@ -15,7 +15,7 @@ let ctx: TestContext;
 
 beforeAll(async () => {
   ctx = await createTestContext();
-});
+}, 180_000);
 afterAll(() => ctx?.close());
 
 const db = () => ctx.database.db;
