@@ -1,7 +1,7 @@
 // Benchmark: GET /v1/audit-logs/verify's work on one large account, on PostgreSQL. Generates an
 // account whose test-mode chain holds N sealed `authorization.decision` records (valid MACs and
 // links) and their N decisions, plus a few decisions whose records are missing, then times the
-// whole verification (seal, chain recompute, decisions without a record, checkpoint) and its parts.
+// whole verification (seal, chain recompute, decisions without a record, ledger check, checkpoint) and its parts.
 //   npx tsx bench/audit-verify.ts --records 1000000
 //   npx tsx bench/audit-verify.ts --records 1000000 --reuse     (keeps the generated database)
 import { randomBytes } from 'node:crypto';
@@ -13,6 +13,7 @@ import pg from 'pg';
 import { chainHash, GENESIS_HASH, headMac, recordMac } from '../src/audit/audit-chain.js';
 import { useAuditHmacKey } from '../src/kernel/audit-key.js';
 import { countDecisionsWithoutRecord } from '../src/audit/audit-verify.repository.js';
+import { checkLedger } from '../src/audit/ledger-check.repository.js';
 import { verifyAuditChain, verifyAuditLog } from '../src/audit/audit.service.js';
 import { connectDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -80,9 +81,10 @@ async function generate(client: pg.Client, key: Buffer) {
   await client.query(`INSERT INTO agents (id, account_id, livemode, name, policy_id) VALUES ($1, $2, false, 'bench', 'pol_benchaudit')`, [AGENT, ACCOUNT]);
   const start = Date.UTC(2026, 0, 1);
   let prev = GENESIS_HASH;
+  let approvedSum = 0;
   const t0 = process.hrtime.bigint();
   for (let from = 1; from <= N + MISSING; from += INSERT_BATCH) {
-    const cols: Record<string, unknown[]> = { id: [], created: [], amount: [], aid: [], seq: [], prev: [], hash: [], mac: [] };
+    const cols: Record<string, unknown[]> = { id: [], created: [], amount: [], outcome: [], aid: [], seq: [], prev: [], hash: [], mac: [] };
     const decisions: string[] = [];
     for (let i = from; i < Math.min(from + INSERT_BATCH, N + MISSING + 1); i++) {
       const id = `dec_${String(i).padStart(24, '0')}`;
@@ -90,6 +92,10 @@ async function generate(client: pg.Client, key: Buffer) {
       decisions.push(id);
       cols.created!.push(createdAt);
       cols.amount!.push(100 + (i % 9_000));
+      // Every tenth is approved (uncaptured): the agent's spend counters hold their sum.
+      const outcome = i % 10 === 0 ? 'approved' : 'denied';
+      cols.outcome!.push(outcome);
+      if (outcome === 'approved') approvedSum += 100 + (i % 9_000);
       if (i > N) continue; // the last MISSING decisions have no record
       const record = {
         id: `aud_${String(i).padStart(24, '0')}`,
@@ -100,13 +106,13 @@ async function generate(client: pg.Client, key: Buffer) {
         actor_id: 'key_bench',
         agent_id: AGENT,
         decision_id: id,
-        decision: 'denied',
+        decision: outcome,
         amount: 100 + (i % 9_000),
         currency: 'USD',
         vendor: 'shop.example',
         category: 'saas',
         policy_id: 'pol_benchaudit',
-        reason: 'policy_denied',
+        reason: outcome === 'approved' ? null : 'policy_denied',
         metadata: { order: `o-${i}` },
         created_at: createdAt,
       };
@@ -121,24 +127,27 @@ async function generate(client: pg.Client, key: Buffer) {
     }
     await client.query(
       `INSERT INTO decisions (id, account_id, livemode, agent_id, policy_id, amount, currency, vendor, category, decision, original_decision, status, reason_code, spend_month, spend_day, created_at, updated_at)
-       SELECT d.id, $1, false, $2, 'pol_benchaudit', d.amount, 'USD', 'shop.example', 'saas', 'denied', 'denied', 'denied', 'policy_denied', 'M:2026-01', 'D:2026-01-01', d.created_at, d.created_at
-       FROM unnest($3::text[], $4::bigint[], $5::timestamptz[]) AS d(id, amount, created_at)`,
-      [ACCOUNT, AGENT, decisions, cols.amount!.slice(0, decisions.length), cols.created],
+       SELECT d.id, $1, false, $2, 'pol_benchaudit', d.amount, 'USD', 'shop.example', 'saas', d.outcome, d.outcome, d.outcome,
+              CASE WHEN d.outcome = 'denied' THEN 'policy_denied' END, 'M:2026-01', 'D:2026-01-01', d.created_at, d.created_at
+       FROM unnest($3::text[], $4::bigint[], $5::timestamptz[], $6::text[]) AS d(id, amount, created_at, outcome)`,
+      [ACCOUNT, AGENT, decisions, cols.amount!.slice(0, decisions.length), cols.created, cols.outcome],
     );
     const n = cols.aid!.length;
     if (n > 0) {
       await client.query(
         `INSERT INTO audit_records (id, account_id, livemode, sequence, type, actor_type, actor_id, agent_id, decision_id, decision, amount, currency, vendor, category, policy_id, reason, metadata, created_at, prev_hash, hash, mac)
-         SELECT r.id, $1, false, r.seq, 'authorization.decision', 'api_key', 'key_bench', $2, r.did, 'denied', r.amount, 'USD', 'shop.example', 'saas', 'pol_benchaudit', 'policy_denied',
-                jsonb_build_object('order', 'o-' || r.seq), r.created_at, r.prev, r.hash, r.mac
-         FROM unnest($3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::timestamptz[], $8::text[], $9::text[], $10::text[]) AS r(id, seq, did, amount, created_at, prev, hash, mac)`,
-        [ACCOUNT, AGENT, cols.aid, cols.seq, decisions.slice(0, n), cols.amount!.slice(0, n), cols.created!.slice(0, n), cols.prev, cols.hash, cols.mac],
+         SELECT r.id, $1, false, r.seq, 'authorization.decision', 'api_key', 'key_bench', $2, r.did, r.outcome, r.amount, 'USD', 'shop.example', 'saas', 'pol_benchaudit',
+                CASE WHEN r.outcome = 'denied' THEN 'policy_denied' END, jsonb_build_object('order', 'o-' || r.seq), r.created_at, r.prev, r.hash, r.mac
+         FROM unnest($3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[])
+           AS r(id, seq, did, amount, created_at, prev, hash, mac, outcome)`,
+        [ACCOUNT, AGENT, cols.aid, cols.seq, decisions.slice(0, n), cols.amount!.slice(0, n), cols.created!.slice(0, n), cols.prev, cols.hash, cols.mac, cols.outcome!.slice(0, n)],
       );
     }
     if ((from - 1) % 100_000 === 0) process.stdout.write(`  ${from - 1} records written (${Math.round(ms(t0) / 1000)} s)\n`);
   }
   const head = { account_id: ACCOUNT, livemode: false, sequence: N, head_hash: prev };
   await client.query(`INSERT INTO audit_chains (account_id, livemode, sequence, head_hash, head_mac) VALUES ($1, false, $2, $3, $4)`, [ACCOUNT, N, prev, headMac(key, head)]);
+  await client.query(`INSERT INTO agent_spend (agent_id, period, approved, reserved) VALUES ($1, 'M:2026-01', $2, 0), ($1, 'D:2026-01-01', $2, 0)`, [AGENT, approvedSum]);
   await client.query('VACUUM ANALYZE decisions');
   await client.query('VACUUM ANALYZE audit_records');
   console.log(`generated ${N} records and ${N + MISSING} decisions in ${Math.round(ms(t0) / 1000)} s`);
@@ -168,16 +177,18 @@ async function main() {
     }
     const keys = await keysFromJwks([await generatePrivateJwk()]);
     const scope = { accountId: ACCOUNT, livemode: false };
-    const runs: Array<{ verify: Timing; chain: Timing; decisions_without_record: Timing }> = [];
+    const runs: Array<{ verify: Timing; chain: Timing; decisions_without_record: Timing; ledger: Timing }> = [];
     for (let run = 0; run < RUNS; run++) {
       const [v, verify] = await timed(() => verifyAuditLog({ db: database.db, keys }, scope));
-      if (v.records !== N || v.decisions_without_record !== MISSING || v.valid) throw new Error(`unexpected answer: ${JSON.stringify({ ...v, checkpoint: undefined })}`);
+      if (v.records !== N || v.decisions_without_record !== MISSING || v.ledger_mismatches !== 0 || v.valid) throw new Error(`unexpected answer: ${JSON.stringify({ ...v, checkpoint: undefined })}`);
       const [, chain] = await timed(() => verifyAuditChain(database.db, ACCOUNT, false));
       const [missing, count] = await timed(() => database.db.transaction().setIsolationLevel('repeatable read').execute((trx) => countDecisionsWithoutRecord(trx, ACCOUNT, false)));
       if (missing !== MISSING) throw new Error(`counted ${missing} decisions without a record, expected ${MISSING}`);
-      runs.push({ verify, chain, decisions_without_record: count });
+      const [ledgerCheck, ledger] = await timed(() => database.db.transaction().setIsolationLevel('repeatable read').execute((trx) => checkLedger(trx, ACCOUNT, false)));
+      if (ledgerCheck.mismatches !== 0) throw new Error(`the books do not balance: ${JSON.stringify(ledgerCheck.examples)}`);
+      runs.push({ verify, chain, decisions_without_record: count, ledger });
       const line = (t: Timing) => `${t.wall_ms} ms (CPU: node ${t.node_cpu_ms} ms, PostgreSQL ${t.postgres_cpu_ms} ms)`;
-      console.log(`run ${run + 1}: verify ${line(verify)}; chain recompute alone ${line(chain)}; decisions without a record alone ${line(count)}`);
+      console.log(`run ${run + 1}: verify ${line(verify)}; chain recompute alone ${line(chain)}; decisions without a record alone ${line(count)}; ledger check alone ${line(ledger)}`);
     }
     // The same count as one statement (a NOT EXISTS over every decision at once), for comparison.
     const client = new pg.Client({ connectionString: url(DB_NAME) });

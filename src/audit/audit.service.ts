@@ -5,6 +5,7 @@ import { ChainVerifier, GENESIS_HASH, headMac, type ChainCheck } from './audit-c
 import { openCheckpoint, signCheckpoint } from './audit-checkpoint.js';
 import { auditChainPage, chainHead, listAudit, sealChain, type AuditFilter, type AuditRow, type ChainCut } from './audit.repository.js';
 import { countDecisionsWithoutRecord, recordHashAt } from './audit-verify.repository.js';
+import { checkLedger, type LedgerMismatch } from './ledger-check.repository.js';
 
 const VERIFY_BATCH = 1_000;
 
@@ -54,6 +55,10 @@ export async function verifyAuditChain(db: Db, accountId: string, livemode: bool
 export interface AuditVerification extends ChainCheck {
   /** Decisions of the account and mode without their `authorization.decision` record. */
   decisions_without_record: number;
+  /** Decisions that differ from their records, and spend counters that differ from the decisions' sum. */
+  ledger_mismatches: number;
+  /** Up to 10 of them. */
+  ledger_mismatch_examples: LedgerMismatch[];
   /** A signed statement of the verified head, for the customer to keep. */
   checkpoint: string;
   /** Whether the record a given checkpoint names is still there with its hash; null without one. */
@@ -61,8 +66,9 @@ export interface AuditVerification extends ChainCheck {
 }
 
 /**
- * Verifies the chain, counts decisions whose record is missing and checks a checkpoint the caller
- * kept, all in one snapshot, and signs a checkpoint of the head that verified. A checkpoint that is
+ * Verifies the chain, counts decisions whose record is missing, checks that the books balance
+ * (decisions against their records, spend counters against the decisions) and checks a checkpoint
+ * the caller kept, all in one snapshot, and signs a checkpoint of the head that verified. A checkpoint that is
  * not this service's for this account and mode is refused (400) before anything is read.
  */
 export async function verifyAuditLog(
@@ -76,13 +82,16 @@ export async function verifyAuditLog(
   const found = await inSnapshot(deps.db, async (trx) => ({
     ...(await checkChain(trx, accountId, livemode)),
     missing: await countDecisionsWithoutRecord(trx, accountId, livemode),
+    ledger: await checkLedger(trx, accountId, livemode),
     keptHash: kept && kept.sequence > 0 ? await recordHashAt(trx, accountId, livemode, kept.sequence) : GENESIS_HASH,
   }));
   const checkpointCheck = kept ? (found.keptHash === kept.head_hash ? 'matched' : 'mismatched') : null;
   return {
     ...found.check,
-    valid: found.check.valid && found.missing === 0 && checkpointCheck !== 'mismatched',
+    valid: found.check.valid && found.missing === 0 && found.ledger.mismatches === 0 && checkpointCheck !== 'mismatched',
     decisions_without_record: found.missing,
+    ledger_mismatches: found.ledger.mismatches,
+    ledger_mismatch_examples: found.ledger.examples,
     checkpoint: await signCheckpoint(deps.keys, { aud: accountId, livemode, sequence: found.verifiedSequence, head_hash: found.check.head_hash }, deps.now?.() ?? new Date()),
     checkpoint_check: checkpointCheck,
   };

@@ -43,10 +43,25 @@ export type AuditRecordView = z.infer<typeof auditRecordSchema>;
 
 export const auditRecordListSchema = listOf(auditRecordSchema, 'audit records');
 
+const ledgerValues = z.record(z.string(), z.union([z.string(), z.number(), z.null()]));
+
+const ledgerMismatchSchema = z
+  .object({
+    kind: z.enum(['decision', 'spend']).describe('`decision`: a decision differs from its audit records; `spend`: an agent spend counter differs from its decisions'),
+    id: z.string().describe("The decision's id, or for `spend` the agent's id"),
+    expected: ledgerValues.describe(
+      'What the records say: for `decision` the differing fields (`amount`, `currency`, `vendor`, `agent_id`, `decision`); for `spend` `{period, approved, reserved}` recomputed from the decisions',
+    ),
+    found: ledgerValues.describe('What is stored, with the same fields'),
+  })
+  .describe('One place where the books do not balance');
+
 export const auditVerificationSchema = z
   .object({
     object: z.literal('audit_verification'),
-    valid: z.boolean().describe('True when every record and the stored head verify, no decision lacks its record and a given checkpoint matched'),
+    valid: z
+      .boolean()
+      .describe('True when every record and the stored head verify, no decision lacks its record, the books balance (`ledger_mismatches` is 0) and a given checkpoint matched'),
     records: z.number().int().nonnegative().describe('Records checked'),
     head_hash: hashField('Hash of the last record that verifies (the genesis hash when none does)'),
     first_invalid: z
@@ -59,6 +74,17 @@ export const auditVerificationSchema = z
       .int()
       .nonnegative()
       .describe('Decisions of this account and mode that have no `authorization.decision` record; any makes `valid` false'),
+    ledger_mismatches: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe(
+        "Places where the books do not balance: decisions whose amount, currency, vendor, agent or outcome differ from their `authorization.decision` record (the outcome from a resolved hold's latest `approval.completed` record), and agent spend counters (each period of each agent) that differ from the sum recomputed from the decisions, their captures, voids, expiries and releases; any makes `valid` false",
+      ),
+    ledger_mismatch_examples: z
+      .array(ledgerMismatchSchema)
+      .max(10)
+      .describe('Up to 10 of the mismatches, decisions first'),
     checkpoint: z
       .string()
       .describe(
@@ -80,6 +106,8 @@ export const toAuditVerificationView = (v: AuditVerification): AuditVerification
   first_invalid: v.first_invalid,
   first_invalid_sequence: v.first_invalid_sequence,
   decisions_without_record: v.decisions_without_record,
+  ledger_mismatches: v.ledger_mismatches,
+  ledger_mismatch_examples: v.ledger_mismatch_examples,
   checkpoint: v.checkpoint,
   checkpoint_check: v.checkpoint_check,
 });

@@ -513,7 +513,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Recompute the hash chain, count decisions without a record, check a kept checkpoint and sign a new one
+         * Recompute the hash chain, count decisions without a record, check that the books balance, check a kept checkpoint and sign a new one
          * @description Roles: admin, reviewer.
          */
         get: operations["getV1AuditLogsVerify"];
@@ -1650,7 +1650,7 @@ export interface components {
         AuditVerification: {
             /** @constant */
             object: "audit_verification";
-            /** @description True when every record and the stored head verify, no decision lacks its record and a given checkpoint matched */
+            /** @description True when every record and the stored head verify, no decision lacks its record, the books balance (`ledger_mismatches` is 0) and a given checkpoint matched */
             valid: boolean;
             /** @description Records checked */
             records: number;
@@ -1666,6 +1666,26 @@ export interface components {
             first_invalid_sequence: number | null;
             /** @description Decisions of this account and mode that have no `authorization.decision` record; any makes `valid` false */
             decisions_without_record: number;
+            /** @description Places where the books do not balance: decisions whose amount, currency, vendor, agent or outcome differ from their `authorization.decision` record (the outcome from a resolved hold's latest `approval.completed` record), and agent spend counters (each period of each agent) that differ from the sum recomputed from the decisions, their captures, voids, expiries and releases; any makes `valid` false */
+            ledger_mismatches: number;
+            /** @description Up to 10 of the mismatches, decisions first */
+            ledger_mismatch_examples: {
+                /**
+                 * @description `decision`: a decision differs from its audit records; `spend`: an agent spend counter differs from its decisions
+                 * @enum {string}
+                 */
+                kind: "decision" | "spend";
+                /** @description The decision's id, or for `spend` the agent's id */
+                id: string;
+                /** @description What the records say: for `decision` the differing fields (`amount`, `currency`, `vendor`, `agent_id`, `decision`); for `spend` `{period, approved, reserved}` recomputed from the decisions */
+                expected: {
+                    [key: string]: string | number | null;
+                };
+                /** @description What is stored, with the same fields */
+                found: {
+                    [key: string]: string | number | null;
+                };
+            }[];
             /** @description A signed checkpoint of the head that verified: a compact JWS (EdDSA, `kid` in the JWKS, header `typ: "audit-checkpoint+jwt"`) with claims `{aud: account id, livemode, sequence, head_hash, iat}`. Keep it outside the service and pass it back as `?checkpoint=` */
             checkpoint: string;
             /** @description With `?checkpoint=`: whether the record at its sequence is still there with its hash (`mismatched` makes `valid` false); null without it */

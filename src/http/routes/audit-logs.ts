@@ -48,7 +48,7 @@ export const auditLogsRoutes = [
     path: '/v1/audit-logs/verify',
     tag: 'Audit log',
     roles: STAFF,
-    summary: 'Recompute the hash chain, count decisions without a record, check a kept checkpoint and sign a new one',
+    summary: 'Recompute the hash chain, count decisions without a record, check that the books balance, check a kept checkpoint and sign a new one',
     query: verifyAuditQuery,
     response: { status: 200, description: 'The result of the check', schema: auditVerificationSchema },
     handler: async ({ deps, caller, query: q }) =>

@@ -1,0 +1,150 @@
+import { sql } from 'kysely';
+import type { DbOrTrx } from '../db/database.js';
+
+/** Mismatches listed by verify (the count covers them all). */
+export const LEDGER_EXAMPLES = 10;
+
+/** One place where the books do not balance: `expected` is what the audit records (or the decisions) say, `found` what is stored. */
+export interface LedgerMismatch {
+  kind: 'decision' | 'spend';
+  /** The decision's id, or the agent's id for a spend counter (the period is in `expected` and `found`). */
+  id: string;
+  expected: Record<string, string | number | null>;
+  found: Record<string, string | number | null>;
+}
+
+export interface LedgerCheck {
+  mismatches: number;
+  examples: LedgerMismatch[];
+}
+
+interface DecisionMismatchRow {
+  id: string;
+  d_amount: string | number;
+  d_currency: string;
+  d_vendor: string;
+  d_agent_id: string;
+  d_decision: string;
+  r_amount: string | number | null;
+  r_currency: string | null;
+  r_vendor: string | null;
+  r_agent_id: string | null;
+  r_decision: string | null;
+}
+
+const DECISION_FIELDS = [
+  ['amount', 'd_amount', 'r_amount'],
+  ['currency', 'd_currency', 'r_currency'],
+  ['vendor', 'd_vendor', 'r_vendor'],
+  ['agent_id', 'd_agent_id', 'r_agent_id'],
+  ['decision', 'd_decision', 'r_decision'],
+] as const;
+
+const numeric = (v: string | number | null) => (v === null ? null : typeof v === 'number' ? v : /^-?\d+$/.test(v) ? Number(v) : v);
+
+/** Only the fields that differ, on both sides. */
+function decisionMismatch(row: DecisionMismatchRow): LedgerMismatch {
+  const expected: LedgerMismatch['expected'] = {};
+  const found: LedgerMismatch['found'] = {};
+  for (const [name, stored, recorded] of DECISION_FIELDS) {
+    const [e, f] = [numeric(row[recorded]), numeric(row[stored])];
+    if (e !== f) {
+      expected[name] = e;
+      found[name] = f;
+    }
+  }
+  return { kind: 'decision', id: row.id, expected, found };
+}
+
+/**
+ * Decisions whose amount, currency, vendor, agent or outcome differ from their sealed
+ * `authorization.decision` record. The outcome expected is the latest the records state: the
+ * decision record's, or for a resolved hold its latest `approval.completed` record's. Captures,
+ * voids and expiries change no compared field (they keep the approval and its amount). A decision
+ * without its record is counted by `decisions_without_record`, not here. One statement: a hash join
+ * of the account's decisions with their records.
+ */
+export async function decisionMismatches(db: DbOrTrx, accountId: string, livemode: boolean): Promise<LedgerCheck> {
+  const { rows } = await sql<DecisionMismatchRow & { total: string | number }>`
+    WITH completed AS (
+      SELECT DISTINCT ON (decision_id) decision_id, decision FROM audit_records
+      WHERE account_id = ${accountId} AND livemode = ${livemode} AND type = 'approval.completed'
+      ORDER BY decision_id, insert_order DESC),
+    bad AS MATERIALIZED (
+      SELECT d.id, d.amount AS d_amount, d.currency AS d_currency, d.vendor AS d_vendor, d.agent_id AS d_agent_id, d.decision AS d_decision,
+             r.amount AS r_amount, r.currency AS r_currency, r.vendor AS r_vendor, r.agent_id AS r_agent_id,
+             coalesce(c.decision, r.decision) AS r_decision
+      FROM decisions d
+      JOIN audit_records r ON r.account_id = ${accountId} AND r.livemode = ${livemode} AND r.type = 'authorization.decision' AND r.decision_id = d.id
+      LEFT JOIN completed c ON c.decision_id = d.id
+      WHERE d.account_id = ${accountId} AND d.livemode = ${livemode}
+        AND (d.amount IS DISTINCT FROM r.amount OR d.currency IS DISTINCT FROM r.currency OR d.vendor IS DISTINCT FROM r.vendor
+             OR d.agent_id IS DISTINCT FROM r.agent_id OR d.decision IS DISTINCT FROM coalesce(c.decision, r.decision)))
+    SELECT (SELECT count(*) FROM bad) AS total, first.*
+    FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT * FROM bad ORDER BY id LIMIT ${LEDGER_EXAMPLES}) first ON true`.execute(db);
+  return { mismatches: Number(rows[0]?.total ?? 0), examples: rows.filter((r) => r.id !== null).map(decisionMismatch) };
+}
+
+interface SpendMismatchRow {
+  total: string | number;
+  agent_id: string | null;
+  period: string | null;
+  expected_approved: string | number;
+  expected_reserved: string | number;
+  found_approved: string | number;
+  found_reserved: string | number;
+}
+
+/**
+ * Agent spend counters (each period of each agent of the account and mode) against the sum
+ * recomputed from the decisions, by the rule every change of `agent_spend` follows (docs/api.md,
+ * "Audit log"): an approval counts its amount in its own month and day until settled, then what
+ * was captured (an adjustment's final amount included); a void or an expiry counts nothing; a
+ * pending hold reserves its amount; denials count nothing. A counter row at zero and a missing one
+ * are the same. One aggregate statement over the decisions and the counters.
+ */
+export async function spendMismatches(db: DbOrTrx, accountId: string, livemode: boolean): Promise<LedgerCheck> {
+  const { rows } = await sql<SpendMismatchRow>`
+    WITH counted AS (
+      SELECT d.agent_id, p.period,
+             sum(CASE WHEN d.decision <> 'approved' THEN 0
+                      WHEN d.capture_status = 'captured' THEN d.captured_amount
+                      WHEN d.capture_status IN ('voided', 'expired') THEN 0
+                      ELSE d.amount END) AS approved,
+             sum(CASE WHEN d.decision = 'held' THEN d.amount ELSE 0 END) AS reserved
+      FROM decisions d CROSS JOIN LATERAL (VALUES (d.spend_month), (d.spend_day)) AS p(period)
+      WHERE d.account_id = ${accountId} AND d.livemode = ${livemode} AND d.decision IN ('approved', 'held')
+      GROUP BY d.agent_id, p.period),
+    kept AS (
+      SELECT s.agent_id, s.period, s.approved, s.reserved FROM agent_spend s JOIN agents a ON a.id = s.agent_id
+      WHERE a.account_id = ${accountId} AND a.livemode = ${livemode}),
+    bad AS MATERIALIZED (
+      SELECT coalesce(k.agent_id, c.agent_id) AS agent_id, coalesce(k.period, c.period) AS period,
+             coalesce(c.approved, 0) AS expected_approved, coalesce(c.reserved, 0) AS expected_reserved,
+             coalesce(k.approved, 0) AS found_approved, coalesce(k.reserved, 0) AS found_reserved
+      FROM counted c FULL JOIN kept k ON k.agent_id = c.agent_id AND k.period = c.period
+      WHERE coalesce(c.approved, 0) <> coalesce(k.approved, 0) OR coalesce(c.reserved, 0) <> coalesce(k.reserved, 0))
+    SELECT (SELECT count(*) FROM bad) AS total, first.*
+    FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT * FROM bad ORDER BY agent_id, period LIMIT ${LEDGER_EXAMPLES}) first ON true`.execute(db);
+  return {
+    mismatches: Number(rows[0]?.total ?? 0),
+    examples: rows
+      .filter((r) => r.agent_id !== null)
+      .map((r) => ({
+        kind: 'spend' as const,
+        id: r.agent_id!,
+        expected: { period: r.period, approved: Number(r.expected_approved), reserved: Number(r.expected_reserved) },
+        found: { period: r.period, approved: Number(r.found_approved), reserved: Number(r.found_reserved) },
+      })),
+  };
+}
+
+/** Both checks in the caller's snapshot: decisions against their records first, then the counters. */
+export async function checkLedger(db: DbOrTrx, accountId: string, livemode: boolean): Promise<LedgerCheck> {
+  const decisions = await decisionMismatches(db, accountId, livemode);
+  const spend = await spendMismatches(db, accountId, livemode);
+  return {
+    mismatches: decisions.mismatches + spend.mismatches,
+    examples: [...decisions.examples, ...spend.examples].slice(0, LEDGER_EXAMPLES),
+  };
+}
