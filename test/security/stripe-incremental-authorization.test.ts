@@ -195,3 +195,12 @@ describe('an over-capture is applied in full, evented and audited', () => {
     expect(await monthSpend(agentId)).toBe(3_000);
   });
 });
+
+describe('the books balance after it all', () => {
+  // Runs last: every increase, over-capture and refund above is in this account's books.
+  test('verify: valid, no ledger mismatch (the spend counters equal what the decisions, with their over-captures, say)', async () => {
+    const res = await acct.test.get('/v1/audit-logs/verify');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ valid: true, ledger_mismatches: 0, ledger_mismatch_examples: [] });
+  });
+});
