@@ -36,8 +36,12 @@ describe.skipIf(!mode)('approvals sent straight to the workflow engine', () => {
   beforeAll(async () => {
     stack = await openEngineStack(mode!);
     acct = await stack.ctx.account('growth');
-    live = acct.live!;
-    const key = await live.post('/v1/api-keys', { name: 'Finance reviewer', role: 'reviewer' });
+    // The requester and the reviewer are minted side by side by the account's command-line key: a
+    // reviewer minted by the requesting key would count as the requester (four eyes, §8).
+    const requester = await acct.live!.post('/v1/api-keys', { name: 'Buying admin', role: 'admin' });
+    expect(requester.status).toBe(201);
+    live = stack.ctx.client(requester.body.key);
+    const key = await acct.live!.post('/v1/api-keys', { name: 'Finance reviewer', role: 'reviewer' });
     expect(key.status).toBe(201);
     reviewer = { id: key.body.id, client: stack.ctx.client(key.body.key) };
   }, 120_000);
