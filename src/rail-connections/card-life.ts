@@ -42,18 +42,21 @@ export function mergeFacts(
 }
 
 /**
+ * - once a capture settled → what the captures took, less refunds (never below 0), also on an
+ *   authorization the rail declined (a force capture);
  * - declined by the rail → 0;
- * - once a capture settled → what the captures took, less refunds (never below 0);
  * - reversed or expired without a capture → 0;
  * - still pending → the amount the rail still holds;
  * - otherwise (closed, its settlement not seen yet; nothing reported) → `current`: nothing is
  *   released on a guess, the settlement will say.
  */
 export function countedAmount(facts: AuthorizationFacts, settled: Settlement, current: number): { amount: number; reason: CountReason } {
-  if (facts.approved === false) return { amount: 0, reason: 'declined' };
+  // A capture counts even on an authorization the rail declined (a force capture): what the card
+  // moved is what counts.
   if (settled.captures > 0) {
     return { amount: Math.max(0, -(settled.captureNet + settled.refundNet)), reason: settled.refundNet > 0 ? 'refunded' : 'settled' };
   }
+  if (facts.approved === false) return { amount: 0, reason: 'declined' };
   if (facts.status === 'reversed' || facts.status === 'expired') return { amount: 0, reason: facts.status };
   if (facts.status === 'pending' && facts.amount !== null) return { amount: facts.amount, reason: 'held' };
   return { amount: current, reason: 'unchanged' };

@@ -1,6 +1,7 @@
 import type { Caller } from '../kernel/caller.js';
 import type { DbOrTrx, RailAnswerOutcome } from '../db/database.js';
 import { AppError } from '../kernel/errors.js';
+import { isIJsonText } from '../kernel/i-json.js';
 import { isStorableText } from '../kernel/storable-text.js';
 import { authorizeSchema } from '../authorization/authorize.schemas.js';
 import { decide, type AuthorizationDeps } from '../authorization/authorization.service.js';
@@ -147,8 +148,9 @@ export async function answerRailAuthorization(
     return afterConflict();
   };
 
-  // Text PostgreSQL cannot hold is declined before it reaches a query (as the input guard does for the API).
-  if (![req.agentId ?? '', req.vendor, req.category ?? '', ...Object.values(req.metadata)].every(isStorableText)) {
+  // Text PostgreSQL cannot hold, or that is not I-JSON (a noncharacter: a denylisted name with one
+  // appended is another string), is declined before it reaches a query, as the API refuses it.
+  if (![req.agentId ?? '', req.vendor, req.category ?? '', ...Object.values(req.metadata)].every((t) => isStorableText(t) && isIJsonText(t))) {
     return declineWithout('invalid_request', null);
   }
   if (!req.agentId) return declineWithout('unknown_agent');

@@ -12,7 +12,7 @@ describe('countedAmount', () => {
     ['approved and pending at the full amount', facts({ approved: true, status: 'pending', amount: 700 }), none, 700, 'held'],
     ['a partial reversal while pending', facts({ approved: true, status: 'pending', amount: 300 }), none, 300, 'held'],
     ['declined by the rail', facts({ approved: false, status: 'closed', amount: 0 }), none, 0, 'declined'],
-    ['declined even with a transaction', facts({ approved: false }), { captureNet: -700, captures: 1, refundNet: 0 }, 0, 'declined'],
+    ['a capture on a declined authorization (a force capture) counts', facts({ approved: false }), { captureNet: -700, captures: 1, refundNet: 0 }, 700, 'settled'],
     ['reversed', facts({ approved: true, status: 'reversed', amount: 0 }), none, 0, 'reversed'],
     ['expired', facts({ approved: true, status: 'expired', amount: 0 }), none, 0, 'expired'],
     ['closed, settlement not seen yet', facts({ approved: true, status: 'closed', amount: 0 }), none, 700, 'unchanged'],

@@ -71,9 +71,12 @@ export function stripeIssuingRail(deps: StripeIssuingDeps): RailEndpoint<Verifie
     }
     if (!timestampNotAhead(signature, Date.now())) throw invalid(STALE_OR_BAD, SIGNATURE);
     // The signature held over these bytes; read them again as I-JSON (docs/api.md, "Request bodies"),
-    // so a member named twice is refused here as on every other endpoint.
+    // so a member named twice is refused here as on every other endpoint. Its strings are not
+    // judged here: a signed event reports money the card moved (a capture refused with a 400 would
+    // never be counted), and a request's vendor or category that cannot be stored is declined, and
+    // recorded, where it is read.
     try {
-      event = parseIJson(rawBody.toString('utf8').replace(/^\uFEFF/, ''));
+      event = parseIJson(rawBody.toString('utf8').replace(/^\uFEFF/, ''), { strings: false });
     } catch (err) {
       if (err instanceof IJsonViolation) throw invalid(err.message, err.path);
       throw invalid('The request body is not valid JSON.', 'body');
