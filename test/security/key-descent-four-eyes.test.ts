@@ -11,6 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createHeldActivities } from '../../activities/held-authorization.js';
+import { signApprovalAuthority } from '../../src/approvals/approval-authority.js';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
 import { FakeInlineGateway } from '../support/fake-gateway.js';
 
@@ -210,13 +211,14 @@ describe('the resolving write refuses too (a run of the workflow, an activity re
     const child = await mint(parent, 'Write child');
     const { id, agentId } = await hold(requester, 2);
     const activities = createHeldActivities({ db: ctx.database.db, signer: ctx.signer });
-    const via = 'api' as const;
-    expect(await activities.recordApproval({ decisionId: id, note: null, reviewer: own.id, via })).toMatchObject({ changed: false, status: 'pending' });
-    expect(await activities.recordApproval({ decisionId: id, note: null, reviewer: requester.id, via })).toMatchObject({ changed: false, status: 'pending' });
-    expect(await activities.recordApproval({ decisionId: id, note: null, reviewer: child.id, via })).toMatchObject({ changed: true, status: 'pending' });
-    expect(await activities.recordApproval({ decisionId: id, note: null, reviewer: parent.id, via })).toMatchObject({ changed: false, status: 'pending' });
+    // As the API sends them: each outcome with its mark, so only the descent rule can refuse it.
+    const marked = (reviewer: string) => ({ decisionId: id, note: null, reviewer, via: 'api' as const, authority: signApprovalAuthority({ decisionId: id, reviewer, outcome: 'approved' }) });
+    expect(await activities.recordApproval(marked(own.id))).toMatchObject({ changed: false, status: 'pending' });
+    expect(await activities.recordApproval(marked(requester.id))).toMatchObject({ changed: false, status: 'pending' });
+    expect(await activities.recordApproval(marked(child.id))).toMatchObject({ changed: true, status: 'pending' });
+    expect(await activities.recordApproval(marked(parent.id))).toMatchObject({ changed: false, status: 'pending' });
     // The single-approval path of an older run records one approval at most, and none by a relative.
-    expect(await activities.resolveHeldDecision({ decisionId: id, outcome: 'approved', note: null, reviewer: parent.id, via })).toMatchObject({ status: 'pending' });
+    expect(await activities.resolveHeldDecision({ ...marked(parent.id), outcome: 'approved' })).toMatchObject({ status: 'pending' });
     await expectPending(id, [child.id]);
     expect(await recordedApprovals(agentId)).toBe(1);
   });
@@ -225,7 +227,8 @@ describe('the resolving write refuses too (a run of the workflow, an activity re
     const own = await mint(root, 'Write own reviewer');
     const { id } = await hold(root);
     const activities = createHeldActivities({ db: ctx.database.db, signer: ctx.signer });
-    const seen = await activities.resolveHeldDecision({ decisionId: id, outcome: 'approved', note: null, reviewer: own.id, via: 'api' });
+    const authority = signApprovalAuthority({ decisionId: id, reviewer: own.id, outcome: 'approved' });
+    const seen = await activities.resolveHeldDecision({ decisionId: id, outcome: 'approved', note: null, reviewer: own.id, via: 'api', authority });
     expect(seen).toMatchObject({ changed: false, status: 'pending' });
     await expectPending(id, []);
   });
