@@ -22,8 +22,12 @@ export async function render(view) {
     if (!view.alive()) return;
     const names = new Map(page.data.map((k) => [k.id, k.name]));
     // The key that minted it: a key and the keys it minted count as one person when approving.
+    // No minting key: the command line only when the key's record says so; a key from before the
+    // upgrade with no such record is `unknown`, not passed off as the command line.
     const mintedBy = (k) =>
-      !k.created_by ? 'command line' : names.has(k.created_by) ? h('span', { title: k.created_by }, names.get(k.created_by)) : h('code', {}, k.created_by);
+      !k.created_by
+        ? (k.created_via === 'command_line' ? 'command line' : 'unknown')
+        : names.has(k.created_by) ? h('span', { title: k.created_by }, names.get(k.created_by)) : h('code', {}, k.created_by);
     fill(listArea,
       page.truncated ? h('p', { class: 'hint' }, `The list is cut off: only the newest ${LIST_CAP} keys are shown.`) : null,
       table(

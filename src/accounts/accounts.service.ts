@@ -70,6 +70,7 @@ export async function createAccount(db: Db, input: CreateAccountInput): Promise<
         key_prefix: key.prefix,
         created_at: new Date(),
         created_by: null,
+        created_via: 'command_line',
       });
       await appendAudit(trx, {
         accountId: account.id,

@@ -1722,8 +1722,13 @@ export interface components {
             created_at: string;
             revoked_at: string | null;
             last_used_at: string | null;
-            /** @description The API key that minted this one through `POST /v1/api-keys`; null for keys made on the command line. Kept for good, also after either key is revoked. A key and the keys descending from it count as one person when approving holds */
+            /** @description The API key that minted this one through `POST /v1/api-keys`; null for keys made on the command line and for earlier keys whose origin is unknown (`created_via`). Kept for good, also after either key is revoked. A key and the keys descending from it count as one person when approving holds */
             created_by: string | null;
+            /**
+             * @description Where the key came from: `api` (minted by `created_by`), `command_line` (`spend-auth accounts create`, the embedded bootstrap), or `unknown` (made before this was kept, with no audit record naming its origin). Kept for good
+             * @enum {string}
+             */
+            created_via: "api" | "command_line" | "unknown";
         };
         /** @description A new API key, with the raw key (returned once, by the create call only). */
         CreatedApiKey: {
@@ -1756,8 +1761,13 @@ export interface components {
             created_at: string;
             revoked_at: string | null;
             last_used_at: string | null;
-            /** @description The API key that minted this one through `POST /v1/api-keys`; null for keys made on the command line. Kept for good, also after either key is revoked. A key and the keys descending from it count as one person when approving holds */
+            /** @description The API key that minted this one through `POST /v1/api-keys`; null for keys made on the command line and for earlier keys whose origin is unknown (`created_via`). Kept for good, also after either key is revoked. A key and the keys descending from it count as one person when approving holds */
             created_by: string | null;
+            /**
+             * @description Where the key came from: `api` (minted by `created_by`), `command_line` (`spend-auth accounts create`, the embedded bootstrap), or `unknown` (made before this was kept, with no audit record naming its origin). Kept for good
+             * @enum {string}
+             */
+            created_via: "api" | "command_line" | "unknown";
             /** @description The raw key: shown this once, never stored */
             key: string;
         };

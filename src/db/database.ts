@@ -35,6 +35,8 @@ export interface ApiKeysTable {
   last_used_at: Date | null;
   /** The key that minted it through the API; null for keys made on the command line (kept for good). */
   created_by: string | null;
+  /** Where it came from: minted by `created_by`, on the command line, or not known (made before it was kept). */
+  created_via: 'api' | 'command_line' | 'unknown';
 }
 
 export interface AgentsTable {

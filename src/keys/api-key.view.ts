@@ -18,7 +18,10 @@ export const apiKeySchema = z
     last_used_at: instant('Last authenticated request (updated at most once a minute)').nullable(),
     created_by: idOf('key', 'The key that minted this one')
       .nullable()
-      .describe('The API key that minted this one through `POST /v1/api-keys`; null for keys made on the command line. Kept for good, also after either key is revoked. A key and the keys descending from it count as one person when approving holds'),
+      .describe('The API key that minted this one through `POST /v1/api-keys`; null for keys made on the command line and for earlier keys whose origin is unknown (`created_via`). Kept for good, also after either key is revoked. A key and the keys descending from it count as one person when approving holds'),
+    created_via: z
+      .enum(['api', 'command_line', 'unknown'])
+      .describe('Where the key came from: `api` (minted by `created_by`), `command_line` (`spend-auth accounts create`, the embedded bootstrap), or `unknown` (made before this was kept, with no audit record naming its origin). Kept for good'),
   })
   .describe('An API key. The key itself is shown only once, when it is created.');
 export type ApiKeyView = z.infer<typeof apiKeySchema>;
@@ -45,5 +48,6 @@ export function toApiKeyView(row: ApiKeyRow): ApiKeyView {
     revoked_at: row.revoked_at?.toISOString() ?? null,
     last_used_at: row.last_used_at?.toISOString() ?? null,
     created_by: row.created_by,
+    created_via: row.created_via,
   };
 }

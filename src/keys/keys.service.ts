@@ -72,6 +72,7 @@ export async function createApiKey(db: Db, caller: Caller, input: CreateKeyInput
       created_at: new Date(),
       // Its descent (DECISIONS §8): it counts as the minting key when approving that key's holds.
       created_by: caller.keyId,
+      created_via: 'api',
     });
     await appendAudit(trx, {
       accountId: caller.accountId,

@@ -36,8 +36,10 @@ describe('POST /v1/api-keys', () => {
   test('created_by: the key that minted it (null for the command-line key), also on the list and after revocation', async () => {
     const self = (await acct.test.get('/v1/api-keys/self')).body;
     expect(self.created_by).toBeNull();
+    expect(self.created_via).toBe('command_line');
     const admin = await acct.test.post('/v1/api-keys', { name: 'team admin', role: 'admin' });
     expect(admin.body.created_by).toBe(self.id);
+    expect(admin.body.created_via).toBe('api');
     const child = await ctx.client(admin.body.key).post('/v1/api-keys', { name: 'team reviewer', role: 'reviewer' });
     expect(child.body.created_by).toBe(admin.body.id);
     expect((await acct.test.delete(`/v1/api-keys/${admin.body.id}`)).body.created_by).toBe(self.id);

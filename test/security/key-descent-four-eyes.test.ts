@@ -9,6 +9,7 @@
  * records approvals through the workflow's own activity; the resolving write is also driven
  * directly, as a run of the workflow would.
  */
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createHeldActivities } from '../../activities/held-authorization.js';
 import { signApprovalAuthority } from '../../src/approvals/approval-authority.js';
@@ -203,6 +204,9 @@ describe('quorum: a key and the keys descending from it count as one approver', 
   });
 });
 
+// The write's own check, with the engine's refusal of live approvals that carry no API authority
+// turned off (TEMPORAL_ALLOW_SIGNAL_APPROVALS=live, test/security/engine-signal-live-approval.test.ts):
+// even then a relative of the requester adds nothing.
 describe('the resolving write refuses too (a run of the workflow, an activity retried)', () => {
   test('recordApproval: a related key adds nothing to a quorum, and the requester\'s line adds nothing to a live hold', async () => {
     const requester = await mint(root, 'Write requester', 'admin');
@@ -244,5 +248,31 @@ describe('test mode still lets one key play every part', () => {
     const res = await approve(reviewer, held.body.decision_id);
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('approved');
+  });
+});
+
+describe('an insider cannot cut the line in the database', () => {
+  const rewrite = (set: string, id: string) => sql.raw(`UPDATE api_keys SET ${set} WHERE id = '${id}'`).execute(ctx.database.db);
+
+  test('UPDATE api_keys SET created_by = NULL (or a new minter, or another origin) is refused; the reviewer stays refused', async () => {
+    const reviewer = await mint(root, 'Kept reviewer');
+    const other = await mint(root, 'Other admin', 'admin');
+    await expect(rewrite('created_by = NULL', reviewer.id)).rejects.toThrow(/kept for good/);
+    await expect(rewrite(`created_by = '${other.id}'`, reviewer.id)).rejects.toThrow(/kept for good/);
+    await expect(rewrite("created_via = 'unknown', created_by = NULL", reviewer.id)).rejects.toThrow(/kept for good/);
+    // A command-line key gets no minter afterwards either (NULL to a value: only the migration's backfill).
+    await expect(rewrite(`created_by = '${other.id}', created_via = 'api'`, root.id)).rejects.toThrow(/kept for good/);
+    const { id } = await hold(root);
+    expectForbiddenAsRequester(await approve(reviewer, id));
+    await expectPending(id, []);
+  });
+
+  test('revoking a key and renaming its row still update it; its line is unchanged', async () => {
+    const reviewer = await mint(root, 'Revoked reviewer');
+    const revoked = await root.client.delete(`/v1/api-keys/${reviewer.id}`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toMatchObject({ created_by: root.id, created_via: 'api', revoked_at: expect.any(String) });
+    await rewrite("name = 'renamed', last_used_at = now()", reviewer.id);
+    expect((await reviewer.client.get('/v1/api-keys/self')).status).toBe(401);
   });
 });

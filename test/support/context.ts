@@ -87,6 +87,8 @@ export interface TestContextOptions {
   tracing?: boolean;
   /** This PostgreSQL database, already migrated (e.g. reached as another role), instead of the shared one. */
   databaseUrl?: string;
+  /** This database, already connected and migrated (a migration test's), instead of a new one; closed with the context. */
+  database?: Database;
   /** Group commit settings of the app (AUTHORIZE_BATCH_*); absent: the service's defaults. */
   authorizeBatch?: AuthorizeBatchSettings;
   /** Wraps the database driver of the app (fault injection, e.g. test/support/lossy-commit.ts). */
@@ -101,9 +103,10 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   const url = opts.databaseUrl ?? own?.url ?? sharedUrl;
   // A generous pool wait: the 200-way concurrency tests queue on one agent's lock on a loaded machine.
   const hooks = { ...(opts.onQuery ? { onQuery: opts.onQuery } : {}), ...(opts.wrapDriver ? { wrapDriver: opts.wrapDriver } : {}) };
-  const database = await connectDatabase(url ? { databaseUrl: url, poolSize: 10, connectTimeoutMs: 30_000, ...hooks } : { dataDir: 'memory://', ...hooks });
+  const database =
+    opts.database ?? (await connectDatabase(url ? { databaseUrl: url, poolSize: 10, connectTimeoutMs: 30_000, ...hooks } : { dataDir: 'memory://', ...hooks }));
   // Global setup already migrated the shared server database; an embedded or own one is new.
-  if ((!sharedUrl || own) && !opts.databaseUrl) await migrateToLatest(database.db);
+  if ((!sharedUrl || own) && !opts.databaseUrl && !opts.database) await migrateToLatest(database.db);
   const keys = await keysFromJwks([await generatePrivateJwk()]);
   const signer = { issuer: 'spend-auth-test', keys };
   // No engine runs here: the gateway points at a port nothing listens on, so approvals answer 503.
