@@ -85,6 +85,17 @@ describe.skipIf(!mode)('an Update sent straight to the engine in a reviewer it i
     expect(approved.body).toMatchObject({ status: 'approved', approvals: [{ api_key_id: null }, { api_key_id: testKey }] });
   });
 
+  test("an Update naming a real key does not use up that key's approval: the key still approves through the API", async () => {
+    const id = await hold(acct.test, 2);
+    const testKey = (await acct.test.get('/v1/api-keys/self')).body.id;
+    const handle = temporal().workflow.getHandle(heldWorkflowId(id));
+    expect(await handle.executeUpdate(resolveUpdate, { args: [{ outcome: 'approved', reviewer: testKey, via: 'api' }] })).toMatchObject({ status: 'pending' });
+    expect(await decision(acct.test, id)).toMatchObject({ status: 'pending', approvals: [{ api_key_id: null, name: testKey }] });
+    const approved = await acct.test.post(`/v1/approvals/${id}/approve`);
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ status: 'approved', approvals: [{ api_key_id: null }, { api_key_id: testKey }] });
+  });
+
   test('an Update with no reviewer, to a run started without the quorum, cannot approve a hold needing three', async () => {
     const id = await hold(acct.test, 3);
     // A run of the attacker's own for the hold, on the single-approval path (no approvalsRequired).
