@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { findDecisionById } from '../src/decisions/decisions.repository.js';
 import { escalateHold, recordApproval, resolveHeldDecision as recordResolution, type Resolution } from '../src/approvals/resolution.service.js';
-import { approvalRefusal, refuseApproval, type ApprovalAttempt } from '../src/approvals/approval-authority.js';
+import { approvalRefusal, refuseApproval, verifyApprovalAuthority, type ApprovalAttempt } from '../src/approvals/approval-authority.js';
 import type { AuditInput } from '../src/audit/audit.repository.js';
 import { toDecisionView } from '../src/decisions/decision.view.js';
 import type { Db } from '../src/db/database.js';
@@ -35,6 +35,19 @@ async function readResolution(db: Db, decisionId: string) {
 
 const SENT_AS = { api: 'update', operator: 'signal', system: 'workflow', notice: 'workflow' } as const;
 
+/**
+ * Who an outcome is recorded as. A reviewer's Update speaks for its key only with the API's valid
+ * mark for this hold, key and outcome; anything else claiming `api` (an Update sent by hand, a run
+ * started with forged input) is the operator's, like a signal: actor `operator` with the claimed
+ * `reviewer` as its id, and in a quorum the operators' one approver. So a made-up or borrowed key
+ * id never fills a quorum nor has a denial put in a real key's name.
+ */
+function author<T extends { decisionId: string; reviewer: string | null; via: ResolveActivityInput['via']; authority?: string | undefined }>(input: T, outcome: string): T['via'] {
+  if (input.via !== 'api') return input.via;
+  const marked = (outcome === 'approved' || outcome === 'denied') && input.reviewer !== null && verifyApprovalAuthority({ decisionId: input.decisionId, reviewer: input.reviewer, outcome }, input.authority);
+  return marked ? 'api' : 'operator';
+}
+
 /** Activities of the held-authorization workflow, built from injected dependencies. */
 export function createHeldActivities(deps: HeldActivityDeps) {
   /**
@@ -42,13 +55,13 @@ export function createHeldActivities(deps: HeldActivityDeps) {
    * an approval of a pending hold that is not allowed is recorded as `approval.refused` and answered
    * with the hold still pending and `refusal` set; undefined lets the approval go on.
    */
-  async function refused(input: ApprovalAttempt & { note: string | null }): Promise<ResolutionSummary | undefined> {
+  async function refused(input: ApprovalAttempt & { note: string | null }, sentAs: (typeof SENT_AS)[keyof typeof SENT_AS]): Promise<ResolutionSummary | undefined> {
     const row = await findDecisionById(deps.db, input.decisionId);
     // Unknown or no longer pending: the usual path answers (not found, or the hold as it is).
     if (!row || row.status !== 'pending') return undefined;
     const reason = approvalRefusal(row, input, deps.signalApprovals ?? 'test');
     if (!reason) return undefined;
-    const resolution = await refuseApproval(deps.db, { decisionId: input.decisionId, reviewer: input.reviewer, note: input.note, sentAs: SENT_AS[input.via], reason });
+    const resolution = await refuseApproval(deps.db, { decisionId: input.decisionId, reviewer: input.reviewer, note: input.note, sentAs, reason });
     const summary = summaryOf(resolution, null);
     return resolution.decision.status === 'pending' ? { ...summary, refusal: reason } : summary;
   }
@@ -58,20 +71,21 @@ export function createHeldActivities(deps: HeldActivityDeps) {
     async resolveHeldDecision(input: ResolveActivityInput): Promise<ResolutionSummary> {
       // A notice only reads the hold: there is nothing to refuse.
       if (input.outcome === 'approved' && input.via !== 'notice') {
-        const refusal = await refused(input);
+        const refusal = await refused(input, SENT_AS[input.via]);
         if (refusal) return refusal;
       }
+      const via = author(input, input.outcome);
       let resolution;
       try {
         resolution =
-          input.via === 'notice'
+          via === 'notice'
             ? await readResolution(deps.db, input.decisionId)
             : await recordResolution(deps, {
                 decisionId: input.decisionId,
                 outcome: input.outcome,
                 note: input.note,
                 resolvedBy: input.reviewer ?? 'system',
-                actor: ACTOR[input.via](input.reviewer),
+                actor: ACTOR[via](input.reviewer),
               });
       } catch (err) {
         if (err instanceof AppError && err.code === 'not_found') {
@@ -89,15 +103,18 @@ export function createHeldActivities(deps: HeldActivityDeps) {
      * Idempotent: the approver's second approval records nothing (`changed: false`, still pending).
      */
     async recordApproval(input: ApprovalActivityInput): Promise<ResolutionSummary> {
-      const refusal = await refused(input);
+      const refusal = await refused(input, SENT_AS[input.via]);
       if (refusal) return refusal;
-      const actor = input.via === 'api' ? { type: 'reviewer' as const, id: input.reviewer ?? '' } : { type: 'operator' as const, id: input.reviewer };
+      const via = author(input, 'approved');
+      const actor = via === 'api' ? { type: 'reviewer' as const, id: input.reviewer ?? '' } : { type: 'operator' as const, id: input.reviewer };
       const resolution = await notFoundIsFinal(input.decisionId, () => recordApproval(deps, { decisionId: input.decisionId, note: input.note, actor }));
       if (resolution.changed && resolution.decision.status !== 'pending') deps.onResolved?.(input.decisionId);
       const d = resolution.decision;
       // Who resolved it, when this approval did (the last of the quorum); null while pending or resolved before.
       const resolvedBy = d.status === 'expired' ? 'system' : d.status !== 'pending' && resolution.changed ? (input.reviewer ?? 'operator') : null;
-      return summaryOf(resolution, resolvedBy);
+      const summary = summaryOf(resolution, resolvedBy);
+      // Told to the workflow, so the key the Update named is not taken as having approved.
+      return input.via === 'api' && via === 'operator' ? { ...summary, countedAs: 'operator' } : summary;
     },
 
     /** Escalates a hold still pending once its escalation time has come (event and audit record, once). */

@@ -98,6 +98,11 @@ async function waitAndResolve(input: HeldAuthorizationInput, { chains }: { chain
       // Refused (sent straight to the engine): it does not count, and does not stand in the way of
       // the same approver coming through the API.
       if (summary.refusal !== undefined) approvers.delete(approver);
+      // Counted as the operators' (an Update without the API's mark): not the named key's approval.
+      else if (summary.countedAs === 'operator') {
+        approvers.delete(approver);
+        approvers.add('operator');
+      }
     } finally {
       approvalsInFlight--;
       if (approvalsInFlight === 0) {

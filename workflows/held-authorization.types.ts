@@ -46,6 +46,11 @@ export interface ResolutionSummary {
    * `approval.refused`): the hold is still pending and the workflow keeps waiting.
    */
   refusal?: ApprovalRefusal;
+  /**
+   * Set when an approval that came by Update without the API's valid mark was counted as the
+   * operators' one approval (never as the key it named): that key may still approve through the API.
+   */
+  countedAs?: 'operator';
 }
 
 /** One approval towards a quorum: a reviewer's key (`api`) or an operator's signal. */

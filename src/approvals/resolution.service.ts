@@ -270,7 +270,10 @@ export async function resolveHeldDecision(deps: { db: Db; signer?: TokenSigner; 
     // path, say one started by a worker of the previous version during a deploy): one approval of
     // several is recorded as such and leaves the hold pending.
     const approver = approverOf(effective.actor);
-    if (effective.outcome === 'approved' && (row.approvals_required ?? 1) > 1 && approver) {
+    if (effective.outcome === 'approved' && (row.approvals_required ?? 1) > 1) {
+      // An approval with no approver behind it (a system actor, a reviewer without a key id) is no
+      // approval of a hold that needs several: nothing is recorded, the hold stays pending.
+      if (!approver) return { changed: false, decision: toDecisionView(row) };
       return applyApproval(trx, deps.signer, row, { decisionId: row.id, note: effective.note ?? null, actor: effective.actor as ApprovalInput['actor'] }, now);
     }
     // Four eyes hold in the resolving write too (the API refuses first, with 403): the requester's

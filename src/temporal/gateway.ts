@@ -6,7 +6,7 @@ import type { SignalApprovals } from '../kernel/config.js';
 import type { HeldAuthorizationInput, ResolutionSummary, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
 import { approvalDecisionSignal, resolveUpdate } from '../../workflows/held-authorization.js';
 import { clientConnectionOptions, type EngineConnectionSettings } from './connection.js';
-import { heldWorkflowId } from './ids.js';
+import { heldWorkflowId, reviewerUpdateId } from './ids.js';
 import { taskQueues } from './task-queues.js';
 import { heldDetails, heldMemo, heldSummary } from './hold-metadata.js';
 import { clientTracingInterceptors } from './tracing.js';
@@ -180,9 +180,8 @@ export class TemporalGateway implements WorkflowGateway {
       return await client.withDeadline(deadline, () =>
         client.workflow.executeUpdateWithStart(resolveUpdate, {
           args: [outcome],
-          // The same reviewer asking the same thing again (a retry after a timeout) attaches to
-          // the Update already sent instead of sending a second one.
-          updateId: `${outcome.outcome === 'approved' ? 'approve' : 'deny'}-${decision.id}-${outcome.reviewer ?? 'anonymous'}`,
+          // Deterministic per hold, key, outcome and mark: a retry attaches to the Update already sent.
+          updateId: reviewerUpdateId(decision.id, outcome),
           startWorkflowOperation: new WithStartWorkflowOperation('heldAuthorization', heldStartOptions(decision, this.settings, names)),
         }),
       );

@@ -5,6 +5,7 @@
  * activities are called as the workflow would call them.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { signApprovalAuthority } from '../../src/approvals/approval-authority.js';
 import { createHeldActivities } from '../../activities/held-authorization.js';
 import { expireOverdueHolds, HELD_EXPIRY_BATCH } from '../../src/approvals/resolution.service.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
@@ -34,6 +35,8 @@ async function hold(approvalsRequired: 1 | 2): Promise<string> {
   return held.body.decision_id;
 }
 
+/** The API's mark on a reviewer's outcome, as the API sends it with the Update. */
+const mark = (decisionId: string, outcome: 'approved' | 'denied' = 'approved') => signApprovalAuthority({ decisionId, reviewer: reviewer.id, outcome });
 const decision = async (id: string) => (await acct.test.get(`/v1/decisions/${id}`)).body;
 const auditTypes = async (id: string) =>
   (await ctx.database.db.selectFrom('audit_records').select('type').where('decision_id', '=', id).execute()).map((r) => r.type);
@@ -42,7 +45,7 @@ const row = (id: string) => ctx.database.db.selectFrom('decisions').selectAll().
 describe('approvals recorded by the resolving activity', () => {
   test("a reviewer's approval of a hold needing one is in its approvals: the key, its name and the note", async () => {
     const id = await hold(1);
-    expect(await activities.resolveHeldDecision({ decisionId: id, outcome: 'approved', note: 'looks fine', reviewer: reviewer.id, via: 'api' })).toMatchObject({ status: 'approved', changed: true });
+    expect(await activities.resolveHeldDecision({ decisionId: id, outcome: 'approved', note: 'looks fine', reviewer: reviewer.id, via: 'api', authority: mark(id) })).toMatchObject({ status: 'approved', changed: true });
     const d = await decision(id);
     expect(d.approvals).toEqual([{ api_key_id: reviewer.id, name: reviewer.name, note: 'looks fine', at: expect.any(String) }]);
     expect((await row(id)).resolved_by).toBe(reviewer.id);
@@ -56,15 +59,15 @@ describe('approvals recorded by the resolving activity', () => {
     expect((await decision(id)).approvals).toEqual([{ api_key_id: null, name: 'ops-anna', note: null, at: expect.any(String) }]);
   });
 
-  test('an approval through the API that names no key (a run that lost it) resolves the hold but lists no approver', async () => {
+  test("an Update that names no key carries no mark of the API: it is the operator's approval, listed as such", async () => {
     const id = await hold(1);
     expect(await activities.resolveHeldDecision({ decisionId: id, outcome: 'approved', note: null, reviewer: null, via: 'api' })).toMatchObject({ status: 'approved' });
-    expect((await decision(id)).approvals).toEqual([]);
+    expect((await decision(id)).approvals).toEqual([{ api_key_id: null, name: 'operator', note: null, at: expect.any(String) }]);
   });
 
   test('the single-approval path on a quorum hold keeps the approval\'s note', async () => {
     const id = await hold(2);
-    expect(await activities.resolveHeldDecision({ decisionId: id, outcome: 'approved', note: 'alone', reviewer: reviewer.id, via: 'api' })).toMatchObject({ status: 'pending' });
+    expect(await activities.resolveHeldDecision({ decisionId: id, outcome: 'approved', note: 'alone', reviewer: reviewer.id, via: 'api', authority: mark(id) })).toMatchObject({ status: 'pending' });
     expect((await decision(id)).approvals).toEqual([{ api_key_id: reviewer.id, name: reviewer.name, note: 'alone', at: expect.any(String) }]);
   });
 });
@@ -79,7 +82,7 @@ describe('approvals towards a quorum', () => {
 
   test('a quorum completed by an operator who gave no name is recorded as resolved by the operator', async () => {
     const id = await hold(2);
-    await activities.recordApproval({ decisionId: id, note: null, reviewer: reviewer.id, via: 'api' });
+    await activities.recordApproval({ decisionId: id, note: null, reviewer: reviewer.id, via: 'api', authority: mark(id) });
     expect(await activities.recordApproval({ decisionId: id, note: null, reviewer: undefined as unknown as string, via: 'operator' })).toMatchObject({ status: 'approved' });
     expect((await row(id)).resolved_by).toBe('operator');
   });
@@ -87,7 +90,7 @@ describe('approvals towards a quorum', () => {
   test('an approval arriving after the hold expired records the expiry, by the system', async () => {
     const id = await hold(2);
     await ctx.database.db.updateTable('decisions').set({ expires_at: new Date(Date.now() - 1_000) }).where('id', '=', id).execute();
-    expect(await activities.recordApproval({ decisionId: id, note: 'late', reviewer: reviewer.id, via: 'api' })).toMatchObject({ status: 'expired', resolvedBy: 'system' });
+    expect(await activities.recordApproval({ decisionId: id, note: 'late', reviewer: reviewer.id, via: 'api', authority: mark(id) })).toMatchObject({ status: 'expired', resolvedBy: 'system' });
     expect((await row(id))).toMatchObject({ status: 'expired', resolved_by: 'system' });
   });
 });
@@ -98,7 +101,7 @@ describe('escalation', () => {
     await ctx.database.db.updateTable('decisions').set({ escalates_at: new Date(Date.now() - 1_000) }).where('id', '=', id).execute();
     expect(await activities.escalateHold({ decisionId: id })).toMatchObject({ escalated: true, status: 'pending' });
     expect(await activities.escalateHold({ decisionId: id })).toMatchObject({ escalated: true, status: 'pending' });
-    await activities.resolveHeldDecision({ decisionId: id, outcome: 'denied', note: null, reviewer: reviewer.id, via: 'api' });
+    await activities.resolveHeldDecision({ decisionId: id, outcome: 'denied', note: null, reviewer: reviewer.id, via: 'api', authority: mark(id, 'denied') });
     expect(await activities.escalateHold({ decisionId: id })).toMatchObject({ escalated: false, status: 'denied' });
   });
 });

@@ -2,6 +2,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { signApprovalAuthority } from '../../src/approvals/approval-authority.js';
 import { createHeldActivities } from '../../activities/held-authorization.js';
 import { DECISION_RESOLVED_CHANNEL } from '../../src/decisions/decisions.repository.js';
 import { verifyAuthorizationToken } from '../../src/tokens/authorization-token.js';
@@ -35,6 +36,10 @@ const spend = async (agentId: string) =>
   (await sql<{ approved: number; reserved: number }>`SELECT approved, reserved FROM agent_spend WHERE agent_id = ${agentId} AND period LIKE 'M:%'`.execute(ctx.database.db)).rows[0];
 const run = (input: Partial<ResolveActivityInput> & { decisionId: string }) => {
   const full: ResolveActivityInput = { outcome: 'approved', note: null, reviewer: 'key_reviewer', via: 'api', ...input };
+  // A reviewer's Update carries the API's mark, as the API sends it (one without is the operator's).
+  if (full.via === 'api' && full.reviewer && full.outcome !== 'expired' && !('authority' in input)) {
+    full.authority = signApprovalAuthority({ decisionId: full.decisionId, reviewer: full.reviewer, outcome: full.outcome });
+  }
   return env.run(activities.resolveHeldDecision, full);
 };
 const auditOf = async (decisionId: string) =>

@@ -32,18 +32,17 @@ describe.skipIf(!mode)('approvals sent straight to the workflow engine', () => {
   let acct: TestAccount;
   let live: Client;
   let reviewer: { id: string; client: Client };
+  /** Requests the live holds: an admin key minted beside the reviewer, so the reviewer is not of its line (four eyes). */
+  let requester: Client;
 
   beforeAll(async () => {
     stack = await openEngineStack(mode!);
     acct = await stack.ctx.account('growth');
-    // The requester and the reviewer are minted side by side by the account's command-line key: a
-    // reviewer minted by the requesting key would count as the requester (four eyes, §8).
-    const requester = await acct.live!.post('/v1/api-keys', { name: 'Buying admin', role: 'admin' });
-    expect(requester.status).toBe(201);
-    live = stack.ctx.client(requester.body.key);
-    const key = await acct.live!.post('/v1/api-keys', { name: 'Finance reviewer', role: 'reviewer' });
+    live = acct.live!;
+    const key = await live.post('/v1/api-keys', { name: 'Finance reviewer', role: 'reviewer' });
     expect(key.status).toBe(201);
     reviewer = { id: key.body.id, client: stack.ctx.client(key.body.key) };
+    requester = stack.ctx.client((await live.post('/v1/api-keys', { name: 'Requester', role: 'admin' })).body.key);
   }, 120_000);
   afterAll(async () => {
     await stack?.close();
@@ -90,7 +89,7 @@ describe.skipIf(!mode)('approvals sent straight to the workflow engine', () => {
   }
 
   test.skipIf(!cli)('`temporal workflow signal` approving a live hold as "finance-lead": refused and recorded; the hold stays pending and a reviewer can still approve it', async () => {
-    const id = await hold(live);
+    const id = await hold(requester);
     await run(cli!, [
       'workflow', 'signal',
       '--address', stack.server.address,
@@ -119,7 +118,7 @@ describe.skipIf(!mode)('approvals sent straight to the workflow engine', () => {
   });
 
   test('an SDK client signalling approval of a live hold is refused; a denial by signal is applied', async () => {
-    const id = await hold(live);
+    const id = await hold(requester);
     const handle = temporal().workflow.getHandle(heldWorkflowId(id));
     // Whatever the payload claims (an API path, a mark), a signal is an operator's.
     await handle.signal(approvalDecisionSignal, { outcome: 'approved', reviewer: 'finance-lead', via: 'api', authority: 'AAAA' });
@@ -134,7 +133,7 @@ describe.skipIf(!mode)('approvals sent straight to the workflow engine', () => {
   });
 
   test("an Update sent straight to the engine, in a real reviewer key's name and with a forged mark, is refused; the key then approves through the API", async () => {
-    const id = await hold(live);
+    const id = await hold(requester);
     const handle = temporal().workflow.getHandle(heldWorkflowId(id));
     const answer = await handle.executeUpdate(resolveUpdate, { args: [{ outcome: 'approved', reviewer: reviewer.id, via: 'api', authority: 'x'.repeat(43) }] });
     expect(answer).toMatchObject({ status: 'pending', changed: false, refusal: 'live_approval_outside_api' });
@@ -156,7 +155,7 @@ describe.skipIf(!mode)('approvals sent straight to the workflow engine', () => {
   });
 
   test('a live hold needing two approvals: neither a signal nor a hand-made Update counts towards the quorum', async () => {
-    const id = await hold(live, { approvalsRequired: 2 });
+    const id = await hold(requester, { approvalsRequired: 2 });
     const handle = temporal().workflow.getHandle(heldWorkflowId(id));
     await handle.signal(approvalDecisionSignal, { outcome: 'approved', reviewer: 'finance-lead' });
     const answer = await handle.executeUpdate(resolveUpdate, { args: [{ outcome: 'approved', reviewer: reviewer.id }] });
@@ -169,7 +168,7 @@ describe.skipIf(!mode)('approvals sent straight to the workflow engine', () => {
   });
 
   test("a workflow the attacker starts for the hold, with input of their choosing, cannot approve it either (the check is the activity's)", async () => {
-    const id = await hold(live);
+    const id = await hold(requester);
     const forged = await temporal().workflow.start('heldAuthorization', {
       workflowId: `forged-${id}`,
       taskQueue: 'spend-authorization',
@@ -194,7 +193,7 @@ describe.skipIf(!mode)('approvals sent straight to the workflow engine', () => {
   });
 
   test('with TEMPORAL_ALLOW_SIGNAL_APPROVALS=live (the operator opted in) a live hold is approved by signal', async () => {
-    const id = await hold(live);
+    const id = await hold(requester);
     await stack.stopWorker();
     try {
       await stack.startWorker({ signalApprovals: 'live' });
