@@ -15,10 +15,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../src/accounts/accounts.service.js';
 import { chainHash, GENESIS_HASH } from '../../src/audit/audit-chain.js';
 import { useAuditHmacKey } from '../../src/kernel/audit-key.js';
 import { connectDatabase } from '../../src/db/connect.js';
+import { createAccountOnOlderSchema } from '../support/older-account.js';
 import { migrateTo } from '../../src/db/migrate.js';
 import { createScratchDatabase } from '../support/context.js';
 import { useTestAuditKey } from '../support/server-keys.js';
@@ -131,7 +131,7 @@ describe('a database migrated before keys were bound', () => {
       try {
         await migrateTo(database.db, '017_trigger_conditions');
         useAuditHmacKey(sealer);
-        const { account } = await createAccount(database.db, { name: 'older', plan: 'growth' });
+        const { account } = await createAccountOnOlderSchema(database.db, { name: 'older', plan: 'growth' });
         for (const livemode of [false, true]) {
           let prev = GENESIS_HASH;
           const rows = (await sql<{ id: string; mac: string }>`SELECT id, mac FROM audit_records WHERE account_id = ${account.id} AND livemode = ${livemode} ORDER BY insert_order`.execute(database.db)).rows;

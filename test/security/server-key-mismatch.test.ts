@@ -11,10 +11,10 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, test } from 'vitest';
 import { chainHash, GENESIS_HASH } from '../../src/audit/audit-chain.js';
 import { auditHmacKey, useAuditHmacKey } from '../../src/kernel/audit-key.js';
-import { createAccount } from '../../src/accounts/accounts.service.js';
 import { ConfigError } from '../../src/kernel/config.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import type { Db } from '../../src/db/database.js';
+import { createAccountOnOlderSchema } from '../support/older-account.js';
 import { migrateTo, migrateToLatest } from '../../src/db/migrate.js';
 import { bindServerKeys, keyFingerprint, type ServerKeys } from '../../src/server-keys.js';
 import { createScratchDatabase } from '../support/context.js';
@@ -118,7 +118,7 @@ describe('a database migrated before the keys were bound', () => {
     const { db } = await ownDatabase();
     await migrateTo(db, '017_trigger_conditions');
     useAuditHmacKey(key);
-    const { account } = await createAccount(db, { name: 'before', plan: 'growth' });
+    const { account } = await createAccountOnOlderSchema(db, { name: 'before', plan: 'growth' });
     await sealAsBefore(db, key, account.id);
     return { db, accountId: account.id };
   }
