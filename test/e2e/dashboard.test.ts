@@ -11,6 +11,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createHeldActivities } from '../../activities/held-authorization.js';
 import { generateApiKey } from '../../src/keys/api-key.js';
+import { signApprovalAuthority } from '../../src/approvals/approval-authority.js';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
 import { asStripeReadsIt, connectStripeIssuing, postToRail, requestEvent, stripeEvent, transactionObject } from '../support/stripe-issuing.js';
 
@@ -255,7 +256,9 @@ suite('reviewer dashboard (headless Chromium)', () => {
 
     // The engine is unreachable in this file: the first approval is recorded as the worker records
     // it (the same activity); the approve button against a real engine is in with-engine.browser.test.ts.
-    await createHeldActivities({ db: ctx.database.db, signer: ctx.signer }).recordApproval({ decisionId, note: 'invoice matches the PO', reviewer: reviewer.body.id, via: 'api' });
+    // With the API's mark, as the API's Update carries it: an unmarked one would be the operator's.
+    const authority = signApprovalAuthority({ decisionId, reviewer: reviewer.body.id, outcome: 'approved' });
+    await createHeldActivities({ db: ctx.database.db, signer: ctx.signer }).recordApproval({ decisionId, note: 'invoice matches the PO', reviewer: reviewer.body.id, via: 'api', authority });
     await expect.poll(() => card.locator('.approvals-count').textContent(), { timeout: UI_TIMEOUT_MS }).toBe('1 of 2 approvals');
     const approver = card.getByRole('list', { name: 'Approved by' }).getByRole('listitem');
     expect(await approver.count()).toBe(1);
