@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createHeldActivities } from '../../activities/held-authorization.js';
+import { signApprovalAuthority } from '../../src/approvals/approval-authority.js';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
 import { FakeInlineGateway } from '../support/fake-gateway.js';
 
@@ -70,7 +71,8 @@ describe('one reviewer key cannot make a quorum of two', () => {
   test('the same approval recorded again (a retried activity) adds nothing', async () => {
     const { id, agentId } = await quorumHold();
     const activities = createHeldActivities({ db: ctx.database.db, signer: ctx.signer });
-    const input = { decisionId: id, note: null, reviewer: reviewer.id, via: 'api' as const };
+    // As the API sends it: with its mark, so it is the reviewer key's approval (not the operator's).
+    const input = { decisionId: id, note: null, reviewer: reviewer.id, via: 'api' as const, authority: signApprovalAuthority({ decisionId: id, reviewer: reviewer.id, outcome: 'approved' }) };
     expect(await activities.recordApproval(input)).toMatchObject({ changed: true, status: 'pending' });
     expect(await activities.recordApproval(input)).toMatchObject({ changed: false, status: 'pending' });
     await expectUntouched(id, 1);
@@ -80,7 +82,8 @@ describe('one reviewer key cannot make a quorum of two', () => {
   test('the single-approval path (a run of the previous version) cannot approve a quorum hold: the resolving write records one approval', async () => {
     const { id, agentId } = await quorumHold();
     const activities = createHeldActivities({ db: ctx.database.db, signer: ctx.signer });
-    const seen = await activities.resolveHeldDecision({ decisionId: id, outcome: 'approved', note: 'alone', reviewer: reviewer.id, via: 'api' });
+    const authority = signApprovalAuthority({ decisionId: id, reviewer: reviewer.id, outcome: 'approved' });
+    const seen = await activities.resolveHeldDecision({ decisionId: id, outcome: 'approved', note: 'alone', reviewer: reviewer.id, via: 'api', authority });
     expect(seen).toMatchObject({ status: 'pending', decision: 'held' });
     await expectUntouched(id, 1);
     expect(await recordedApprovals(agentId)).toHaveLength(1);
