@@ -7,48 +7,16 @@
  * never shows less than the card spent. Events signed with the official `stripe` package, built
  * from Stripe's published fixtures (test/fixtures/stripe).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
-import { accountWithRail, asStripeReadsIt, authorizationAfter, incrementEvent, postToRail, requestEvent, stripeEvent, transactionObject } from '../support/stripe-issuing.js';
+import { describe, expect, test } from 'vitest';
+import { cardBudgetKit } from '../support/card-budget.js';
+import { asStripeReadsIt, authorizationAfter, incrementEvent, requestEvent, stripeEvent, transactionObject } from '../support/stripe-issuing.js';
 
-let ctx: TestContext;
-let acct: TestAccount;
-let rail: { id: string; secret: string };
-
-beforeAll(async () => {
-  ctx = await createTestContext({ testModeRateLimit: 100_000 });
-  ({ acct, rail } = await accountWithRail(ctx));
-});
-afterAll(() => ctx?.close());
-
-/** An agent with a 50.00 budget. */
-async function newAgent(): Promise<string> {
-  const p = await acct.test.post('/v1/policies', policyBody({ budget_monthly: 5_000, budget_single_max: 5_000 }));
-  expect(p.status, p.text).toBe(201);
-  return (await acct.test.post('/v1/agents', { name: 'card buyer', policy_id: p.body.id })).body.id;
-}
-
-const post = async (event: unknown) => {
-  const res = await postToRail(ctx, rail.id, event, { secret: rail.secret });
-  expect(res.status, res.text).toBe(200);
-  return res;
-};
-const decision = async (id: string) => (await acct.test.get(`/v1/decisions/${id}`)).body;
-const decisionsOf = async (agentId: string) => (await ctx.database.db.selectFrom('decisions').select('id').where('agent_id', '=', agentId).orderBy('created_at').execute()).map((r) => r.id);
-const answers = async () => (await ctx.database.db.selectFrom('rail_authorizations').select('request_event_id').where('connection_id', '=', rail.id).execute()).length;
-const monthSpend = async (agentId: string) =>
-  Number((await ctx.database.db.selectFrom('agent_spend').select('approved').where('agent_id', '=', agentId).where('period', 'like', 'M:%').executeTakeFirst())?.approved ?? 0);
-const auditOf = async (agentId: string, type: string) => (await acct.test.get(`/v1/audit-logs?type=${type}&agent_id=${agentId}&limit=100`)).body.data as any[];
+const { kit, newAgent, post, decision, monthSpend, swipe40 } = cardBudgetKit();
+const decisionsOf = async (agentId: string) => (await kit.ctx.database.db.selectFrom('decisions').select('id').where('agent_id', '=', agentId).orderBy('created_at').execute()).map((r) => r.id);
+const answers = async () => (await kit.ctx.database.db.selectFrom('rail_authorizations').select('request_event_id').where('connection_id', '=', kit.rail.id).execute()).length;
+const auditOf = async (agentId: string, type: string) => (await kit.acct.test.get(`/v1/audit-logs?type=${type}&agent_id=${agentId}&limit=100`)).body.data as any[];
 const eventsOf = async (decisionId: string, type: string) =>
-  ((await acct.test.get(`/v1/events?type=${type}&limit=100`)).body.data as any[]).filter((e) => e.data.decision_id === decisionId);
-
-/** A swipe of 40.00 at shop.example, approved. */
-async function swipe40(agentId: string) {
-  const request = requestEvent({ agentId, amount: 4_000, merchantUrl: 'shop.example' });
-  const answer = asStripeReadsIt(await post(request));
-  expect(answer.approved).toBe(true);
-  return { request, authorizationId: request.data.object.id as string, decisionId: answer.metadata.decision_id! };
-}
+  ((await kit.acct.test.get(`/v1/events?type=${type}&limit=100`)).body.data as any[]).filter((e) => e.data.decision_id === decisionId);
 
 describe('an incremental authorization is a new request for the increase', () => {
   test('1,000.00 more on a 50.00 budget: declined, a decision of its own naming the authorization and its first decision', async () => {
@@ -61,7 +29,7 @@ describe('an incremental authorization is a new request for the increase', () =>
     expect(await decision(answer.metadata.decision_id!)).toMatchObject({
       decision: 'denied',
       amount: 100_000,
-      rail: { type: 'stripe_issuing', connection_id: rail.id, authorization_id: first.authorizationId },
+      rail: { type: 'stripe_issuing', connection_id: kit.rail.id, authorization_id: first.authorizationId },
       increment_of: first.decisionId,
     });
     expect((await decision(first.decisionId)).increment_of).toBeNull();
@@ -145,7 +113,7 @@ describe('an over-capture is applied in full, evented and audited', () => {
     const adjusted = (await auditOf(agentId, 'authorization.adjusted')).filter((r) => r.decision_id === first.decisionId);
     expect(adjusted).toHaveLength(1);
     expect(adjusted[0]).toMatchObject({
-      actor: { type: 'system', id: rail.id },
+      actor: { type: 'system', id: kit.rail.id },
       amount: 104_000,
       metadata: { over_capture_amount: 100_000, previous_captured_amount: 4_000, captured_amount: 104_000, added_amount: 100_000, rail: { authorization_id: first.authorizationId } },
     });
@@ -168,7 +136,7 @@ describe('an over-capture is applied in full, evented and audited', () => {
 
   test('measured against what was approved for the card authorization: a 1,000 pre-approval matched by a 600 swipe and settled at 1,000 is 400 over', async () => {
     const agentId = await newAgent();
-    const asked = await acct.test.post('/v1/authorize', { agent_id: agentId, amount: 1_000, currency: 'USD', vendor: 'shop.example' });
+    const asked = await kit.acct.test.post('/v1/authorize', { agent_id: agentId, amount: 1_000, currency: 'USD', vendor: 'shop.example' });
     expect(asked.body.decision).toBe('approved');
     const request = requestEvent({ agentId, amount: 600, merchantUrl: 'shop.example' });
     expect(asStripeReadsIt(await post(request)).metadata.decision_id).toBe(asked.body.decision_id);
@@ -199,7 +167,7 @@ describe('an over-capture is applied in full, evented and audited', () => {
 describe('the books balance after it all', () => {
   // Runs last: every increase, over-capture and refund above is in this account's books.
   test('verify: valid, no ledger mismatch (the spend counters equal what the decisions, with their over-captures, say)', async () => {
-    const res = await acct.test.get('/v1/audit-logs/verify');
+    const res = await kit.acct.test.get('/v1/audit-logs/verify');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ valid: true, ledger_mismatches: 0, ledger_mismatch_examples: [] });
   });

@@ -6,40 +6,11 @@
  * counted and a request fell to Stripe's own fallback; (b) a capture on an authorization Stripe
  * declined (a force capture) counted 0. Both leave the ledger showing less than the card spent.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
-import { accountWithRail, asStripeReadsIt, authorizationAfter, postToRail, requestEvent, stripeEvent, transactionObject } from '../support/stripe-issuing.js';
+import { describe, expect, test } from 'vitest';
+import { cardBudgetKit } from '../support/card-budget.js';
+import { asStripeReadsIt, authorizationAfter, postToRail, requestEvent, stripeEvent, transactionObject } from '../support/stripe-issuing.js';
 
-let ctx: TestContext;
-let acct: TestAccount;
-let rail: { id: string; secret: string };
-
-beforeAll(async () => {
-  ctx = await createTestContext({ testModeRateLimit: 100_000 });
-  ({ acct, rail } = await accountWithRail(ctx));
-});
-afterAll(() => ctx?.close());
-
-async function newAgent(): Promise<string> {
-  const p = await acct.test.post('/v1/policies', policyBody({ budget_monthly: 5_000, budget_single_max: 5_000 }));
-  expect(p.status, p.text).toBe(201);
-  return (await acct.test.post('/v1/agents', { name: 'card buyer', policy_id: p.body.id })).body.id;
-}
-const post = async (event: unknown) => {
-  const res = await postToRail(ctx, rail.id, event, { secret: rail.secret });
-  expect(res.status, res.text).toBe(200);
-  return res;
-};
-const decision = async (id: string) => (await acct.test.get(`/v1/decisions/${id}`)).body;
-const monthSpend = async (agentId: string) =>
-  Number((await ctx.database.db.selectFrom('agent_spend').select('approved').where('agent_id', '=', agentId).where('period', 'like', 'M:%').executeTakeFirst())?.approved ?? 0);
-
-async function swipe40(agentId: string) {
-  const request = requestEvent({ agentId, amount: 4_000, merchantUrl: 'shop.example' });
-  const answer = asStripeReadsIt(await post(request));
-  expect(answer.approved).toBe(true);
-  return { request, authorizationId: request.data.object.id as string, decisionId: answer.metadata.decision_id! };
-}
+const { kit, newAgent, post, decision, monthSpend, swipe40 } = cardBudgetKit();
 
 describe('a signed event with text that is not I-JSON is still read', () => {
   // JSON.stringify writes U+FFFF raw and a lone surrogate as an escape: both spellings are sent.
@@ -68,7 +39,7 @@ describe('a signed event with text that is not I-JSON is still read', () => {
     const agentId = await newAgent();
     const event = requestEvent({ agentId, amount: 1_000, merchantUrl: 'shop.example' });
     const text = JSON.stringify(event).replace('"livemode":false', '"livemode":false,"livemode":false');
-    const res = await postToRail(ctx, rail.id, text, { secret: rail.secret });
+    const res = await postToRail(kit.ctx, kit.rail.id, text, { secret: kit.rail.secret });
     expect(res.status).toBe(400);
     expect(await monthSpend(agentId)).toBe(0);
   });
@@ -86,6 +57,6 @@ describe('a force capture on an authorization the rail declined', () => {
   });
 
   test('the books balance after it all', async () => {
-    expect((await acct.test.get('/v1/audit-logs/verify')).body).toMatchObject({ valid: true, ledger_mismatches: 0 });
+    expect((await kit.acct.test.get('/v1/audit-logs/verify')).body).toMatchObject({ valid: true, ledger_mismatches: 0 });
   });
 });
