@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -35,4 +35,12 @@ export function responseCipher(key: Buffer): ResponseCipher {
       }
     },
   };
+}
+
+/**
+ * The same cipher under a key of its own use, derived (HKDF-SHA-256, `label` as info) from the
+ * server's encryption key: stored secrets of one kind never open with another kind's key.
+ */
+export function derivedCipher(serverKey: Buffer, label: string): ResponseCipher {
+  return responseCipher(Buffer.from(hkdfSync('sha256', serverKey, Buffer.alloc(0), label, 32)));
 }

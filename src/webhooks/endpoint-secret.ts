@@ -1,5 +1,4 @@
-import { hkdfSync } from 'node:crypto';
-import { responseCipher, type ResponseCipher } from '../idempotency/response-cipher.js';
+import { derivedCipher, type ResponseCipher } from '../idempotency/response-cipher.js';
 
 /**
  * Webhook endpoint secrets are stored sealed exactly as rail connections' signing secrets are
@@ -12,8 +11,7 @@ import { responseCipher, type ResponseCipher } from '../idempotency/response-cip
 export const ENDPOINT_SECRET_LABEL = 'spend-auth webhook endpoint secret';
 
 export function endpointSecretCipher(serverKey: Buffer): ResponseCipher {
-  const key = Buffer.from(hkdfSync('sha256', serverKey, Buffer.alloc(0), ENDPOINT_SECRET_LABEL, 32));
-  return responseCipher(key);
+  return derivedCipher(serverKey, ENDPOINT_SECRET_LABEL);
 }
 
 /** The authenticated data a sealed secret is bound to: its own endpoint. */
