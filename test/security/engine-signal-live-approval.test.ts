@@ -17,8 +17,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { heldWorkflowId } from '../../src/temporal/ids.js';
 import { approvalDecisionSignal, resolveUpdate } from '../../workflows/held-authorization.js';
-import { policyBody, type Client, type TestAccount } from '../support/context.js';
+import type { Client, TestAccount } from '../support/context.js';
 import { openEngineStack, type EngineStack } from '../support/engine-stack.js';
+import { auditOfDecision, waitingHold } from '../support/waiting-holds.js';
 import { recordHistory } from '../support/record-history.js';
 import { serverModeOrSkip } from '../support/temporal-server.js';
 import { until } from '../support/wait.js';
@@ -50,28 +51,9 @@ describe.skipIf(!mode)('approvals sent straight to the workflow engine', () => {
 
   const temporal = () => stack.server.env.client;
 
-  async function hold(client: Client, opts: { approvalsRequired?: number } = {}): Promise<string> {
-    const rules = (opts.approvalsRequired ?? 1) > 1 ? [{ above: 1_000, approvals_required: opts.approvalsRequired }] : [];
-    const p = await client.post('/v1/policies', policyBody({ require_approval_above: 100, approval_rules: rules }));
-    expect(p.status).toBe(201);
-    const agentId = (await client.post('/v1/agents', { name: 'buyer', policy_id: p.body.id })).body.id;
-    const res = await client.post('/v1/authorize', { agent_id: agentId, amount: 5_000, currency: 'USD', vendor: 'shop.example' });
-    expect(res.body).toMatchObject({ decision: 'held', status: 'pending' });
-    const id = res.body.decision_id as string;
-    // Running, with its first task done: a signal or Update now reaches the waiting workflow.
-    const handle = temporal().workflow.getHandle(heldWorkflowId(id));
-    await until(`workflow of ${id} running`, async () => {
-      const d = await handle.describe();
-      return d.status.name === 'RUNNING' && d.historyLength >= 3 ? d : undefined;
-    });
-    return id;
-  }
-
+  const hold = (client: Client, opts: { approvalsRequired?: number } = {}) => waitingHold(stack, client, opts.approvalsRequired);
   const decision = async (client: Client, id: string) => (await client.get(`/v1/decisions/${id}`)).body;
-  const auditOf = async (client: Client, id: string): Promise<any[]> => {
-    const { agent_id } = await decision(client, id);
-    return ((await client.get(`/v1/audit-logs?agent_id=${agent_id}&limit=100`)).body.data as any[]).filter((r) => r.decision_id === id);
-  };
+  const auditOf = auditOfDecision;
   /** The refusals recorded for the hold, once there are `n`. */
   const refusals = (client: Client, id: string, n = 1) =>
     until(`${n} approval.refused record(s) of ${id}`, async () => {

@@ -16,8 +16,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { heldWorkflowId } from '../../src/temporal/ids.js';
 import { resolveUpdate } from '../../workflows/held-authorization.js';
-import { policyBody, type Client, type TestAccount } from '../support/context.js';
+import type { Client, TestAccount } from '../support/context.js';
 import { openEngineStack, type EngineStack } from '../support/engine-stack.js';
+import { auditOfDecision, waitingHold } from '../support/waiting-holds.js';
 import { serverModeOrSkip } from '../support/temporal-server.js';
 import { until } from '../support/wait.js';
 
@@ -47,27 +48,9 @@ describe.skipIf(!mode)('an Update sent straight to the engine in a reviewer it i
 
   const temporal = () => stack.server.env.client;
 
-  async function hold(client: Client, approvalsRequired = 1): Promise<string> {
-    const rules = approvalsRequired > 1 ? [{ above: 1_000, approvals_required: approvalsRequired }] : [];
-    const p = await client.post('/v1/policies', policyBody({ require_approval_above: 100, approval_rules: rules }));
-    expect(p.status).toBe(201);
-    const agentId = (await client.post('/v1/agents', { name: 'buyer', policy_id: p.body.id })).body.id;
-    const res = await client.post('/v1/authorize', { agent_id: agentId, amount: 5_000, currency: 'USD', vendor: 'shop.example' });
-    expect(res.body).toMatchObject({ decision: 'held', status: 'pending', approvals_required: approvalsRequired });
-    const id = res.body.decision_id as string;
-    const handle = temporal().workflow.getHandle(heldWorkflowId(id));
-    await until(`workflow of ${id} running`, async () => {
-      const d = await handle.describe();
-      return d.status.name === 'RUNNING' && d.historyLength >= 3 ? d : undefined;
-    });
-    return id;
-  }
-
+  const hold = (client: Client, approvalsRequired = 1) => waitingHold(stack, client, approvalsRequired);
   const decision = async (client: Client, id: string) => (await client.get(`/v1/decisions/${id}`)).body;
-  const auditOf = async (client: Client, id: string): Promise<any[]> => {
-    const { agent_id } = await decision(client, id);
-    return ((await client.get(`/v1/audit-logs?agent_id=${agent_id}&limit=100`)).body.data as any[]).filter((r) => r.decision_id === id);
-  };
+  const auditOf = auditOfDecision;
 
   test('two Updates naming made-up reviewers do not fill a quorum of two: they are the operators\' one approval', async () => {
     const id = await hold(acct.test, 2);
