@@ -69,7 +69,9 @@ function paymentOf(outcomes: SpendAuthorizationOutcome[]) {
     decision_id: approved.decisionId,
     amount: approved.amount,
     currency: approved.currency,
-    status: captured ? 'captured' : after.some((o) => o.type === 'settlement_failed') ? 'settlement_failed' : after.some((o) => o.type === 'payment_not_accepted') ? 'not_accepted' : after.some((o) => o.type === 'capture_failed') ? 'paid_not_captured' : 'approved',
+    // A settlement that failed or a payment the server did not accept fails the call itself (one
+    // signature per decision): only these are left once the paid response is back.
+    status: captured ? 'captured' : after.some((o) => o.type === 'capture_failed') ? 'paid_not_captured' : 'approved',
     ...(captured && captured.type === 'captured' ? { transaction: captured.transaction, network: captured.network } : {}),
   } as const;
 }
@@ -82,10 +84,6 @@ function summary(url: string, status: number, payment: ReturnType<typeof payment
       return `Paid ${paid} for ${url} (decision ${payment.decision_id}, transaction ${payment.transaction}). HTTP ${status}.`;
     case 'paid_not_captured':
       return `Paid ${paid} for ${url} (decision ${payment.decision_id}); recording the capture failed, tell an operator. HTTP ${status}.`;
-    case 'settlement_failed':
-      return `The payment of ${paid} for ${url} was not settled: nothing was paid (decision ${payment.decision_id}). HTTP ${status}.`;
-    case 'not_accepted':
-      return `The server did not accept the payment of ${paid} (HTTP ${status}): nothing was paid. Decision ${payment.decision_id} stays approved for a retry at that price.`;
     default:
       return `Approved ${paid} for ${url} (decision ${payment.decision_id}). HTTP ${status}.`;
   }
@@ -135,7 +133,7 @@ export function registerFetchPaidResource(server: McpServer, config: McpConfig, 
             decision_id: z.string(),
             amount: z.number().int().describe('Minor units (cents)'),
             currency: z.string(),
-            status: z.enum(['captured', 'paid_not_captured', 'settlement_failed', 'not_accepted', 'approved']),
+            status: z.enum(['captured', 'paid_not_captured', 'approved']),
             transaction: z.string().optional(),
             network: z.string().optional(),
           })
