@@ -1,8 +1,9 @@
-import type { DbOrTrx } from '../db/database.js';
+import type { DbOrTrx, KycStatus } from '../db/database.js';
 import type { AuditInput } from '../audit/audit.repository.js';
 import { captureLocked } from '../capture/capture.service.js';
 import { coveringApprovals, type BoundPolicy } from './authorization.repository.js';
 import { toDecisionView, type DecisionView, type RailRef } from '../decisions/decision.view.js';
+import { policyRefusal } from '../policies/evaluate.js';
 import { vendorForm, vendorListed } from '../policies/vendor.js';
 
 /** How a rail request was answered: by an approval it matched, or by a new decision. */
@@ -36,7 +37,7 @@ export const railActor = (ref: RailRef): AuditInput['actor'] => ({ type: 'system
 
 /** The agent as locked for the request, with its bound policy (lockAgentWithPolicy). */
 export interface LockedAgent {
-  agent: { id: string; status: string; kyc_status: string };
+  agent: { id: string; status: string; kyc_status: KycStatus };
   policy?: BoundPolicy | undefined;
 }
 
@@ -46,11 +47,8 @@ export interface LockedAgent {
  * denylist, the categories, and the allowlist, which an approval a reviewer gave stands in for
  * (an unlisted vendor needs exactly that). A frozen or deactivated agent never gets here.
  */
-function swipePassesPolicy(policy: BoundPolicy | undefined, kycStatus: string, request: { currency: string; vendor: string; category?: string | null | undefined }, reviewerApproved: boolean): boolean {
-  if (!policy || !policy.active || kycStatus === 'rejected' || request.currency !== policy.currency) return false;
-  if (vendorListed(request.vendor, policy.vendor_denylist)) return false;
-  const category = request.category ?? null;
-  if (policy.categories_allowed.length > 0 && (!category || !policy.categories_allowed.includes(category))) return false;
+function swipePassesPolicy(policy: BoundPolicy | undefined, kycStatus: KycStatus, request: { currency: string; vendor: string; category?: string | null | undefined }, reviewerApproved: boolean): boolean {
+  if (!policy || policyRefusal({ kyc_status: kycStatus }, policy, { ...request, category: request.category ?? null })) return false;
   return policy.vendor_allowlist.length === 0 || vendorListed(request.vendor, policy.vendor_allowlist) || reviewerApproved;
 }
 

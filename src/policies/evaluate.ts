@@ -52,6 +52,39 @@ export type Evaluation =
   | { decision: 'held'; reason_code: HoldCode; reason: string; policy_applied: string };
 
 
+const denial = (policy: EvaluatedPolicy | null, reason_code: DenyCode, reason: string): Evaluation => ({
+  decision: 'denied',
+  reason_code,
+  reason,
+  policy_applied: policy?.id ?? null,
+});
+
+/**
+ * The rules that judge what is bought rather than how much (no policy, an inactive one, a rejected
+ * identity, another currency, the denylist, the categories), the first failing one as a denial;
+ * undefined when they all pass. The first step of `evaluate`, and all a rail's swipe must pass to
+ * take an approval already counted (rail-request.ts).
+ */
+export function policyRefusal(agent: { kyc_status: KycStatus }, policy: EvaluatedPolicy | null, request: Pick<SpendRequest, 'currency' | 'vendor' | 'category'>): Evaluation | undefined {
+  if (!policy) return denial(policy, 'policy_denied', 'No policy is bound to the agent.');
+  if (!policy.active) return denial(policy, 'policy_denied', 'The policy bound to the agent is inactive.');
+  if (agent.kyc_status === 'rejected') return denial(policy, 'policy_denied', "The agent owner's identity verification was rejected.");
+  if (request.currency !== policy.currency) {
+    return denial(policy, 'policy_denied', `Currency ${request.currency} is not the policy currency ${policy.currency}.`);
+  }
+  if (vendorListed(request.vendor, policy.vendor_denylist)) {
+    return denial(policy, 'policy_denied', `Vendor ${request.vendor} is on the policy's denylist.`);
+  }
+  if (policy.categories_allowed.length > 0 && (!request.category || !policy.categories_allowed.includes(request.category))) {
+    return denial(
+      policy,
+      'policy_denied',
+      request.category ? `Category ${request.category} is not allowed by the policy.` : 'The policy requires a category and none was given.',
+    );
+  }
+  return undefined;
+}
+
 /**
  * The rules of docs/api.md ("Rule order"), in their fixed order; the first failing rule wins. Pure:
  * the caller loads the state under a lock and applies the outcome. Frozen and deactivated agents
@@ -59,28 +92,11 @@ export type Evaluation =
  * closed).
  */
 export function evaluate({ agent, policy, request, spend, velocity = [], duplicateSuspected = false }: EvaluationInput): Evaluation {
-  const deny = (reason_code: DenyCode, reason: string): Evaluation => ({
-    decision: 'denied',
-    reason_code,
-    reason,
-    policy_applied: policy?.id ?? null,
-  });
+  const refused = policyRefusal(agent, policy, request);
+  // policyRefusal refuses a missing policy; the second test only tells the compiler so.
+  if (refused || !policy) return refused ?? denial(policy, 'policy_denied', 'No policy is bound to the agent.');
+  const deny = (reason_code: DenyCode, reason: string): Evaluation => denial(policy, reason_code, reason);
 
-  if (!policy) return deny('policy_denied', 'No policy is bound to the agent.');
-  if (!policy.active) return deny('policy_denied', 'The policy bound to the agent is inactive.');
-  if (agent.kyc_status === 'rejected') return deny('policy_denied', "The agent owner's identity verification was rejected.");
-  if (request.currency !== policy.currency) {
-    return deny('policy_denied', `Currency ${request.currency} is not the policy currency ${policy.currency}.`);
-  }
-  if (vendorListed(request.vendor, policy.vendor_denylist)) {
-    return deny('policy_denied', `Vendor ${request.vendor} is on the policy's denylist.`);
-  }
-  if (policy.categories_allowed.length > 0 && (!request.category || !policy.categories_allowed.includes(request.category))) {
-    return deny(
-      'policy_denied',
-      request.category ? `Category ${request.category} is not allowed by the policy.` : 'The policy requires a category and none was given.',
-    );
-  }
   if (request.amount > policy.budget_single_max) {
     return deny('budget_exceeded', `Amount exceeds the single-transaction maximum of ${formatMoney(policy.budget_single_max, policy.currency)}.`);
   }
