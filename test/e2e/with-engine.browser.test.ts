@@ -120,17 +120,29 @@ describe.skipIf(!mode)('the dashboard and the Temporal UI with a workflow engine
     const page = await context.newPage();
     page.setDefaultTimeout(UI_TIMEOUT_MS);
 
-    // Visibility is eventually consistent: reload until the list shows the new workflow.
-    const query = encodeURIComponent(`ApprovalStatus="pending" AND WorkflowId="${workflowId}"`);
+    // Visibility is eventually consistent, and the search attribute is set by the workflow's first
+    // task: wait until the server lists it under the query (the same one the UI sends), then give
+    // the page the time a loaded machine needs to render it. Reloading every 3 s threw each
+    // half-rendered page away under load; a reload now comes only after 30 s without the row.
+    const listQuery = `ApprovalStatus="pending" AND WorkflowId="${workflowId}"`;
+    await until('held workflow listed by visibility', async () => {
+      for await (const listed of stack.server.env.client.workflow.list({ query: listQuery })) if (listed.workflowId === workflowId) return true;
+      return undefined;
+    }, 90_000, 500);
+    const query = encodeURIComponent(listQuery);
     await until('held workflow listed in the Temporal UI', async () => {
       await page.goto(`${uiUrl}/namespaces/${stack.server.namespace}/workflows?query=${query}`);
       try {
-        await page.getByRole('link', { name: workflowId }).waitFor({ timeout: 3_000 });
+        await page.getByRole('link', { name: workflowId }).waitFor({ timeout: 30_000 });
         return true;
       } catch {
         return undefined;
       }
-    }, 60_000, 500);
+    }, 90_000, 500).catch(async (err: Error) => {
+      // What the page showed instead, for the log of a run that cannot be watched.
+      const shown = await page.locator('body').innerText().catch(() => '(no page)');
+      throw new Error(`${err.message}; the page showed: ${shown.replace(/\s+/g, ' ').slice(0, 600)}`);
+    });
     await page.screenshot({ path: path.join(ARTIFACTS, 'temporal-ui-pending-holds.png'), fullPage: true });
 
     await page.getByRole('link', { name: workflowId }).click();
@@ -146,5 +158,5 @@ describe.skipIf(!mode)('the dashboard and the Temporal UI with a workflow engine
     await page.frameLocator('#user-metadata-details').getByText('Reason:').waitFor();
     await page.screenshot({ path: SUMMARY_SCREENSHOT, fullPage: true });
     await context.close();
-  }, 120_000);
+  }, 300_000);
 });

@@ -33,6 +33,14 @@ class ScriptedMeter {
   readonly reported: ReportAccountInput[] = [];
   inFlight = 0;
   maxInFlight = 0;
+  /**
+   * When set, the first USAGE_REPORT_CONCURRENCY calls are held until that many are out at once
+   * (or 30 s pass, so a workflow with fewer lanes fails the count rather than hanging): a lane
+   * count observed without a clock, which a loaded machine cannot make flaky.
+   */
+  holdFirstWave = false;
+  private waveReleased?: () => void;
+  private readonly wave = new Promise<void>((resolve) => (this.waveReleased = resolve));
 
   constructor(
     readonly months: Record<string, string[]>,
@@ -54,8 +62,15 @@ class ScriptedMeter {
     this.reported.push(input);
     this.inFlight += 1;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-    // Long enough that every lane has a call out at once.
-    await new Promise((r) => setTimeout(r, 20));
+    if (this.inFlight >= USAGE_REPORT_CONCURRENCY) this.waveReleased!();
+    if (this.holdFirstWave && this.reported.length <= USAGE_REPORT_CONCURRENCY) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.wave, new Promise((r) => (timer = setTimeout(r, 30_000)))]);
+      clearTimeout(timer);
+    } else {
+      // A short stay, so a lane past the limit would show in maxInFlight.
+      await new Promise((r) => setTimeout(r, 20));
+    }
     this.inFlight -= 1;
     if (this.answers.rejected?.has(input.accountId)) throw ApplicationFailure.nonRetryable(`the meter refused ${input.accountId}`, METER_REJECTED);
     const status = this.answers.skipped?.has(input.accountId) ? 'skipped' : 'accepted';
@@ -131,6 +146,7 @@ describe.skipIf(!mode)(`usageReport and webhookDelivery, branch by branch (${mod
     test('a full page continues as new with the totals so far; the next page is listed after its last account; eight reports are out at once', async () => {
       const accounts = accountsOf('acct_page', USAGE_REPORT_PAGE_SIZE + 3);
       const meter = new ScriptedMeter({ '2024-03': accounts }, { skipped: new Set([accounts[1]!, accounts[501]!]), rejected: new Set([accounts[2]!, accounts[502]!]) });
+      meter.holdFirstWave = true;
       meters.set('2024-03', meter);
       const handle = await runReport('2024-03');
       const result = await handle.result();
