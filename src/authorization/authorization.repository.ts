@@ -3,6 +3,7 @@ import type { DbOrTrx, DecisionsTable, PoliciesTable, Selectable } from '../db/d
 import { inScope } from '../db/scope.js';
 import type { DecisionRow } from '../decisions/decision.view.js';
 import { spendState } from '../decisions/spend.repository.js';
+import { stillUsable } from '../decisions/decisions.repository.js';
 import { compiledOnce, executePrepared, insertRows } from '../db/statements.js';
 
 /** A policy as read alongside its agent: its rules; the timestamps are left out. */
@@ -145,11 +146,9 @@ export async function coveringApprovals(db: DbOrTrx, agentId: string, r: { curre
     .selectFrom('decisions')
     .select(['id', 'vendor', 'original_decision'])
     .where('agent_id', '=', agentId)
-    .where('capture_status', '=', 'uncaptured')
     .where('currency', '=', r.currency)
     .where('amount', '>=', r.amount)
-    .where('token_consumed_at', 'is', null)
-    .where((eb) => eb.or([eb('capture_expires_at', 'is', null), eb('capture_expires_at', '>', now)]))
+    .where(stillUsable(now))
     .orderBy('amount')
     .orderBy('created_at')
     .orderBy('id')

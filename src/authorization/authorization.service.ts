@@ -56,6 +56,8 @@ const EVENT_OF = { approved: 'authorize.approved', denied: 'authorize.denied', h
 
 type AgentState = NonNullable<Awaited<ReturnType<typeof readAgentState>>>;
 type PreparedDecision = Awaited<ReturnType<typeof prepareDecision>>;
+/** Who a decision is recorded as, and the rail that asked for it. */
+export type DecisionVia = { actor: AuditInput['actor']; rail?: RailRef | undefined; incrementOf?: string | null | undefined };
 
 /**
  * Decides one spend request. Everything it changes (decision, spend counters, audit record, event,
@@ -89,10 +91,10 @@ export async function decide(
   if (caller.role === 'reviewer') throw forbidden('Reviewer keys cannot request spend authorizations.');
   if (caller.role === 'agent' && caller.agentId !== input.agent_id) throw notFound('agent', 'agent_id');
   const member: BatchMember = { caller, input, idem: opts.idem, rail: opts.rail };
-  // A rail's request takes its own transaction: its match and capture are a dozen statements under
-  // the agent's lock, which inside a shared batch would hold up every request behind it (measured in
-  // docs/operations.md, "Group commit"). Its lock still orders it with the batches.
-  const decided = deps.batcher && !opts.rail ? await deps.batcher.submit(agentKey(caller, input.agent_id), member) : await decideAlone(deps, member);
+  // A rail's request joins the batches too: its match and capture are decided in memory under the
+  // batch's agent locks and written with the batch's rows (batch-decide.ts), and one agent's swipes
+  // and authorizations keep their arrival order.
+  const decided = deps.batcher ? await deps.batcher.submit(agentKey(caller, input.agent_id), member) : await decideAlone(deps, member);
   if (decided.kind === 'decided') deps.onDecision?.(decided.decision.decision);
   return decided;
 }
@@ -180,7 +182,7 @@ async function decideLocked(
   const state = locked && { ...locked, spend: await readSpend(trx, locked.agent.id, periodsOf(now)) };
   const decision = await prepareDecision(deps, trx, caller, input, idem, state, now, { actor, rail: rail?.ref, incrementOf: rail?.incrementOf });
   await executeTogether(trx, [countDecision(trx, decision.agent.id), ...writesOf(trx, decision, idem)]);
-  const view = rail && decision.view.decision === 'approved' ? await captureAtOnce(trx, decision.view, actor, now) : decision.view;
+  const view = rail && decision.view.decision === 'approved' ? await captureAtOnce(trx, decision.record.row, actor, now) : decision.view;
   if (idem && !idem.completion) await idem.complete(trx, 200, JSON.stringify(view));
   if (decision.tipsAutoFreeze) {
     // Runaway protection: this denial still gets its answer; the agent stops here.
@@ -206,7 +208,7 @@ async function prepareDecision(
   idem: IdempotencyHandle<DbOrTrx> | undefined,
   state: AgentState | undefined,
   now: Date,
-  via: { actor: AuditInput['actor']; rail?: RailRef | undefined; incrementOf?: string | null | undefined } = { actor: actorOf(caller) },
+  via: DecisionVia = { actor: actorOf(caller) },
 ) {
   if (!state) throw notFound('agent', 'agent_id');
   const { agent, policy, spend } = state;

@@ -1,5 +1,8 @@
 import type { AgentsTable, DbOrTrx, Selectable } from '../db/database.js';
-import { auditJsonValues, type NewAuditRow } from '../audit/audit.repository.js';
+import { auditJsonValues, auditRecord, type NewAuditRow } from '../audit/audit.repository.js';
+import { capturedRow, settlementRecords } from '../capture/capture.service.js';
+import { toDecisionView } from '../decisions/decision.view.js';
+import { MAX_MATCH_CANDIDATES } from './authorization.repository.js';
 import { executeTogether } from '../db/statements.js';
 import type { Caller } from '../kernel/caller.js';
 import { AppError, notFound } from '../kernel/errors.js';
@@ -8,16 +11,16 @@ import type { IdempotencyHandle, StoredResponse } from '../kernel/idempotency.js
 import type { DecisionRow, DecisionView } from '../decisions/decision.view.js';
 import { periodsOf } from '../decisions/spend.repository.js';
 import { outboxRows, type OutboxTopic } from '../outbox/outbox.repository.js';
-import type { eventRecord } from '../events/events.repository.js';
+import { eventRecord } from '../events/events.repository.js';
 import type { SpendState } from '../policies/evaluate.js';
 import { USAGE_COUNTER_SHARDS } from '../usage/usage.repository.js';
 import { monthOf } from '../usage/month.js';
-import type { AuthorizationDeps } from './authorization.service.js';
+import type { AuthorizationDeps, DecisionVia } from './authorization.service.js';
 import type { AuthorizeInput } from './authorize.schemas.js';
 import type { BoundPolicy } from './authorization.repository.js';
-import { addChecks, addSpend, completeKeys, countDecisions, insertJsonRows, lockAgentsWithPolicies, readSpends, savepoint } from './batch.repository.js';
+import { addChecks, addSpend, captureTaken, completeKeys, countDecisions, insertJsonRows, lockAgentsWithPolicies, readRailCandidates, readSpends, savepoint } from './batch.repository.js';
 import type { Settled } from './decision-batcher.js';
-import type { RailOutcome, RailRequest } from './rail-request.js';
+import { pickCovering, railActor, type RailOutcome, type RailRequest } from './rail-request.js';
 
 /** One request waiting in a batch. */
 export interface BatchMember {
@@ -49,7 +52,16 @@ export interface AgentState {
 
 /** The one-by-one path's steps a batch reuses, so both decide by exactly the same code. */
 export interface DecisionSteps {
-  prepare(deps: AuthorizationDeps, db: DbOrTrx, caller: Caller, input: AuthorizeInput, idem: IdempotencyHandle<DbOrTrx> | undefined, state: AgentState | undefined, now: Date): Promise<{ view: DecisionView; record: DecisionRecord }>;
+  prepare(
+    deps: AuthorizationDeps,
+    db: DbOrTrx,
+    caller: Caller,
+    input: AuthorizeInput,
+    idem: IdempotencyHandle<DbOrTrx> | undefined,
+    state: AgentState | undefined,
+    now: Date,
+    via?: DecisionVia,
+  ): Promise<{ view: DecisionView; record: DecisionRecord }>;
   /** `now`: the batch's clock (one per batch); absent, the locked path reads its own after the lock. */
   decideLocked(deps: AuthorizationDeps, trx: DbOrTrx, caller: Caller, input: AuthorizeInput, idem: IdempotencyHandle<DbOrTrx> | undefined, rail: RailRequest | undefined, now?: Date): Promise<RailOutcome>;
   decideAlone(deps: AuthorizationDeps, member: BatchMember): Promise<RailOutcome>;
@@ -65,8 +77,9 @@ export interface DecisionSteps {
  * says: a request is never decided twice.
  */
 export async function decideBatch(deps: AuthorizationDeps, members: BatchMember[], steps: DecisionSteps, afterCommit?: () => void): Promise<Settled<RailOutcome>[]> {
-  // Alone, a request is cheaper on its own path (two statements, no lock to wait for).
-  if (members.length === 1) {
+  // Alone, a request is cheaper on its own path (two statements, no lock to wait for); a rail's is
+  // not (its match and capture are a dozen statements there), so it takes the batch's way.
+  if (members.length === 1 && !members[0]!.rail) {
     const alone = await settle(() => steps.decideAlone(deps, members[0]!));
     deps.onBatch?.(1);
     return [alone];
@@ -113,22 +126,32 @@ async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, member
   const now = deps.now?.() ?? new Date();
   const periods = periodsOf(now);
   const spends = await readSpends(trx, [...locked.keys()], periods);
+  const matcher = await RailMatcher.read(trx, members, now);
   const pending = new PendingWrites();
-  const settled: Settled<RailOutcome>[] = [];
-  for (const m of members) {
+  const settled: Settled<RailOutcome>[] = Array.from({ length: members.length });
+  /** Writes what is pending; a rail's request found late by then fails with its deadline's error. */
+  const flush = async () => {
+    for (const [index, error] of await pending.flush(trx)) settled[index] = { ok: false, error };
+  };
+  for (const [index, m] of members.entries()) {
     const { caller, input } = m;
     const found = locked.get(input.agent_id);
     // Another account's or mode's agent is no agent of this caller's (nor read, nor locked).
     const state = found && found.agent.account_id === caller.accountId && found.agent.livemode === caller.livemode ? { ...found, spend: spends.get(found.agent.id)! } : undefined;
     if (!state) {
-      settled.push({ ok: false, error: notFound('agent', 'agent_id') });
+      settled[index] = { ok: false, error: notFound('agent', 'agent_id') };
       continue;
     }
-    if (m.rail || state.policy?.auto_freeze || (m.idem && !m.idem.stored)) {
-      // More than writing rows (tipping auto-freeze; a rail's match and capture, though rails are
-      // not batched today): the one-by-one locked path, after the rows before it, in a savepoint so
-      // that its failure is its own.
-      await pending.flush(trx);
+    // A rail's request whose answer is already given another way (past its deadline) is dropped here.
+    const late = m.rail && lateError(m.rail);
+    if (late) {
+      settled[index] = { ok: false, error: late };
+      continue;
+    }
+    if (state.policy?.auto_freeze || (m.idem && !m.idem.stored)) {
+      // More than writing rows (tipping auto-freeze; a stored response written by its own query):
+      // the one-by-one locked path, after the rows before it, in a savepoint so that its failure is its own.
+      await flush();
       await savepoint.set(trx);
       const outcome = await settle(() => steps.decideLocked(deps, trx, caller, input, m.idem, m.rail, now));
       if (outcome.ok) {
@@ -137,92 +160,227 @@ async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, member
         const agent = again.get(state.agent.id)!;
         locked.set(state.agent.id, agent);
         spends.set(state.agent.id, (await readSpends(trx, [state.agent.id], periods)).get(state.agent.id)!);
+        // What rule 1 may take of this agent is read again when next asked.
+        matcher.forget(state.agent.id);
       } else {
         await savepoint.rollback(trx);
       }
-      settled.push(outcome);
+      settled[index] = outcome;
       continue;
+    }
+    const rail = m.rail && { request: m.rail, actor: railActor(m.rail.ref) };
+    if (rail) {
+      // Rule 1, in memory: the approval the locked path would take, given what this batch took and approved before.
+      const match = pickCovering(await matcher.candidates(trx, index, state.agent.id, input, now), state, input);
+      if (match) {
+        const captured = capturedRow(match, input.amount, now);
+        const records = settlementRecords(match, captured, 'captured', rail.actor, now, input.amount);
+        matcher.take(match.id);
+        // Released where the approval counted: the batch's state knows only this month and day.
+        if (match.spend_month === periods.month) state.spend.month.approved -= records.released;
+        if (match.spend_day === periods.day) state.spend.day.approved -= records.released;
+        const outcome: RailOutcome = { kind: 'matched', decision: toDecisionView(captured) };
+        pending.add(index, { agentId: state.agent.id, rail: rail.request, capture: { row: captured, ...records, periods: { month: match.spend_month, day: match.spend_day } }, answer: rail.request.answerRow(outcome) });
+        settled[index] = { ok: true, value: outcome };
+        continue;
+      }
     }
     // Velocity and duplicate rules read earlier decisions: this agent's are written first.
-    if ((state.policy?.velocity_limits?.length || state.policy?.duplicate_window_seconds) && pending.has(state.agent.id)) await pending.flush(trx);
-    const decided = await settle(() => steps.prepare(deps, trx, caller, input, m.idem, state, now));
+    if ((state.policy?.velocity_limits?.length || state.policy?.duplicate_window_seconds) && pending.has(state.agent.id)) await flush();
+    const via = rail && { actor: rail.actor, rail: rail.request.ref, incrementOf: rail.request.incrementOf };
+    const decided = await settle(() => steps.prepare(deps, trx, caller, input, m.idem, state, now, via));
     if (!decided.ok) {
-      settled.push(decided);
+      settled[index] = decided;
       continue;
     }
-    pending.add(state.agent.id, decided.value.record, m.idem?.stored?.(200, JSON.stringify(decided.value.view)));
-    const { spend } = decided.value.record;
+    const { record } = decided.value;
+    let view = decided.value.view;
+    let capture: PendingCapture | undefined;
+    if (rail && view.decision === 'approved') {
+      // A rail's new approval is captured at once: its row is written captured, beside both records.
+      const captured = capturedRow(record.row, input.amount, now);
+      capture = { row: captured, ...settlementRecords(record.row, captured, 'captured', rail.actor, now, input.amount), periods: record.periods };
+      view = toDecisionView(captured);
+    } else if (view.decision === 'approved') {
+      matcher.approved(state.agent.id, record.row);
+    }
+    const outcome: RailOutcome = { kind: 'decided', decision: view };
+    pending.add(index, { agentId: state.agent.id, rail: rail?.request, decision: record, capture, stored: m.idem?.stored?.(200, JSON.stringify(view)), answer: rail?.request.answerRow(outcome) });
+    const { spend } = record;
     if (spend) {
       for (const p of [state.spend.month, state.spend.day]) {
         p.approved += spend.approved;
         p.reserved += spend.reserved;
       }
     }
-    settled.push({ ok: true, value: { kind: 'decided', decision: decided.value.view } });
+    settled[index] = { ok: true, value: outcome };
   }
-  await pending.flush(trx);
+  await flush();
   return { settled, txid };
+}
+
+/** A rail request's deadline error, when its time is up. */
+function lateError(rail: RailRequest): unknown {
+  try {
+    rail.checkInTime();
+    return undefined;
+  } catch (error) {
+    return error;
+  }
+}
+
+/** A capture a batch writes: the row as captured, with its release, audit record and event. */
+type PendingCapture = ReturnType<typeof settlementRecords> & { row: DecisionRow; periods: { month: string; day: string } };
+
+/** What one member writes. */
+interface PendingEntry {
+  agentId: string;
+  /** A rail's request: written only if still in time when its rows are written. */
+  rail?: RailRequest | undefined;
+  decision?: DecisionRecord | undefined;
+  /** An approval captured: the new decision's own (its row is written captured) or one taken by rule 1. */
+  capture?: PendingCapture | undefined;
+  stored?: StoredResponse | undefined;
+  /** The rail's record of its answer (a row of `rail_authorizations`). */
+  answer?: Record<string, unknown> | undefined;
+}
+
+/**
+ * Rule 1 for a batch (docs/rails/stripe-issuing.md): the approvals each rail request could take,
+ * read for all of them by one statement under the batch's agent locks, then kept in step with
+ * the batch in memory: approvals its earlier members took are gone, those they made are added.
+ */
+class RailMatcher {
+  private readonly taken = new Set<string>();
+  private readonly added = new Map<string, DecisionRow[]>();
+  private readonly stale = new Set<string>();
+
+  private constructor(
+    private readonly read: Map<number, DecisionRow[]>,
+    private readonly limit: number,
+  ) {}
+
+  static async read(trx: DbOrTrx, members: readonly BatchMember[], now: Date): Promise<RailMatcher> {
+    const rails = [...members.entries()].filter(([, m]) => m.rail);
+    // Room for every approval the batch itself could take before a request looks.
+    const limit = MAX_MATCH_CANDIDATES + rails.length;
+    const rows = await readRailCandidates(
+      trx,
+      rails.map(([, m]) => ({ agentId: m.input.agent_id, currency: m.input.currency, amount: m.input.amount })),
+      now,
+      limit,
+    );
+    return new RailMatcher(new Map(rails.map(([index], i) => [index, rows[i]!])), limit);
+  }
+
+  /** Ordered as `coveringApprovals` orders them; approvals made in this batch come after older equals. */
+  async candidates(trx: DbOrTrx, index: number, agentId: string, r: { currency: string; amount: number }, now: Date): Promise<DecisionRow[]> {
+    if (this.stale.has(agentId)) {
+      this.read.set(index, (await readRailCandidates(trx, [{ agentId, currency: r.currency, amount: r.amount }], now, this.limit))[0]!);
+    }
+    const made = (this.added.get(agentId) ?? []).filter((a) => a.currency === r.currency && Number(a.amount) >= r.amount && (a.capture_expires_at === null || a.capture_expires_at > now));
+    const all = [...(this.read.get(index) ?? []), ...made].filter((a) => !this.taken.has(a.id));
+    all.sort((a, b) => Number(a.amount) - Number(b.amount) || a.created_at.getTime() - b.created_at.getTime());
+    return all.slice(0, MAX_MATCH_CANDIDATES);
+  }
+
+  take(id: string): void {
+    this.taken.add(id);
+  }
+
+  approved(agentId: string, row: DecisionRow): void {
+    if (this.stale.has(agentId)) return;
+    this.added.set(agentId, [...(this.added.get(agentId) ?? []), row]);
+  }
+
+  /** Written by statements of their own (the locked path): read the agent's approvals again. */
+  forget(agentId: string): void {
+    this.stale.add(agentId);
+    this.added.delete(agentId);
+  }
 }
 
 /** Decisions decided in memory and not yet written, and the rows they write. */
 class PendingWrites {
-  private records: DecisionRecord[] = [];
-  private stored: StoredResponse[] = [];
-  private perAgent = new Map<string, number>();
+  private entries = new Map<number, PendingEntry>();
+  private perAgent = new Set<string>();
 
-  add(agentId: string, record: DecisionRecord, stored: StoredResponse | undefined): void {
-    this.records.push(record);
-    if (stored) this.stored.push(stored);
-    this.perAgent.set(agentId, (this.perAgent.get(agentId) ?? 0) + 1);
+  add(index: number, entry: PendingEntry): void {
+    this.entries.set(index, entry);
+    this.perAgent.add(entry.agentId);
   }
 
   has(agentId: string): boolean {
     return this.perAgent.has(agentId);
   }
 
-  async flush(trx: DbOrTrx): Promise<void> {
-    if (this.records.length === 0) return;
-    const { records } = this;
-    await executeTogether(trx, [
-      countDecisions(this.perAgent),
-      insertJsonRows(
-        'decisions',
-        records.map((r) => r.row),
-      ),
-      addSpend(spendRows(records)),
-      insertJsonRows(
-        'audit_records',
-        records.map((r) => auditJsonValues(r.audit)),
-      ),
-      insertJsonRows(
-        'events',
-        records.map((r) => r.event),
-      ),
-      insertJsonRows(
-        'outbox',
-        records.flatMap((r) => outboxRows(r.outbox, r.row.account_id, r.row.created_at)),
-      ),
-      addChecks(checkRows(records)),
-      completeKeys(this.stored),
+  /**
+   * Writes every pending member's rows, one statement per table. A rail's request past its
+   * deadline is left out (its answer is given another way); returned with its error.
+   */
+  async flush(trx: DbOrTrx): Promise<[number, unknown][]> {
+    const dropped: [number, unknown][] = [];
+    const kept: PendingEntry[] = [];
+    for (const [index, entry] of this.entries) {
+      const late = entry.rail && lateError(entry.rail);
+      if (late) dropped.push([index, late]);
+      else kept.push(entry);
+    }
+    this.entries = new Map();
+    this.perAgent = new Set();
+    if (kept.length === 0) return dropped;
+    // A capture of an approval written by this same flush is written into its row.
+    const inserted = new Map(kept.flatMap((e) => (e.decision ? [[e.decision.row.id, e.decision.row] as const] : [])));
+    for (const e of kept) if (e.capture && inserted.has(e.capture.row.id)) inserted.set(e.capture.row.id, e.capture.row);
+    const updates = kept.flatMap((e) => (e.capture && !inserted.has(e.capture.row.id) ? [e.capture.row] : []));
+    const audits = kept.flatMap((e) => [e.decision?.audit, e.capture && auditRecord(e.capture.audit)].filter((a): a is NewAuditRow => a !== undefined));
+    const captureEvents = new Map(kept.flatMap((e) => (e.capture ? [[e, { ...eventRecord({ ...e.capture.event, data: {} }), data: e.capture.event.data }] as const] : [])));
+    const events = kept.flatMap((e) => [e.decision?.event, captureEvents.get(e)].filter((x) => x !== undefined));
+    const outbox = kept.flatMap((e) => [
+      ...(e.decision ? outboxRows(e.decision.outbox, e.decision.row.account_id, e.decision.row.created_at) : []),
+      ...(captureEvents.has(e) ? outboxRows([{ topic: 'event', refId: captureEvents.get(e)!.id }], e.capture!.row.account_id, captureEvents.get(e)!.created_at) : []),
     ]);
-    this.records = [];
-    this.stored = [];
-    this.perAgent = new Map();
+    const decisions = kept.flatMap((e) => (e.decision ? [inserted.get(e.decision.row.id)!] : []));
+    const counts = new Map<string, number>();
+    for (const e of kept) if (e.decision) counts.set(e.agentId, (counts.get(e.agentId) ?? 0) + 1);
+    await executeTogether(
+      trx,
+      [
+        countDecisions(counts),
+        insertJsonRows('decisions', decisions),
+        addSpend(spendRows(kept)),
+        insertJsonRows(
+          'audit_records',
+          audits.map((a) => auditJsonValues(a)),
+        ),
+        insertJsonRows('events', events),
+        insertJsonRows('outbox', outbox),
+        addChecks(checkRows(kept.flatMap((e) => (e.decision ? [e.decision] : [])))),
+        completeKeys(kept.flatMap((e) => (e.stored ? [e.stored] : []))),
+        insertJsonRows(
+          'rail_authorizations',
+          kept.flatMap((e) => (e.answer ? [e.answer] : [])),
+        ),
+      ],
+      { precondition: captureTaken(updates), preconditionRows: updates.length },
+    );
+    return dropped;
   }
 }
 
-/** One row per agent and period (a statement may change a row only once). */
-function spendRows(records: readonly DecisionRecord[]) {
+/** One row per agent and period (a statement may change a row only once): decisions' spend, less what captures released. */
+function spendRows(entries: readonly PendingEntry[]) {
   const rows = new Map<string, { agent_id: string; period: string; approved: number; reserved: number }>();
-  for (const { row, spend, periods } of records) {
-    if (!spend) continue;
-    for (const period of [periods.month, periods.day]) {
-      const key = `${row.agent_id}\0${period}`;
-      const r = rows.get(key) ?? { agent_id: row.agent_id, period, approved: 0, reserved: 0 };
-      r.approved += spend.approved;
-      r.reserved += spend.reserved;
-      rows.set(key, r);
-    }
+  const add = (agentId: string, period: string, approved: number, reserved: number) => {
+    const key = `${agentId}\0${period}`;
+    const r = rows.get(key) ?? { agent_id: agentId, period, approved: 0, reserved: 0 };
+    r.approved += approved;
+    r.reserved += reserved;
+    rows.set(key, r);
+  };
+  for (const { decision, capture } of entries) {
+    if (decision?.spend) for (const period of [decision.periods.month, decision.periods.day]) add(decision.row.agent_id, period, decision.spend.approved, decision.spend.reserved);
+    if (capture && capture.released > 0) for (const period of [capture.periods.month, capture.periods.day]) add(capture.row.agent_id, period, -capture.released, 0);
   }
   return [...rows.values()];
 }

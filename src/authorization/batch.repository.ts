@@ -4,6 +4,8 @@ import { preparedSql } from '../db/prepared.js';
 import { compiledOnce } from '../db/statements.js';
 import type { StoredResponse } from '../kernel/idempotency.js';
 import { spendState } from '../decisions/spend.repository.js';
+import { stillUsable } from '../decisions/decisions.repository.js';
+import type { DecisionRow } from '../decisions/decision.view.js';
 import type { SpendState } from '../policies/evaluate.js';
 import type { BoundPolicy } from './authorization.repository.js';
 
@@ -127,3 +129,79 @@ export const savepoint = {
   release: (trx: DbOrTrx) => sql`RELEASE SAVEPOINT batch_member`.execute(trx),
   rollback: (trx: DbOrTrx) => sql`ROLLBACK TO SAVEPOINT batch_member`.execute(trx),
 };
+
+/** One rail request of a batch, as rule 1's match reads for it. */
+export interface RailCandidateQuery {
+  agentId: string;
+  currency: string;
+  amount: number;
+}
+
+/**
+ * For each rail request, the approvals rule 1 could take (as `coveringApprovals` reads them, for
+ * one request): its agent's still usable approvals in its currency of at least its amount, the
+ * smallest first, then the oldest; `limit` each. One statement for the whole batch, read under
+ * the batch's agent locks.
+ */
+export async function readRailCandidates(trx: DbOrTrx, requests: readonly RailCandidateQuery[], now: Date, limit: number): Promise<DecisionRow[][]> {
+  if (requests.length === 0) return [];
+  const { rows } = await trx.executeQuery<DecisionRow & { request_n: string | number }>(
+    railCandidatesQuery(
+      trx,
+      requests.map((r) => r.agentId),
+      requests.map((r) => r.currency),
+      requests.map((r) => r.amount),
+      now,
+      limit,
+    ),
+  );
+  const byRequest: DecisionRow[][] = requests.map(() => []);
+  for (const { request_n: n, ...row } of rows) byRequest[Number(n) - 1]!.push(row as DecisionRow);
+  return byRequest;
+}
+
+const railCandidatesQuery = compiledOnce((db: DbOrTrx, agents: string[], currencies: string[], amounts: number[], now: Date, limit: number) =>
+  db
+    .selectFrom(sql<{ agent_id: string; currency: string; amount: number; n: number }>`(select * from unnest(${agents}::text[], ${currencies}::text[], ${amounts}::bigint[]) with ordinality as u(agent_id, currency, amount, n))`.as('r'))
+    .innerJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('decisions')
+          .selectAll()
+          .whereRef('decisions.agent_id', '=', 'r.agent_id')
+          .whereRef('decisions.currency', '=', 'r.currency')
+          .whereRef('decisions.amount', '>=', 'r.amount')
+          .where(stillUsable(now))
+          .orderBy('decisions.amount')
+          .orderBy('decisions.created_at')
+          .orderBy('decisions.id')
+          .limit(limit)
+          .as('d'),
+      (join) => join.onTrue(),
+    )
+    .selectAll('d')
+    .select('r.n as request_n')
+    .orderBy('r.n')
+    .orderBy('d.amount')
+    .orderBy('d.created_at')
+    .orderBy('d.id'),
+);
+
+/**
+ * Captures approvals a batch's rail requests took (rows as `capturedRow` made them), each only if
+ * still uncaptured with its token unused: run as the batch's precondition with one row expected
+ * per capture, so an approval changed behind the batch's back (a token consumed without the
+ * agent's lock) fails the batch, which then decides each request again on its own.
+ */
+export function captureTaken(rows: readonly DecisionRow[]): CompiledQuery | undefined {
+  if (rows.length === 0) return undefined;
+  const text = textOf(
+    'captures',
+    () => `update "decisions" as d set "capture_status" = $2, "captured_amount" = v.captured_amount, "captured_at" = v.captured_at, "capture_metadata" = $4::jsonb,
+      "capture_resolved_at" = v.capture_resolved_at, "token_consumed_at" = v.token_consumed_at, "updated_at" = v.updated_at
+      from json_populate_recordset(null::"decisions", $1::json) as v
+      where d.id = v.id and d.capture_status = $3 and d.token_consumed_at is null returning d.id`,
+  );
+  const values = rows.map((r) => ({ id: r.id, captured_amount: r.captured_amount, captured_at: r.captured_at, capture_resolved_at: r.capture_resolved_at, token_consumed_at: r.token_consumed_at, updated_at: r.updated_at }));
+  return CompiledQuery.raw(text, [JSON.stringify(values), 'captured', 'uncaptured', '{}']);
+}

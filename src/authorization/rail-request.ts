@@ -1,8 +1,8 @@
 import type { DbOrTrx, KycStatus } from '../db/database.js';
 import type { AuditInput } from '../audit/audit.repository.js';
-import { captureLocked } from '../capture/capture.service.js';
+import { captureLocked, captureWritten } from '../capture/capture.service.js';
 import { coveringApprovals, type BoundPolicy } from './authorization.repository.js';
-import { toDecisionView, type DecisionView, type RailRef } from '../decisions/decision.view.js';
+import { toDecisionView, type DecisionRow, type DecisionView, type RailRef } from '../decisions/decision.view.js';
 import { policyRefusal } from '../policies/evaluate.js';
 import { vendorForm, vendorListed } from '../policies/vendor.js';
 
@@ -30,6 +30,11 @@ export interface RailRequest {
   checkInTime(): void;
   /** A request for the increase of an authorization the rail asked about before: the authorization's first decision, if it made one. */
   incrementOf?: string | null | undefined;
+  /**
+   * The row of `rail_authorizations` that `record` writes, for a group commit to write with its
+   * other rows (it calls `checkInTime` itself, when it writes them).
+   */
+  answerRow(outcome: RailOutcome): Record<string, unknown>;
 }
 
 /** Who a rail's decisions and captures are recorded as: the system, on behalf of the connection. */
@@ -69,22 +74,33 @@ function sameVendor(a: string, b: string): boolean {
  */
 export async function takeCoveringApproval(
   trx: DbOrTrx,
-  { agent, policy }: LockedAgent,
+  locked: LockedAgent,
   request: { amount: number; currency: string; vendor: string; category?: string | null | undefined },
   actor: AuditInput['actor'],
   now: Date,
 ): Promise<DecisionView | undefined> {
-  if (agent.status !== 'active') return undefined;
-  const candidates = await coveringApprovals(trx, agent.id, request, now);
-  const match = candidates.find((c) => sameVendor(request.vendor, c.vendor) && swipePassesPolicy(policy, agent.kyc_status, request, c.original_decision === 'held'));
+  if (locked.agent.status !== 'active') return undefined;
+  const match = pickCovering(await coveringApprovals(trx, locked.agent.id, request, now), locked, request);
   if (!match) return undefined;
   const captured = await captureLocked(trx, match.id, request.amount, actor, now);
   return captured && toDecisionView(captured);
 }
 
-/** A rail's new approval is captured at once, for what the rail asked. */
-export async function captureAtOnce(trx: DbOrTrx, decision: DecisionView, actor: AuditInput['actor'], now: Date): Promise<DecisionView> {
-  const captured = await captureLocked(trx, decision.decision_id, decision.amount, actor, now);
-  if (!captured) throw new Error(`a new approval ${decision.decision_id} could not be captured`);
-  return toDecisionView(captured);
+/**
+ * Rule 1's choice among the approvals that cover a request (ordered as `coveringApprovals` orders
+ * them): the first of the same vendor in normal form, provided the swipe passes the agent's policy.
+ * Shared by the statement-by-statement path and the group commit, which decides it in memory.
+ */
+export function pickCovering<C extends { vendor: string; original_decision: string }>(
+  candidates: readonly C[],
+  { agent, policy }: LockedAgent,
+  request: { currency: string; vendor: string; category?: string | null | undefined },
+): C | undefined {
+  if (agent.status !== 'active') return undefined;
+  return candidates.find((c) => sameVendor(request.vendor, c.vendor) && swipePassesPolicy(policy, agent.kyc_status, request, c.original_decision === 'held'));
+}
+
+/** A rail's new approval is captured at once, for what the rail asked, from the row just written. */
+export async function captureAtOnce(trx: DbOrTrx, row: DecisionRow, actor: AuditInput['actor'], now: Date): Promise<DecisionView> {
+  return toDecisionView(await captureWritten(trx, row, actor, now));
 }

@@ -38,11 +38,23 @@ async function settle(
 ): Promise<DecisionRow | undefined> {
   const updated = await settleCapture(trx, row.id, to, now, capturedAmount, captureMetadata);
   if (!updated) return undefined;
+  const records = settlementRecords(row, updated, to, actor, now, capturedAmount);
+  // Counted where the approval was counted (its own month and day), not in today's period.
+  if (records.released > 0) await changeSpend(trx, row.agent_id, { month: row.spend_month, day: row.spend_day }, { approved: -records.released, reserved: 0 });
+  await appendAudit(trx, records.audit);
+  await emitEvent(trx, records.event);
+  return updated;
+}
+
+/**
+ * What a settlement records beside the decision's row, from the row before and after it: the
+ * amount released from the agent's spend (in the approval's own month and day), the audit record
+ * and the event. One shape for the statement-by-statement path and the group commit's rows.
+ */
+export function settlementRecords(row: DecisionRow, updated: DecisionRow, to: Settlement, actor: AuditInput['actor'], now: Date, capturedAmount?: number) {
   const amount = Number(row.amount);
   const released = to === 'captured' ? amount - capturedAmount! : amount;
-  // Counted where the approval was counted (its own month and day), not in today's period.
-  if (released > 0) await changeSpend(trx, row.agent_id, { month: row.spend_month, day: row.spend_day }, { approved: -released, reserved: 0 });
-  await appendAudit(trx, {
+  const audit: AuditInput = {
     ...decisionAuditFields(row),
     type: TYPE_OF[to],
     actor,
@@ -54,9 +66,23 @@ async function settle(
       ...(to === 'captured' ? { capture_metadata: updated.capture_metadata ?? {} } : {}),
     },
     amount: to === 'captured' ? capturedAmount! : amount,
-  });
-  await emitEvent(trx, { accountId: row.account_id, livemode: row.livemode, type: TYPE_OF[to], data: decisionEventData(updated), now });
-  return updated;
+  };
+  const event = { accountId: row.account_id, livemode: row.livemode, type: TYPE_OF[to], data: decisionEventData(updated), now };
+  return { released, audit, event };
+}
+
+/** The row a capture of `amount` leaves, as `settleCapture` writes it (for rows written by a batch). */
+export function capturedRow(row: DecisionRow, amount: number, now: Date): DecisionRow {
+  return {
+    ...row,
+    capture_status: 'captured',
+    captured_amount: amount,
+    captured_at: now,
+    capture_metadata: {},
+    capture_resolved_at: now,
+    token_consumed_at: row.token_consumed_at ?? now,
+    updated_at: now,
+  };
 }
 
 /** The agent's row lock, then the decision's: the order every spend change takes. */
@@ -192,6 +218,17 @@ export async function captureLocked(trx: DbOrTrx, id: string, amount: number, ac
   const row = await lockDecision(trx, id);
   if (!row || row.decision !== 'approved' || row.capture_status !== 'uncaptured' || pastDeadline(row, now) || amount > Number(row.amount)) return undefined;
   return settle(trx, row, 'captured', actor, now, amount);
+}
+
+/**
+ * Captures, in full, an approval the caller's transaction has just written (a rail's new approval):
+ * from the row as written, without reading and locking it again; the transaction holds the
+ * agent's row lock and wrote the row, so nobody else can have changed it.
+ */
+export async function captureWritten(trx: DbOrTrx, row: DecisionRow, actor: AuditInput['actor'], now: Date): Promise<DecisionRow> {
+  const captured = await settle(trx, row, 'captured', actor, now, Number(row.amount));
+  if (!captured) throw new Error(`a new approval ${row.id} could not be captured`);
+  return captured;
 }
 
 /**

@@ -19,13 +19,14 @@ const PRECONDITION_SQLSTATE = 'SA409';
  * two may change the same row. Absent entries (`undefined`, `false`) are skipped.
  *
  * With `precondition` (a statement with RETURNING), it runs first and the whole statement is undone
- * unless it returned a row; then `PreconditionFailed` is thrown. Its row locks are taken before any
+ * unless it returned a row (with `preconditionRows`: exactly that many); then `PreconditionFailed`
+ * is thrown. Its row locks are taken before any
  * other statement's, so lock order matches a transaction that locks the same row first.
  */
 export async function executeTogether(
   db: DbOrTrx,
   statements: readonly (Compilable | CompiledQuery | undefined | false | null)[],
-  opts: { precondition?: Compilable | CompiledQuery } = {},
+  opts: { precondition?: Compilable | CompiledQuery | undefined; preconditionRows?: number } = {},
 ): Promise<void> {
   const texts: string[] = [];
   const counts: number[] = [];
@@ -38,10 +39,13 @@ export async function executeTogether(
     parameters.push(...compiled.parameters);
   }
   if (texts.length === 0) return;
-  const key = `${opts.precondition ? 'p' : 'n'}\0${texts.join('\0')}`;
+  // With `preconditionRows`, the precondition must return exactly that many rows (one per row it changes).
+  const counted = opts.precondition !== undefined && opts.preconditionRows !== undefined;
+  if (counted) parameters.push(opts.preconditionRows);
+  const key = `${counted ? 'c' : opts.precondition ? 'p' : 'n'}\0${texts.join('\0')}`;
   let text = combined.get(key);
   if (text === undefined) {
-    text = combine(texts, counts, opts.precondition !== undefined);
+    text = combine(texts, counts, counted ? 'count' : opts.precondition !== undefined);
     if (combined.size >= MAX_SHAPES) combined.clear();
     combined.set(key, text);
   }
@@ -59,7 +63,7 @@ const isCompiled = (s: Compilable | CompiledQuery): s is CompiledQuery => 'sql' 
 const combined = new Map<string, string>();
 const MAX_SHAPES = 200;
 
-function combine(texts: string[], counts: number[], precondition: boolean): string {
+function combine(texts: string[], counts: number[], precondition: boolean | 'count'): string {
   let offset = 0;
   const parts = texts.map((sql, i) => {
     // Placeholders are renumbered by pattern, which is only safe when no literal text could hold one.
@@ -69,7 +73,8 @@ function combine(texts: string[], counts: number[], precondition: boolean): stri
     return `w${i} AS (${sql.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + at}`)})`;
   });
   // The main query reads the precondition's CTE, so it runs before the others (which run at the end).
-  const main = precondition ? 'SELECT spend_auth_require(EXISTS (SELECT 1 FROM w0))' : 'SELECT 1';
+  const main =
+    precondition === 'count' ? `SELECT spend_auth_require((SELECT count(*) FROM w0) = $${offset + 1})` : precondition ? 'SELECT spend_auth_require(EXISTS (SELECT 1 FROM w0))' : 'SELECT 1';
   return preparedSql(`WITH ${parts.join(', ')} ${main}`);
 }
 

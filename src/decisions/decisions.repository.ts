@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { DbOrTrx } from '../db/database.js';
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { DB, DbOrTrx } from '../db/database.js';
 import { inScope } from '../db/scope.js';
 import type { DecisionRow } from './decision.view.js';
 
@@ -55,13 +55,15 @@ export async function lockAgentThenDecision(trx: DbOrTrx, agentId: string, decis
  * consumers exactly one gets the row back.
  */
 export async function consumeToken(db: DbOrTrx, id: string, now: Date): Promise<DecisionRow | undefined> {
-  return db
-    .updateTable('decisions')
-    .set({ token_consumed_at: now, updated_at: now })
-    .where('id', '=', id)
-    .where('capture_status', '=', 'uncaptured')
-    .where('token_consumed_at', 'is', null)
-    .where((eb) => eb.or([eb('capture_expires_at', 'is', null), eb('capture_expires_at', '>', now)]))
-    .returningAll()
-    .executeTakeFirst();
+  return db.updateTable('decisions').set({ token_consumed_at: now, updated_at: now }).where('id', '=', id).where(stillUsable(now)).returningAll().executeTakeFirst();
 }
+
+/**
+ * Whether an approval can still be used at `now`: uncaptured, its token unused, inside its capture
+ * window. The one rule for a token's consumption and for a rail's match (rule 1), so the two
+ * never disagree about which approvals are spendable.
+ */
+export const stillUsable =
+  (now: Date) =>
+  (eb: ExpressionBuilder<DB, 'decisions'>) =>
+    eb.and([eb('capture_status', '=', 'uncaptured'), eb('token_consumed_at', 'is', null), eb.or([eb('capture_expires_at', 'is', null), eb('capture_expires_at', '>', now)])]);

@@ -159,12 +159,13 @@ export async function answerRailAuthorization(
 
   const ref = { type: 'stripe_issuing' as const, connection_id: connection.id, authorization_id: req.authorizationId };
   const incrementOf = kind.increment ? (first?.decision_id ?? (await firstDecisionOf(db, connection.id, req.authorizationId))) : null;
+  const rowOf = (outcome: RailOutcome) => answerRow(connection, req, outcomeAnswer(outcome), req.agentId, now(), kind);
   const record = async (trx: DbOrTrx, outcome: RailOutcome) => {
     checkInTime();
-    await insertRailAnswer(trx, answerRow(connection, req, outcomeAnswer(outcome), req.agentId, now(), kind));
+    await insertRailAnswer(trx, rowOf(outcome));
   };
   try {
-    const outcome = await decide(deps, callerFor(connection), parsed.data, { rail: { ref, record, checkInTime, incrementOf } });
+    const outcome = await decide(deps, callerFor(connection), parsed.data, { rail: { ref, record, checkInTime, incrementOf, answerRow: rowOf } });
     return { ...outcomeAnswer(outcome), replayed: false };
   } catch (err) {
     if (err instanceof AppError && DECLINES[err.code]) return declineWithout(DECLINES[err.code]!);

@@ -154,7 +154,7 @@ test("a swipe whose time ran out while it waited is dropped: no query, no decisi
   for (const failingCheck of [1, 2]) {
     let checks = 0;
     let recorded = 0;
-    const late = { ref, record: async () => void (recorded += 1), checkInTime: () => { if (++checks === failingCheck) throw new DeadlinePassed(); } };
+    const late = { ref, record: async () => void (recorded += 1), answerRow: () => ({}), checkInTime: () => { if (++checks === failingCheck) throw new DeadlinePassed(); } };
     await expect(decide(deps, caller, input, { rail: late })).rejects.toBeInstanceOf(DeadlinePassed);
     expect({ checks, recorded }).toEqual({ checks: failingCheck, recorded: 0 });
   }
