@@ -1,11 +1,13 @@
 // Benchmark: Stripe Issuing real-time authorization requests (POST /rails/stripe-issuing/:id), signed
-// with the official package, sent at a constant arrival rate: an open-loop generator schedules each
+// with the official package, beside POST /v1/authorize at the same rates in the same run (steps of
+// kind "swipe" and "authorize"), each sent at a constant arrival rate: an open-loop generator schedules each
 // request at t0 + i/rate whatever the answers do, and times it from that scheduled moment, so
 // queueing anywhere (the server, the database, this generator) shows in the latency. Goal (docs/rails/
 // stripe-issuing.md): p99 ≤ 200 ms at 300/s, and no answer later than the 1.5 s deadline at 1,000/s
 // (past it, the timeout answer, counted here). Runs the compiled build as deployed, on PostgreSQL,
 // with CPU per request from /proc.
-//   npx tsx bench/stripe-issuing.ts --rates 100,300,1000 --duration 20 --label quiet
+//   npx tsx bench/stripe-issuing.ts --rates 100,300,1000,2000 --duration 20 --label quiet
+//   npx tsx bench/stripe-issuing.ts --kinds swipe --rates 2000   (swipes only)
 //   npx tsx bench/stripe-issuing.ts --batch-sizes 64,1 --label group-commit   (a service per batch size)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,13 +15,16 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import Stripe from 'stripe';
 import { batchLabel, batchSizeEnv, DEFAULT_ADMIN_URL, MACHINE, parseBatchSizes, perRequest, postgresAdmin, ROOT, saveResult, selfCpu, startService, stop, type BatchSize } from './harness.js';
 import { CpuMeter, descendants, measure } from './proc.js';
 
 const { values: args } = parseArgs({
   options: {
-    rates: { type: 'string', default: '100,300,1000' },
+    rates: { type: 'string', default: '100,300,1000,2000' },
+    /** Which steps to run at each rate: card swipes, authorize decisions, or both (comma list). */
+    kinds: { type: 'string', default: 'swipe,authorize' },
     duration: { type: 'string', default: '20' },
     label: { type: 'string', default: 'run' },
     /** AUTHORIZE_BATCH_SIZE of the service, a comma list: a service per size, one after the other (absent: the service's default). */
@@ -29,6 +34,8 @@ const { values: args } = parseArgs({
   },
 });
 const RATES = args.rates!.split(',').map(Number);
+const KINDS = args.kinds!.split(',') as StepKind[];
+type StepKind = 'swipe' | 'authorize';
 const DURATION_S = Number(args.duration);
 const BATCH_SIZES = parseBatchSizes(args['batch-sizes']);
 const DB_NAME = 'spend_auth_bench_stripe';
@@ -100,7 +107,7 @@ const round = (n: number) => Math.round(n * 10) / 10;
  * recreates DB_NAME (startService), so every batch size begins on an empty database.
  */
 async function runService(batchSize: BatchSize, build: boolean) {
-  const { backendsOf } = postgresAdmin(args['admin-url']!);
+  const { backendsOf, dbUrl } = postgresAdmin(args['admin-url']!);
   // Bound to loopback: the only address this benchmark's traffic ever goes to.
   const { base, key, server } = await startService({ adminUrl: args['admin-url']!, database: DB_NAME, build, env: { HOST: '127.0.0.1', ...batchSizeEnv(batchSize) } });
   const policy = await api(base, key, '/v1/policies', { name: 'bench cards', budget_monthly: Number.MAX_SAFE_INTEGER, budget_single_max: 1_000_000, vendor_denylist: ['casino.example'] });
@@ -111,25 +118,42 @@ async function runService(batchSize: BatchSize, build: boolean) {
   const endpoint = new URL(`${base}/rails/stripe-issuing/${connection.id}`);
   const apiPids = () => descendants(server.pid!);
   const backends = backendsOf(DB_NAME);
+  // The books, read beside the service between steps (outside the CPU measurement): timeout answers recorded.
+  const books = new pg.Client({ connectionString: dbUrl(DB_NAME) });
+  await books.connect();
+  const recordedTimeouts = async () => Number((await books.query<{ n: string }>(`SELECT count(*) AS n FROM rail_authorizations WHERE outcome = 'timeout'`)).rows[0]!.n);
 
   /**
-   * One step at `rate`: 10% swipes that match an approval the agent asked for first (made before
-   * the step, not timed), 20% at a denylisted merchant (declined), 70% new approvals captured at once.
+   * One step at `rate`. Swipes: 10% that match an approval the agent asked for first (made before
+   * the step, not timed), 20% at a denylisted merchant (declined), 70% new approvals captured at
+   * once. Authorize: the same agents, amounts and vendors as decisions (10% at the vendor of the
+   * pre-approvals, 20% denylisted, 70% approved), with the API key, as an agent asks.
    */
-  const step = async (rate: number, seconds: number) => {
+  const step = async (kind: StepKind, rate: number, seconds: number) => {
     const total = Math.round(rate * seconds);
     const matchedAgents: string[] = [];
-    for (let i = 0; i < Math.round(total * 0.1); i++) {
+    for (let i = 0; kind === 'swipe' && i < Math.round(total * 0.1); i++) {
       const agentId = agents[i % agents.length]!;
       await api(base, key, '/v1/authorize', { agent_id: agentId, amount: 5_000, currency: 'USD', vendor: 'shop.example' });
       matchedAgents.push(agentId);
     }
     const swipeFor = (i: number) => {
       const r = i % 10;
-      if (r === 0 && matchedAgents.length) return { agentId: matchedAgents.shift()!, amount: 1_000, url: 'https://shop.example/checkout', name: 'SHOP' };
+      if (r === 0 && (matchedAgents.length || kind === 'authorize')) return { agentId: kind === 'swipe' ? matchedAgents.shift()! : agents[i % agents.length]!, amount: 1_000, url: 'https://shop.example/checkout', name: 'SHOP' };
       if (r <= 2) return { agentId: agents[i % agents.length]!, amount: 2_000, url: 'https://casino.example', name: 'CASINO' };
       return { agentId: agents[i % agents.length]!, amount: 1_000 + (i % 9_000), url: null, name: 'OpenAI' };
     };
+    const authorizeUrl = new URL(`${base}/v1/authorize`);
+    const requestFor = (i: number): { url: URL; payload: string; headers: Record<string, string> } => {
+      const swipe = swipeFor(i);
+      if (kind === 'swipe') {
+        const { payload, header } = signedRequest(secret, swipe);
+        return { url: endpoint, payload, headers: { 'stripe-signature': header } };
+      }
+      const vendor = swipe.url ? new URL(swipe.url).hostname : 'openai.com';
+      return { url: authorizeUrl, payload: JSON.stringify({ agent_id: swipe.agentId, amount: swipe.amount, currency: 'USD', vendor }), headers: { authorization: `Bearer ${key}` } };
+    };
+    const timeoutsBefore = await recordedTimeouts();
     const latencies: number[] = [];
     const outcome = { approved: 0, declined: 0, timeout_answers: 0, over_deadline: 0, non_200: 0, no_answer: 0 };
     const load = os.loadavg();
@@ -146,15 +170,21 @@ async function runService(batchSize: BatchSize, build: boolean) {
             const now = performance.now();
             while (sent < total && t0 + (sent * 1000) / rate <= now) {
               const scheduled = t0 + (sent * 1000) / rate;
-              const { payload, header } = signedRequest(secret, swipeFor(sent));
+              const request = requestFor(sent);
               sent += 1;
               inflight.push(
-                post(endpoint, payload, { 'stripe-signature': header }).then((res) => {
+                post(request.url, request.payload, request.headers).then((res) => {
                   const ms = performance.now() - scheduled;
                   latencies.push(ms);
                   if (ms > DEADLINE_MS) outcome.over_deadline += 1;
                   if (res.status === 0) return void (outcome.no_answer += 1);
                   if (res.status !== 200) return void (outcome.non_200 += 1);
+                  if (kind === 'authorize') {
+                    const decision = (JSON.parse(res.body) as { decision: string }).decision;
+                    if (decision === 'approved') outcome.approved += 1;
+                    else outcome.declined += 1;
+                    return;
+                  }
                   const body = JSON.parse(res.body) as { approved: boolean; metadata: { reason_code?: string; decision_id?: string } };
                   if (body.approved) outcome.approved += 1;
                   else outcome.declined += 1;
@@ -172,7 +202,14 @@ async function runService(batchSize: BatchSize, build: boolean) {
       }),
     );
     latencies.sort((a, b) => a - b);
+    // Every timeout answer given must be in the books (recorded after the answer, so wait a little).
+    let timeoutAnswersRecorded = (await recordedTimeouts()) - timeoutsBefore;
+    for (let i = 0; i < 50 && timeoutAnswersRecorded < outcome.timeout_answers; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      timeoutAnswersRecorded = (await recordedTimeouts()) - timeoutsBefore;
+    }
     return {
+      kind,
       batch_size: batchSize,
       rate,
       duration_s: seconds,
@@ -183,6 +220,7 @@ async function runService(batchSize: BatchSize, build: boolean) {
       p99_ms: round(percentile(latencies, 99)),
       max_ms: round(latencies.at(-1) ?? 0),
       ...outcome,
+      timeout_answers_recorded: timeoutAnswersRecorded,
       load_average_before: load.map(round),
       other_processes_before: others,
       api_cpu_ms_per_request: perRequest(apiMeter.total(), total),
@@ -192,12 +230,15 @@ async function runService(batchSize: BatchSize, build: boolean) {
   };
 
   console.log(`batch size ${batchLabel(batchSize)}: warm-up 50/s for 5 s`);
-  await step(50, 5);
+  for (const kind of KINDS) await step(kind, 50, 5);
   const rows = [];
   for (const rate of RATES) {
-    console.log(`batch size ${batchLabel(batchSize)}: ${rate} requests/s for ${DURATION_S} s (load average ${os.loadavg().map(round).join(' ')})`);
-    rows.push(await step(rate, DURATION_S));
+    for (const kind of KINDS) {
+      console.log(`batch size ${batchLabel(batchSize)}: ${kind} ${rate} requests/s for ${DURATION_S} s (load average ${os.loadavg().map(round).join(' ')})`);
+      rows.push(await step(kind, rate, DURATION_S));
+    }
   }
+  await books.end();
   const metrics = await (await fetch(`${base}/metrics`)).text();
   await stop(server);
   await backends.close();
@@ -236,11 +277,11 @@ async function main() {
     services: services.map((s) => ({ batch_size: s.batch_size, service_log: s.service_log, rail_answers_total: s.rail_answers_total })),
   };
   const file = saveResult(stamp, `stripe-issuing-${args.label}`, result);
-  console.log('\n| batch size | rate/s | sent | achieved/s | p50 ms | p90 ms | p99 ms | max ms | > 1.5 s | timeout answers | non-200 | no answer | approved | declined | API CPU ms/req | PG CPU ms/req | generator CPU ms/req | load avg before |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('\n| kind | batch size | rate/s | sent | achieved/s | p50 ms | p90 ms | p99 ms | max ms | > 1.5 s | timeout answers (recorded) | non-200 | no answer | approved | declined | API CPU ms/req | PG CPU ms/req | generator CPU ms/req | load avg before |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     console.log(
-      `| ${batchLabel(r.batch_size)} | ${r.rate} | ${r.requests} | ${r.achieved_rps} | ${r.p50_ms} | ${r.p90_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.over_deadline} | ${r.timeout_answers} | ${r.non_200} | ${r.no_answer} | ${r.approved} | ${r.declined} | ${r.api_cpu_ms_per_request.total} | ${r.postgres_cpu_ms_per_request.total} | ${r.load_generator_cpu_ms_per_request.total} | ${r.load_average_before.join(' ')} |`,
+      `| ${r.kind} | ${batchLabel(r.batch_size)} | ${r.rate} | ${r.requests} | ${r.achieved_rps} | ${r.p50_ms} | ${r.p90_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.over_deadline} | ${r.timeout_answers} (${r.timeout_answers_recorded}) | ${r.non_200} | ${r.no_answer} | ${r.approved} | ${r.declined} | ${r.api_cpu_ms_per_request.total} | ${r.postgres_cpu_ms_per_request.total} | ${r.load_generator_cpu_ms_per_request.total} | ${r.load_average_before.join(' ')} |`,
     );
   }
   for (const s of services) console.log(`service log, batch size ${batchLabel(s.batch_size)}: ${JSON.stringify(s.service_log)}`);
