@@ -8,6 +8,7 @@ import { decide, type AuthorizationDeps } from '../authorization/authorization.s
 import type { RailOutcome } from '../authorization/rail-request.js';
 import { findEarlierAnswers, findRailAnswer, findRailAnswerOf, firstDecisionOf, insertRailAnswer, insertRailAnswerIfAbsent, type NewRailAnswer, type RailAnswerRow } from './rail-answers.repository.js';
 import type { EndpointConnection } from './rail-connections.service.js';
+import { TimeoutAnswerLog } from './timeout-answers.js';
 
 /** A card authorization request, as the rail's adapter translated it (docs/rails/stripe-issuing.md). */
 export interface RailAuthorizationRequest {
@@ -175,19 +176,23 @@ export async function answerRailAuthorization(
   }
 }
 
+/** Each database's log of timeout answers (one per process and database). */
+const timeoutLogs = new WeakMap<object, TimeoutAnswerLog>();
+
 /**
  * Records that the rail was given the connection's `on_timeout` answer, unless a decision was
  * recorded first (then that one stands in the books; the rail's later events reconcile it).
- * Returns whether the timeout answer is the one on record.
+ * Written with the other timeout answers of the moment, and retried until written
+ * (timeout-answers.ts). Resolves to whether the timeout answer is the one on record.
  */
-export async function recordTimeoutAnswer(deps: Pick<AuthorizationDeps, 'db' | 'now'>, connection: EndpointConnection, req: RailAuthorizationRequest): Promise<boolean> {
-  const at = deps.now?.() ?? new Date();
-  const row = (increment: boolean) => answerRow(connection, req, timeoutAnswer(connection), req.agentId, at, { increment });
-  const first = await findRailAnswerOf(deps.db, connection.id, req.authorizationId);
-  if (await insertRailAnswerIfAbsent(deps.db, row(first !== undefined))) return true;
-  // The first request of the authorization was recorded meanwhile by another event: this one is an increase.
-  if (first || (await findRailAnswer(deps.db, connection.id, req.eventId))) return false;
-  return insertRailAnswerIfAbsent(deps.db, row(true));
+export function recordTimeoutAnswer(deps: Pick<AuthorizationDeps, 'db' | 'now'>, connection: EndpointConnection, req: RailAuthorizationRequest): Promise<boolean> {
+  let log = timeoutLogs.get(deps.db);
+  if (!log) {
+    log = new TimeoutAnswerLog(deps.db);
+    timeoutLogs.set(deps.db, log);
+  }
+  // `increment` is decided by the statement that writes the row.
+  return log.record(answerRow(connection, req, timeoutAnswer(connection), req.agentId, deps.now?.() ?? new Date(), { increment: false }));
 }
 
 /** The connection's `on_timeout` answer: what the rail is told and what is recorded, from one place. */
