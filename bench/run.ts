@@ -98,10 +98,13 @@ const GOALS: readonly Goal[] = [
   { metric: 'api_cpu_to_bare_express_cpu', connections: 64, bound: 'at_most', target: 3 },
   { metric: 'postgres_cpu_to_pgbench_cpu', connections: 64, bound: 'at_most', target: 1.5 },
   { metric: 'p99_to_bare_express_p99', connections: 16, bound: 'at_most', target: 2 },
+  // At 64 connections the API itself is the limit, not the pipeline: a faster machine then raises
+  // decisions/s with pgbench's TPS instead of lowering the ratio.
+  { metric: 'api_core_busy', connections: 64, bound: 'at_least', target: 0.9 },
 ];
 
 interface Goal {
-  metric: 'ratio_to_pgbench' | 'api_cpu_to_bare_express_cpu' | 'postgres_cpu_to_pgbench_cpu' | 'p99_to_bare_express_p99';
+  metric: 'ratio_to_pgbench' | 'api_cpu_to_bare_express_cpu' | 'postgres_cpu_to_pgbench_cpu' | 'p99_to_bare_express_p99' | 'api_core_busy';
   connections: number;
   bound: 'at_least' | 'at_most';
   target: number;
@@ -256,17 +259,25 @@ async function benchService(batchSize: BatchSize, build: boolean) {
     const api = new CpuMeter(apiPids);
     const postgres = new CpuMeter(backends.pids);
     const before = await batches();
+    const started = performance.now();
     const { value: row, ...generator } = await selfCpu(() => measure([api, postgres], () => authorize(c, d, args.rate ? Number(args.rate) : undefined)));
+    const wallMs = performance.now() - started;
     const after = await batches();
+    const apiCpu = api.total();
+    const postgresCpu = postgres.total();
     const grouped = (after.decision_batch_size_count ?? 0) - (before.decision_batch_size_count ?? 0);
     return {
       batch_size: batchSize,
       ...row,
       // Decisions per committed batch during the step (absent when grouping is off: no batches).
       mean_decisions_per_batch: grouped > 0 ? Number((((after.decision_batch_size_sum ?? 0) - (before.decision_batch_size_sum ?? 0)) / grouped).toFixed(1)) : null,
-      api_processes: api.total().processes,
-      api_cpu_ms_per_request: perRequest(api.total(), row.requests),
-      postgres_cpu_ms_per_request: perRequest(postgres.total(), row.requests),
+      api_processes: apiCpu.processes,
+      // How busy each API process was (share of one core): near 1, the API's CPU sets the pace; well
+      // under it, the pipeline (batches in flight, round trips, the commit's wait) does.
+      api_core_busy: Number(((apiCpu.user_ms + apiCpu.sys_ms) / wallMs / Math.max(1, apiCpu.processes)).toFixed(2)),
+      postgres_cores_busy: Number(((postgresCpu.user_ms + postgresCpu.sys_ms) / wallMs).toFixed(2)),
+      api_cpu_ms_per_request: perRequest(apiCpu, row.requests),
+      postgres_cpu_ms_per_request: perRequest(postgresCpu, row.requests),
       load_generator_cpu_ms_per_request: perRequest(generator, row.requests),
     };
   };
@@ -446,13 +457,13 @@ async function main() {
   const file = saveResult(stamp, args.label!, result);
 
   console.log(
-    '\n| batch size | connections | req/s | p50 ms | p99 ms | errors | non-2xx | API CPU ms/req (user+sys) | PostgreSQL CPU ms/req (user+sys) | × pgbench -N | × bare Express | p99 ÷ bare p99 | API CPU ÷ bare Express CPU | PG CPU ÷ pgbench CPU | decisions per batch |',
+    '\n| batch size | connections | req/s | p50 ms | p99 ms | errors | non-2xx | API CPU ms/req (user+sys) | PostgreSQL CPU ms/req (user+sys) | × pgbench -N | × bare Express | p99 ÷ bare p99 | API CPU ÷ bare Express CPU | PG CPU ÷ pgbench CPU | decisions per batch | API core busy | PG cores busy |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   const cpu = (c: CpuPerRequest) => `${c.total} (${c.user}+${c.sys})`;
   for (const r of table) {
     console.log(
-      `| ${batchLabel(r.batch_size)} | ${r.connections} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${cpu(r.api_cpu_ms_per_request)} | ${cpu(r.postgres_cpu_ms_per_request)} | ${orDash(r.ratio_to_pgbench)} | ${orDash(r.ratio_to_bare_express)} | ${r.p99_to_bare_express_p99} | ${orDash(r.api_cpu_to_bare_express_cpu)} | ${orDash(r.postgres_cpu_to_pgbench_cpu)} | ${orDash(r.mean_decisions_per_batch)} |`,
+      `| ${batchLabel(r.batch_size)} | ${r.connections} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${cpu(r.api_cpu_ms_per_request)} | ${cpu(r.postgres_cpu_ms_per_request)} | ${orDash(r.ratio_to_pgbench)} | ${orDash(r.ratio_to_bare_express)} | ${r.p99_to_bare_express_p99} | ${orDash(r.api_cpu_to_bare_express_cpu)} | ${orDash(r.postgres_cpu_to_pgbench_cpu)} | ${orDash(r.mean_decisions_per_batch)} | ${r.api_core_busy} | ${r.postgres_cores_busy} |`,
     );
   }
   console.log('\ngoals:');
