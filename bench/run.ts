@@ -87,6 +87,8 @@ const LEGACY_BASELINE_CONNECTIONS = 64;
  */
 const SOAK_SCRAPE_LEAD_MS = 2_000;
 /** The service's gauges of audit records committed but not yet sealed into the hash chain. */
+/** The phases of a group commit batch, as `decision_batch_phase_seconds` labels them. */
+const BATCH_PHASES = ['connect', 'lock', 'read', 'decide', 'write', 'commit'] as const;
 const AUDIT_GAUGES = ['audit_unsealed_records', 'audit_unsealed_oldest_age_seconds'] as const;
 
 /**
@@ -254,7 +256,8 @@ async function benchService(batchSize: BatchSize, build: boolean) {
   const backends = backendsOf(DB_NAME);
 
   /** One authorize step with its CPU: of the API process(es), of their PostgreSQL backends, of the load generator. */
-  const batches = () => scrapeGauges(base, ['decision_batch_size_sum', 'decision_batch_size_count'] as const);
+  const phaseSums = BATCH_PHASES.map((p) => `decision_batch_phase_seconds_sum{phase="${p}"}` as const);
+  const batches = () => scrapeGauges(base, ['decision_batch_size_sum', 'decision_batch_size_count', ...phaseSums]);
   const step = async (c: number, d: number) => {
     const api = new CpuMeter(apiPids);
     const postgres = new CpuMeter(backends.pids);
@@ -271,6 +274,9 @@ async function benchService(batchSize: BatchSize, build: boolean) {
       ...row,
       // Decisions per committed batch during the step (absent when grouping is off: no batches).
       mean_decisions_per_batch: grouped > 0 ? Number((((after.decision_batch_size_sum ?? 0) - (before.decision_batch_size_sum ?? 0)) / grouped).toFixed(1)) : null,
+      // Where a batch's time went, mean ms per batch and phase (decision_batch_phase_seconds).
+      batch_phase_ms:
+        grouped > 0 ? Object.fromEntries(BATCH_PHASES.map((p, i) => [p, Number(((((after[phaseSums[i]!] ?? 0) - (before[phaseSums[i]!] ?? 0)) / grouped) * 1000).toFixed(2))])) : null,
       api_processes: apiCpu.processes,
       // How busy each API process was (share of one core): near 1, the API's CPU sets the pace; well
       // under it, the pipeline (batches in flight, round trips, the commit's wait) does.
@@ -466,6 +472,8 @@ async function main() {
       `| ${batchLabel(r.batch_size)} | ${r.connections} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${cpu(r.api_cpu_ms_per_request)} | ${cpu(r.postgres_cpu_ms_per_request)} | ${orDash(r.ratio_to_pgbench)} | ${orDash(r.ratio_to_bare_express)} | ${r.p99_to_bare_express_p99} | ${orDash(r.api_cpu_to_bare_express_cpu)} | ${orDash(r.postgres_cpu_to_pgbench_cpu)} | ${orDash(r.mean_decisions_per_batch)} | ${r.api_core_busy} | ${r.postgres_cores_busy} |`,
     );
   }
+  console.log('\nbatch phases, mean ms per batch (connect = pool connection and BEGIN):');
+  for (const r of table) if (r.batch_phase_ms) console.log(`  batch size ${batchLabel(r.batch_size)}, ${r.connections} connections: ${Object.entries(r.batch_phase_ms).map(([p, ms]) => `${p} ${ms}`).join(', ')}`);
   console.log('\ngoals:');
   for (const g of goals) {
     const verdict = g.met === null ? 'not measured' : g.met ? 'met' : 'not met';

@@ -38,6 +38,8 @@ export interface AuthorizationDeps {
   onDecision?: (outcome: DecisionView['decision']) => void;
   /** Told of the size of each batch committed together (metrics). */
   onBatch?: (size: number) => void;
+  /** Told where each committed batch's time went (seconds by phase; metrics). */
+  onBatchPhases?: (phases: Readonly<Record<'connect' | 'lock' | 'read' | 'decide' | 'write' | 'commit', number>>) => void;
   /** Set by `groupDecisions`: decisions are committed in batches (docs/operations.md, "Group commit"). */
   batcher?: DecisionBatcher<BatchMember, RailOutcome>;
 }

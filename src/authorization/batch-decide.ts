@@ -86,10 +86,13 @@ export async function decideBatch(deps: AuthorizationDeps, members: BatchMember[
   }
   // Set once every statement ran: from then on, only the COMMIT can have failed.
   let decided: Awaited<ReturnType<typeof decideInTransaction>> | undefined;
+  const clock = new PhaseClock();
   try {
     await deps.db.transaction().execute(async (trx) => {
-      decided = await decideInTransaction(deps, trx, members, steps);
+      clock.mark('connect');
+      decided = await decideInTransaction(deps, trx, members, steps, clock);
     });
+    clock.mark('commit');
   } catch {
     // Before COMMIT (or with nothing written) nothing can have committed: decide each again.
     const wrote = decided?.settled.some((s) => s.ok);
@@ -105,7 +108,23 @@ export async function decideBatch(deps: AuthorizationDeps, members: BatchMember[
   }
   afterCommit?.();
   deps.onBatch?.(members.length);
+  deps.onBatchPhases?.(clock.phases);
   return decided!.settled;
+}
+
+type BatchPhase = 'connect' | 'lock' | 'read' | 'decide' | 'write' | 'commit';
+
+/** Where a batch's time goes, phase by phase (the `decision_batch_phase_seconds` metric). */
+class PhaseClock {
+  readonly phases: Record<BatchPhase, number> = { connect: 0, lock: 0, read: 0, decide: 0, write: 0, commit: 0 };
+  private last = performance.now();
+
+  /** The time since the last mark ends `phase`. */
+  mark(phase: BatchPhase): void {
+    const now = performance.now();
+    this.phases[phase] += (now - this.last) / 1000;
+    this.last = now;
+  }
 }
 
 const inDoubt = () => new AppError('service_unavailable', 'The database did not say whether this decision was committed; retry shortly (with the same Idempotency-Key, a committed decision is replayed).');
@@ -118,15 +137,17 @@ async function settle<T>(f: () => Promise<T>): Promise<Settled<T>> {
   }
 }
 
-async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, members: BatchMember[], steps: DecisionSteps) {
+async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, members: BatchMember[], steps: DecisionSteps, clock?: PhaseClock) {
   const named = new Map(members.map((m) => [`${m.input.agent_id}\0${m.caller.accountId}\0${m.caller.livemode}`, { id: m.input.agent_id, accountId: m.caller.accountId, livemode: m.caller.livemode }]));
   const { agents: locked, txid } = await lockAgentsWithPolicies(trx, [...named.values()]);
+  clock?.mark('lock');
   // One clock for every member, also one decided on the locked path: the velocity and duplicate
   // rules of later members then see its decision inside their windows.
   const now = deps.now?.() ?? new Date();
   const periods = periodsOf(now);
   const spends = await readSpends(trx, [...locked.keys()], periods);
   const matcher = await RailMatcher.read(trx, members, now);
+  clock?.mark('read');
   const pending = new PendingWrites();
   const settled: Settled<RailOutcome>[] = Array.from({ length: members.length });
   /** Writes what is pending; a rail's request found late by then fails with its deadline's error. */
@@ -215,7 +236,9 @@ async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, member
     }
     settled[index] = { ok: true, value: outcome };
   }
+  clock?.mark('decide');
   await flush();
+  clock?.mark('write');
   return { settled, txid };
 }
 

@@ -91,7 +91,7 @@ export function createApp(deps: AppDeps): Express {
   const waiter = deps.waiter ?? new DecisionWaiter();
   const now = deps.now ? { now: deps.now } : {};
   const dashboardDir = findDashboardDir();
-  const authorization: AuthorizationDeps = { db: deps.db, signer: deps.signer, waiter, onDecision: metrics.recordDecision, onBatch: metrics.recordDecisionBatch, ...now };
+  const authorization: AuthorizationDeps = { db: deps.db, signer: deps.signer, waiter, onDecision: metrics.recordDecision, onBatch: metrics.recordDecisionBatch, onBatchPhases: metrics.recordDecisionBatchPhases, ...now };
   groupDecisions(authorization, deps.authorizeBatch ?? DEFAULT_AUTHORIZE_BATCH, deps.afterBatchCommit);
   const railSecrets = signingSecretCipher(deps.idempotencyKey);
   const railConnections = new RailConnectionCache({ db: deps.db, secrets: railSecrets });

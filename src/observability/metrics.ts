@@ -32,6 +32,8 @@ export interface Metrics {
   decisionBatchSize: Histogram;
   recordDecision(outcome: DecisionOutcome): void;
   recordDecisionBatch(size: number): void;
+  /** Where one batch's time went, by phase (seconds). */
+  recordDecisionBatchPhases(phases: Readonly<Record<string, number>>): void;
   recordWebhookAttempt(result: WebhookAttemptResult): void;
   recordRateLimitRejection(): void;
   recordRailAnswer(rail: string, outcome: RailAnswerOutcome): void;
@@ -80,6 +82,13 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     name: 'decision_batch_size',
     help: 'Spend decisions committed together in one transaction (group commit; docs/operations.md)',
     buckets: DECISION_BATCH_BUCKETS,
+    registers: [registry],
+  });
+  const decisionBatchPhases = new Histogram({
+    name: 'decision_batch_phase_seconds',
+    help: "Where a group commit batch's time went: connect (a pool connection and BEGIN), lock (its agents), read (spend and rule 1's approvals), decide (in memory, with any early writes), write (its rows), commit",
+    labelNames: ['phase'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     registers: [registry],
   });
   // Zero-valued series from the start, so rates and alerts work before the first event.
@@ -136,6 +145,9 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     decisionBatchSize,
     recordDecision: (outcome) => decisions.inc({ outcome }),
     recordDecisionBatch: (size) => decisionBatchSize.observe(size),
+    recordDecisionBatchPhases: (phases) => {
+      for (const [phase, seconds] of Object.entries(phases)) decisionBatchPhases.observe({ phase }, seconds);
+    },
     recordRailAnswer: (rail, outcome) => railAnswers.inc({ rail, outcome }),
     recordWebhookAttempt: (result) => webhookAttempts.inc({ result }),
     recordRateLimitRejection: () => rateLimitRejections.inc(),
