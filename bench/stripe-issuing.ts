@@ -202,11 +202,15 @@ async function runService(batchSize: BatchSize, build: boolean) {
       }),
     );
     latencies.sort((a, b) => a - b);
-    // Every timeout answer given must be in the books (recorded after the answer, so wait a little).
+    // Every timeout answer given must be in the books. They are recorded after the answer: wait
+    // until the count stops moving (half a second unchanged, 10 s at most), so the next step starts
+    // with this one's written and counts only its own.
     let timeoutAnswersRecorded = (await recordedTimeouts()) - timeoutsBefore;
-    for (let i = 0; i < 50 && timeoutAnswersRecorded < outcome.timeout_answers; i++) {
+    for (let i = 0, still = 0; i < 100 && still < 5; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      timeoutAnswersRecorded = (await recordedTimeouts()) - timeoutsBefore;
+      const now = (await recordedTimeouts()) - timeoutsBefore;
+      still = now === timeoutAnswersRecorded && now >= outcome.timeout_answers ? still + 1 : 0;
+      timeoutAnswersRecorded = now;
     }
     return {
       kind,
