@@ -18,7 +18,7 @@ import { monthOf } from '../usage/month.js';
 import type { AuthorizationDeps, DecisionVia } from './authorization.service.js';
 import type { AuthorizeInput } from './authorize.schemas.js';
 import type { BoundPolicy } from './authorization.repository.js';
-import { addChecks, addSpend, captureTaken, completeKeys, countDecisions, insertJsonRows, lockAgentsWithPolicies, readRailCandidates, readSpends, savepoint } from './batch.repository.js';
+import { addChecks, addSpend, captureTaken, lowerSpend, completeKeys, countDecisions, insertJsonRows, lockAgentsWithPolicies, readRailCandidates, readSpends, savepoint } from './batch.repository.js';
 import type { Settled } from './decision-batcher.js';
 import { pickCovering, railActor, type RailOutcome, type RailRequest } from './rail-request.js';
 
@@ -364,6 +364,7 @@ class PendingWrites {
       ...(captureEvents.has(e) ? outboxRows([{ topic: 'event', refId: captureEvents.get(e)!.id }], e.capture!.row.account_id, captureEvents.get(e)!.created_at) : []),
     ]);
     const decisions = kept.flatMap((e) => (e.decision ? [inserted.get(e.decision.row.id)!] : []));
+    const spend = spendRows(kept);
     const counts = new Map<string, number>();
     for (const e of kept) if (e.decision) counts.set(e.agentId, (counts.get(e.agentId) ?? 0) + 1);
     await executeTogether(
@@ -371,7 +372,10 @@ class PendingWrites {
       [
         countDecisions(counts),
         insertJsonRows('decisions', decisions),
-        addSpend(spendRows(kept)),
+        // A row may be changed once per statement: each agent and period's net change goes to one
+        // of the two (a net release lowers a row its approval's decision created).
+        addSpend(spend.filter((r) => r.approved >= 0 && r.reserved >= 0)),
+        lowerSpend(spend.filter((r) => r.approved < 0 || r.reserved < 0)),
         insertJsonRows(
           'audit_records',
           audits.map((a) => auditJsonValues(a)),

@@ -106,6 +106,20 @@ export function addSpend(rows: readonly { agent_id: string; period: string; appr
   );
 }
 
+/**
+ * Adds a net decrease (a capture's release) to counters that exist: an insert's CHECK (approved ≥ 0)
+ * would refuse the negative row before its conflict turned it into an update.
+ */
+export function lowerSpend(rows: readonly { agent_id: string; period: string; approved: number; reserved: number }[]): CompiledQuery | undefined {
+  if (rows.length === 0) return undefined;
+  const text = textOf(
+    'lower',
+    () => `update "agent_spend" as s set "approved" = s."approved" + v.approved, "reserved" = s."reserved" + v.reserved
+      from json_to_recordset($1::json) as v(agent_id text, period text, approved bigint, reserved bigint) where s.agent_id = v.agent_id and s.period = v.period`,
+  );
+  return CompiledQuery.raw(text, [JSON.stringify(rows)]);
+}
+
 /** Adds billable checks, one row per account, month and shard. */
 export function addChecks(rows: readonly { account_id: string; month: string; shard: number; checks: number }[]) {
   return insertJsonRows('usage_counters', rows, 'on conflict ("account_id", "month", "shard") do update set "checks" = "usage_counters"."checks" + "excluded"."checks"');
