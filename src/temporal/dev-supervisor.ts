@@ -9,7 +9,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../kernel/logger.js';
-import { preferredPort, startDevServer, type DevServer } from './dev-server.js';
+import { startDevServer, type DevServer } from './dev-server.js';
+import { preferredPort } from './ports.js';
 
 export const DEV_SERVER_GRPC_PORT = 7233;
 export const DEV_SERVER_UI_PORT = 8233;
@@ -204,6 +205,8 @@ export async function superviseDevServer(opts: { cliPath: string; dataDir: strin
       dbFile: files.db,
       logFile: files.log,
       logLevel: 'warn',
+      // A start or restart that died of a port another process took is launched again (src/temporal/ports.ts).
+      onPortConflict: ({ port, line, attempt }) => log.warn({ port, attempt, reason: line, log: files.log }, 'Temporal dev server could not bind a port; starting it again'),
       onUnexpectedExit: ({ code, signal, output }) => {
         if (stopped) return;
         if (Date.now() - upSince > RESTART_RESET_AFTER_MS) delay = RESTART_MIN_MS;
