@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import { Connection } from '@temporalio/client';
-import { freePort, portConflict, reservePort, retryPortConflicts, waitForPort, type PortConflict } from './ports.js';
+import { freePort, portConflict, preferredPort, reservePort, retryPortConflicts, waitForPort, type PortConflict } from './ports.js';
 import { ALL_SEARCH_ATTRIBUTE_KEYS } from './search-attributes.js';
 import { watchOwners } from './watchdog.js';
 
@@ -32,6 +32,10 @@ export interface DevServerOptions {
   namespace?: string;
   /** gRPC port; default a free one. */
   port?: number;
+  /** Without `port`: this gRPC port if it is free at the first start, else a free one. */
+  preferPort?: number;
+  /** Without `uiPort`: serve the Web UI on this port if it is free at the first start, else on a free one. */
+  preferUiPort?: number;
   ip?: string;
   /** Register the service's search attributes at start (default true). */
   searchAttributes?: boolean;
@@ -41,6 +45,8 @@ export interface DevServerOptions {
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
   /** The server is stopped when any of these processes dies (default: this process). */
   diesWith?: readonly number[];
+  /** More arguments for `temporal server start-dev` (e.g. `--log-config`). */
+  extraArgs?: readonly string[];
   /** Called when the server exits without stop() having asked it to. */
   onUnexpectedExit?: (exit: { code: number | null; signal: NodeJS.Signals | null; output: string }) => void;
   /** Called when a launch died of a port conflict and is tried again. */
@@ -95,21 +101,40 @@ function readTail(file: string, from: number, chars = OUTPUT_KEEP_CHARS): string
 
 const SA_TYPE: Record<string, string> = { KEYWORD: 'Keyword', INT: 'Int', BOOL: 'Bool' };
 
-/** Waits until the frontend answers and the namespace exists. */
+/**
+ * A server that logged one of these is bound to die: a gRPC service whose listener failed panics
+ * once the service starts (grpc Serve on no listener), which may come after the frontend already
+ * answers; the UI server panics likewise. Both lines are written before the frontend serves.
+ */
+const DOOMED = /Failed to start gRPC listener|failed running UI server/;
+
+const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
+/** Waits until the frontend answers and the namespace exists, and no service failed to bind its port. */
 async function waitReady(address: string, namespace: string, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + DEV_SERVER_START_TIMEOUT_MS;
   let lastError = '';
+  const doomed = async () => {
+    if (exited(child) || !DOOMED.test(output())) return false;
+    const gone = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await gone;
+    return true;
+  };
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new DevServerExitError(child.exitCode ?? child.signalCode, output());
+    if (exited(child)) throw new DevServerExitError(child.exitCode ?? child.signalCode, output());
+    if (await doomed()) throw new DevServerExitError('SIGKILL: a service could not bind its port', output());
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {
         await connection.workflowService.describeNamespace({ namespace });
-        return;
       } finally {
         await connection.close();
       }
+      if (await doomed()) throw new DevServerExitError('SIGKILL: a service could not bind its port', output());
+      return;
     } catch (err) {
+      if (err instanceof DevServerExitError) throw err;
       lastError = (err as Error).message;
       await new Promise((r) => setTimeout(r, 250));
     }
@@ -128,9 +153,10 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const ip = opts.ip ?? '127.0.0.1';
   // Ports chosen here may be chosen again until the first start succeeds; after it, clients hold the address.
   const choseFrontend = opts.port === undefined;
-  const choseUi = opts.uiPort === 0;
-  let port = opts.port ?? (await freePort(ip));
-  let uiPort = opts.uiPort === undefined ? undefined : opts.uiPort || (await freePort(ip));
+  const choseUi = opts.uiPort === 0 || (opts.uiPort === undefined && opts.preferUiPort !== undefined);
+  let port = opts.port ?? (opts.preferPort === undefined ? await freePort(ip) : await preferredPort(opts.preferPort, ip));
+  let uiPort = opts.uiPort || (choseUi ? await preferredPort(opts.preferUiPort ?? 0, ip) : undefined);
+  if (choseUi && uiPort === port) uiPort = await freePort(ip);
   let started = false;
   const args = () => [
     'server', 'start-dev',
@@ -143,6 +169,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     // A search attribute registered at start is visible to the very next query.
     '--dynamic-config-value', 'system.forceSearchAttributesCacheRefreshOnRead=true',
     '--log-level', opts.logLevel ?? 'error',
+    ...(opts.extraArgs ?? []),
   ];
   let child: ChildProcess | undefined;
   let watchdog: number | undefined;

@@ -10,7 +10,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../kernel/logger.js';
 import { startDevServer, type DevServer } from './dev-server.js';
-import { preferredPort } from './ports.js';
 
 export const DEV_SERVER_GRPC_PORT = 7233;
 export const DEV_SERVER_UI_PORT = 8233;
@@ -158,7 +157,7 @@ export async function waitForUi(url: string, timeoutMs = UI_WAIT_MS): Promise<bo
 }
 
 /** Starts (or finds) the dev server on DATA_DIR's state and keeps it running until stop(). */
-export async function superviseDevServer(opts: { cliPath: string; dataDir: string; namespace: string; log: Logger }): Promise<SupervisedDevServer> {
+export async function superviseDevServer(opts: { cliPath: string; dataDir: string; namespace: string; log: Logger; devServerArgs?: readonly string[] }): Promise<SupervisedDevServer> {
   const { log } = opts;
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const files = devServerFiles(opts.dataDir);
@@ -195,14 +194,14 @@ export async function superviseDevServer(opts: { cliPath: string; dataDir: strin
   };
 
   try {
-    const port = await preferredPort(DEV_SERVER_GRPC_PORT);
-    const uiPort = await preferredPort(DEV_SERVER_UI_PORT);
     server = await startDevServer({
       cliPath: opts.cliPath,
       namespace: opts.namespace,
-      port,
-      uiPort: uiPort === port ? 0 : uiPort,
+      // The usual ports when free; either may change only until the first start succeeded.
+      preferPort: DEV_SERVER_GRPC_PORT,
+      preferUiPort: DEV_SERVER_UI_PORT,
       dbFile: files.db,
+      ...(opts.devServerArgs ? { extraArgs: opts.devServerArgs } : {}),
       logFile: files.log,
       logLevel: 'warn',
       // A start or restart that died of a port another process took is launched again (src/temporal/ports.ts).
