@@ -6,16 +6,22 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import { Connection } from '@temporalio/client';
+import { freePort, portConflict, preferredPort, reservePort, retryPortConflicts, waitForPort, type PortConflict } from './ports.js';
 import { ALL_SEARCH_ATTRIBUTE_KEYS } from './search-attributes.js';
 import { watchOwners } from './watchdog.js';
 
+export { freePort, preferredPort } from './ports.js';
+
 export const DEV_SERVER_START_TIMEOUT_MS = 60_000;
 export const DEV_SERVER_STOP_GRACE_MS = 10_000;
+/** Launches of one start or restart when the server dies of a port another process took (src/temporal/ports.ts). */
+export const DEV_SERVER_START_ATTEMPTS = 5;
+/** What is kept of the server's output when it has no log file, and read back of the log file after an early exit. */
+const OUTPUT_KEEP_CHARS = 64_000;
 /** What an early exit's error quotes of the server's output. */
-const OUTPUT_TAIL_CHARS = 8_000;
+const OUTPUT_QUOTE_LINES = 5;
 
 export interface DevServerOptions {
   cliPath: string;
@@ -26,6 +32,10 @@ export interface DevServerOptions {
   namespace?: string;
   /** gRPC port; default a free one. */
   port?: number;
+  /** Without `port`: this gRPC port if it is free at the first start, else a free one. */
+  preferPort?: number;
+  /** Without `uiPort`: serve the Web UI on this port if it is free at the first start, else on a free one. */
+  preferUiPort?: number;
   ip?: string;
   /** Register the service's search attributes at start (default true). */
   searchAttributes?: boolean;
@@ -35,8 +45,24 @@ export interface DevServerOptions {
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
   /** The server is stopped when any of these processes dies (default: this process). */
   diesWith?: readonly number[];
+  /** More arguments for `temporal server start-dev` (e.g. `--log-config`). */
+  extraArgs?: readonly string[];
   /** Called when the server exits without stop() having asked it to. */
   onUnexpectedExit?: (exit: { code: number | null; signal: NodeJS.Signals | null; output: string }) => void;
+  /** Called when a launch died of a port conflict and is tried again. */
+  onPortConflict?: (conflict: PortConflict & { attempt: number }) => void;
+}
+
+/** The server exited before it answered; `output` is what it wrote since this launch. */
+export class DevServerExitError extends Error {
+  constructor(
+    readonly code: number | string | null,
+    readonly output: string,
+  ) {
+    const conflict = portConflict(output);
+    const last = output.trim().split('\n').slice(-OUTPUT_QUOTE_LINES).join(' | ');
+    super(`temporal dev server exited (${code}) before it was ready: ${conflict ? `${conflict.line} … ` : ''}${last}`);
+  }
 }
 
 export interface DevServer {
@@ -55,11 +81,11 @@ export interface DevServer {
   restart(): Promise<void>;
 }
 
-/** The last few KB a file gained since `from`. */
-function readTail(file: string, from: number): string {
+/** The last `chars` a file gained since `from`. */
+function readTail(file: string, from: number, chars = OUTPUT_KEEP_CHARS): string {
   try {
     const size = fs.statSync(file).size;
-    const start = Math.max(from, size - OUTPUT_TAIL_CHARS);
+    const start = Math.max(from, size - chars);
     const fd = fs.openSync(file, 'r');
     try {
       const buffer = Buffer.alloc(Math.max(0, size - start));
@@ -73,46 +99,42 @@ function readTail(file: string, from: number): string {
   }
 }
 
-/** A port nothing listens on right now. */
-export async function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** The port if it is free on `host`, else a free one. */
-export async function preferredPort(port: number, host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => void freePort(host).then(resolve));
-    server.listen(port, host, () => server.close(() => resolve(port)));
-  });
-}
-
 const SA_TYPE: Record<string, string> = { KEYWORD: 'Keyword', INT: 'Int', BOOL: 'Bool' };
 
-/** Waits until the frontend answers and the namespace exists. */
+/**
+ * A server that logged one of these is bound to die: a gRPC service whose listener failed panics
+ * once the service starts (grpc Serve on no listener), which may come after the frontend already
+ * answers; the UI server panics likewise. Both lines are written before the frontend serves.
+ */
+const DOOMED = /Failed to start gRPC listener|failed running UI server/;
+
+const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
+/** Waits until the frontend answers and the namespace exists, and no service failed to bind its port. */
 async function waitReady(address: string, namespace: string, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + DEV_SERVER_START_TIMEOUT_MS;
   let lastError = '';
+  const doomed = async () => {
+    if (exited(child) || !DOOMED.test(output())) return false;
+    const gone = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await gone;
+    return true;
+  };
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`temporal dev server exited (${child.exitCode ?? child.signalCode}) before it was ready: ${output().trim().split('\n').slice(-5).join(' | ')}`);
-    }
+    if (exited(child)) throw new DevServerExitError(child.exitCode ?? child.signalCode, output());
+    if (await doomed()) throw new DevServerExitError('SIGKILL: a service could not bind its port', output());
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {
         await connection.workflowService.describeNamespace({ namespace });
-        return;
       } finally {
         await connection.close();
       }
+      if (await doomed()) throw new DevServerExitError('SIGKILL: a service could not bind its port', output());
+      return;
     } catch (err) {
+      if (err instanceof DevServerExitError) throw err;
       lastError = (err as Error).message;
       await new Promise((r) => setTimeout(r, 250));
     }
@@ -121,13 +143,22 @@ async function waitReady(address: string, namespace: string, child: ChildProcess
   throw new Error(`temporal dev server at ${address} not ready after ${DEV_SERVER_START_TIMEOUT_MS} ms (${lastError})`);
 }
 
-/** Starts the dev server with the service's search attributes registered, and waits until it answers. */
+/**
+ * Starts the dev server with the service's search attributes registered, and waits until it answers.
+ * A launch that dies of a port conflict is tried again (src/temporal/ports.ts): on new ports of its
+ * own choosing before the first start succeeded, else on the same ports once they are free.
+ */
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
   const namespace = opts.namespace ?? 'default';
   const ip = opts.ip ?? '127.0.0.1';
-  const port = opts.port ?? (await freePort(ip));
-  const uiPort = opts.uiPort === undefined ? undefined : opts.uiPort || (await freePort(ip));
-  const args = [
+  // Ports chosen here may be chosen again until the first start succeeds; after it, clients hold the address.
+  const choseFrontend = opts.port === undefined;
+  const choseUi = opts.uiPort === 0 || (opts.uiPort === undefined && opts.preferUiPort !== undefined);
+  let port = opts.port ?? (opts.preferPort === undefined ? await freePort(ip) : await preferredPort(opts.preferPort, ip));
+  let uiPort = opts.uiPort || (choseUi ? await preferredPort(opts.preferUiPort ?? 0, ip) : undefined);
+  if (choseUi && uiPort === port) uiPort = await freePort(ip);
+  let started = false;
+  const args = () => [
     'server', 'start-dev',
     '--ip', ip,
     '--port', String(port),
@@ -137,8 +168,9 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     ...(opts.searchAttributes === false ? [] : ALL_SEARCH_ATTRIBUTE_KEYS.flatMap((k) => ['--search-attribute', `${k.name}=${SA_TYPE[k.type]}`])),
     // A search attribute registered at start is visible to the very next query.
     '--dynamic-config-value', 'system.forceSearchAttributesCacheRefreshOnRead=true',
+    '--log-level', opts.logLevel ?? 'error',
+    ...(opts.extraArgs ?? []),
   ];
-  const address = `${ip}:${port}`;
   let child: ChildProcess | undefined;
   let watchdog: number | undefined;
   let memory = '';
@@ -146,7 +178,22 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   /** The server's recent output: from the log file since this launch, else from memory. */
   const output = () => (opts.logFile ? readTail(opts.logFile, logStart) : memory);
 
-  const launch = async () => {
+  /**
+   * The frontend and UI ports guarded before a launch (src/temporal/ports.ts). A restart first waits
+   * for them: the old server is gone, but another process may have bound its port meanwhile. A port
+   * chosen here and taken since is chosen again.
+   */
+  const preparePorts = async () => {
+    if (started) {
+      for (const p of [port, uiPort]) if (p !== undefined) await waitForPort(p, ip);
+      return;
+    }
+    if ((await reservePort(port, ip)) === undefined && choseFrontend) port = await freePort(ip);
+    if (uiPort !== undefined && (await reservePort(uiPort, ip)) === undefined && choseUi) uiPort = await freePort(ip);
+  };
+
+  const launchOnce = async () => {
+    await preparePorts();
     memory = '';
     let fd: number | undefined;
     if (opts.logFile) {
@@ -154,11 +201,11 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
       logStart = fs.fstatSync(fd).size;
     }
     // Its own process group: a Ctrl-C at the terminal reaches the owner, which stops the server in its turn.
-    const c = spawn(opts.cliPath, [...args, '--log-level', opts.logLevel ?? 'error'], { stdio: ['ignore', fd ?? 'pipe', fd ?? 'pipe'], cwd: os.tmpdir(), detached: true });
+    const c = spawn(opts.cliPath, args(), { stdio: ['ignore', fd ?? 'pipe', fd ?? 'pipe'], cwd: os.tmpdir(), detached: true });
     if (fd !== undefined) fs.closeSync(fd);
     child = c;
     const keep = (chunk: Buffer) => {
-      memory = (memory + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
+      memory = (memory + chunk.toString('utf8')).slice(-OUTPUT_KEEP_CHARS);
     };
     c.stdout?.on('data', keep);
     c.stderr?.on('data', keep);
@@ -168,12 +215,31 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
       // Before it was ready, the failure is launch()'s to report.
       if (ready && child === c && !stopping) opts.onUnexpectedExit?.({ code, signal, output: output() });
     });
-    await waitReady(address, namespace, c, output);
+    await waitReady(`${ip}:${port}`, namespace, c, output);
     ready = true;
   };
 
   let stopping = false;
+  /** Counts stop() calls: a launch stopped on purpose is not tried again. */
+  let stops = 0;
+  const launch = async () => {
+    const stopsBefore = stops;
+    await retryPortConflicts(launchOnce, {
+      attempts: DEV_SERVER_START_ATTEMPTS,
+      conflictOf: (err) => (err instanceof DevServerExitError && stops === stopsBefore ? portConflict(err.output) : undefined),
+      beforeRetry: async (conflict, attempt) => {
+        opts.onPortConflict?.({ ...conflict, attempt });
+        // Another process holds a fixed port: wait for it. A port chosen here is chosen again by
+        // preparePorts; any other port was one the CLI picks itself, anew at each launch.
+        const fixed = (conflict.port === port && (started || !choseFrontend)) || (conflict.port === uiPort && (started || !choseUi));
+        if (fixed) await waitForPort(conflict.port!, ip);
+      },
+    });
+    started = true;
+  };
+
   const stop = async () => {
+    stops++;
     const c = child;
     if (!c || c.exitCode !== null || c.signalCode !== null) return;
     stopping = true;
@@ -190,7 +256,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
 
   await launch();
   return {
-    address,
+    address: `${ip}:${port}`,
     port,
     namespace,
     ...(uiPort === undefined ? {} : { uiUrl: `http://${ip}:${uiPort}` }),

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../kernel/logger.js';
-import { preferredPort, startDevServer, type DevServer } from './dev-server.js';
+import { startDevServer, type DevServer } from './dev-server.js';
 
 export const DEV_SERVER_GRPC_PORT = 7233;
 export const DEV_SERVER_UI_PORT = 8233;
@@ -157,7 +157,7 @@ export async function waitForUi(url: string, timeoutMs = UI_WAIT_MS): Promise<bo
 }
 
 /** Starts (or finds) the dev server on DATA_DIR's state and keeps it running until stop(). */
-export async function superviseDevServer(opts: { cliPath: string; dataDir: string; namespace: string; log: Logger }): Promise<SupervisedDevServer> {
+export async function superviseDevServer(opts: { cliPath: string; dataDir: string; namespace: string; log: Logger; devServerArgs?: readonly string[] }): Promise<SupervisedDevServer> {
   const { log } = opts;
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const files = devServerFiles(opts.dataDir);
@@ -194,16 +194,18 @@ export async function superviseDevServer(opts: { cliPath: string; dataDir: strin
   };
 
   try {
-    const port = await preferredPort(DEV_SERVER_GRPC_PORT);
-    const uiPort = await preferredPort(DEV_SERVER_UI_PORT);
     server = await startDevServer({
       cliPath: opts.cliPath,
       namespace: opts.namespace,
-      port,
-      uiPort: uiPort === port ? 0 : uiPort,
+      // The usual ports when free; either may change only until the first start succeeded.
+      preferPort: DEV_SERVER_GRPC_PORT,
+      preferUiPort: DEV_SERVER_UI_PORT,
       dbFile: files.db,
+      ...(opts.devServerArgs ? { extraArgs: opts.devServerArgs } : {}),
       logFile: files.log,
       logLevel: 'warn',
+      // A start or restart that died of a port another process took is launched again (src/temporal/ports.ts).
+      onPortConflict: ({ port, line, attempt }) => log.warn({ port, attempt, reason: line, log: files.log }, 'Temporal dev server could not bind a port; starting it again'),
       onUnexpectedExit: ({ code, signal, output }) => {
         if (stopped) return;
         if (Date.now() - upSince > RESTART_RESET_AFTER_MS) delay = RESTART_MIN_MS;

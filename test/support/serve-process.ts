@@ -65,7 +65,12 @@ export async function startServe(databaseUrl: string, port: number, extraEnv: Re
   };
 }
 
-export const freePort = () => 20_000 + Math.floor(Math.random() * 20_000);
+/**
+ * A random port below Linux's ephemeral range (32768 and up; macOS's starts at 49152), bound
+ * explicitly by the spawned process: never one that the kernel gave another process's bind(0), such
+ * as a port a Temporal dev server chose and has yet to bind (src/temporal/ports.ts).
+ */
+export const freePort = () => 20_000 + Math.floor(Math.random() * 12_000);
 
 /** Any `spend-auth` command as a process of its own, with the server keys of the test process; stderr kept for messages. */
 export interface SpawnedCommand {
