@@ -88,7 +88,13 @@ describe('outbox relay batches', () => {
     };
     const reports: string[] = [];
     const engine = new EngineMonitor({ address: 'test', probe: async () => {}, log });
-    const relay = new OutboxRelay({ accountId: acct.id, db: ctx.database.db, gateway, log, engine: { report: (state, err) => void reports.push(state) && engine.report(state, err) } });
+    const relay = new OutboxRelay({ accountId: acct.id, db: ctx.database.db, gateway, log, engine: {
+        report: (state, err) => {
+          reports.push(state);
+          engine.report(state, err);
+        },
+      },
+    });
     const before = Date.now();
     expect(await relay.tick(later())).toBeGreaterThanOrEqual(2);
     const rows = await heldRows(ids);
