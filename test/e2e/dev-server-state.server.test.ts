@@ -1,8 +1,8 @@
 /**
  * The dev server's state file (`npm start`'s engine, src/temporal/dev-server.ts) is written ahead
- * (SQLite WAL, synced at checkpoints): a workflow start then costs half the server's CPU (bench/
- * held.ts). What that must not cost: a workflow the server accepted is still there after the server
- * is killed with SIGKILL and started again on the same file.
+ * (SQLite WAL, synced at checkpoints): a workflow start then costs half the server's CPU
+ * (bench/dev-server-starts.ts). What that must not cost: a workflow the server accepted is still
+ * there after the server is killed with SIGKILL and started again on the same file.
  */
 import fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
