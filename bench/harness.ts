@@ -112,7 +112,7 @@ export function selfCpu<T>(work: () => Promise<T>): Promise<{ value: T; user_ms:
 }
 
 /** Production needs its keys given: fresh ones for the run. */
-async function productionKeys(): Promise<Record<string, string>> {
+export async function productionKeys(): Promise<Record<string, string>> {
   const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
   return {
     TOKEN_SIGNING_KEY: JSON.stringify({ ...(await exportJWK(privateKey)), kid: 'bench' }),

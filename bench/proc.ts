@@ -82,7 +82,7 @@ export class CpuMeter {
 }
 
 /** Samples each meter every `intervalMs` while `work` runs, and once more at its end. */
-export async function measure<T>(meters: CpuMeter[], work: () => Promise<T>, intervalMs = 250): Promise<T> {
+export async function measure<T>(meters: Pick<CpuMeter, 'sample'>[], work: () => Promise<T>, intervalMs = 250): Promise<T> {
   await Promise.all(meters.map((m) => m.sample()));
   let busy = false;
   const timer = setInterval(() => {
@@ -95,5 +95,36 @@ export async function measure<T>(meters: CpuMeter[], work: () => Promise<T>, int
   } finally {
     clearInterval(timer);
     await Promise.all(meters.map((m) => m.sample()));
+  }
+}
+
+/** CPU ticks of each thread of `pid`, with the thread's name (comm), by thread id; empty once it is gone. */
+export function threadTicks(pid: number): Map<number, Ticks & { name: string }> {
+  const out = new Map<number, Ticks & { name: string }>();
+  let tasks: string[];
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const t of tasks) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(t), { name, user: Number(fields[11]), sys: Number(fields[12]) });
+    } catch {
+      // thread gone
+    }
+  }
+  return out;
+}
+
+/** The command line of a process ('' once it is gone). */
+export function commandLine(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+  } catch {
+    return '';
   }
 }

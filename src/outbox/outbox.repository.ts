@@ -54,6 +54,15 @@ export async function markOutboxDone(db: DbOrTrx, id: number, now: Date): Promis
   await db.updateTable('outbox').set({ processed_at: now, last_error: null }).where('id', '=', id).execute();
 }
 
+/** Marks rows done in one statement, each with the moment it was carried out. */
+export async function markOutboxRowsDone(db: DbOrTrx, rows: readonly { id: number; at: Date }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`
+    UPDATE outbox o SET processed_at = d.at, last_error = NULL
+    FROM unnest(${rows.map((r) => r.id)}::bigint[], ${rows.map((r) => r.at.toISOString())}::timestamptz[]) AS d(id, at)
+    WHERE o.id = d.id`.execute(db);
+}
+
 export async function rescheduleOutbox(db: DbOrTrx, id: number, attempts: number, nextAttemptAt: Date, error: string, failures?: number): Promise<void> {
   await db
     .updateTable('outbox')

@@ -3,11 +3,11 @@ import { findDecisionById } from '../decisions/decisions.repository.js';
 import type { Logger } from '../kernel/logger.js';
 import { findHoldNames } from '../approvals/approvals.repository.js';
 import { fanOutEvent } from '../webhooks/webhooks.service.js';
-import { findDelivery } from '../webhooks/webhooks.repository.js';
+import { eventsWithSubscribers, findDelivery } from '../webhooks/webhooks.repository.js';
 import {
   claimDueOutbox,
   deadLetterOutbox,
-  markOutboxDone,
+  markOutboxRowsDone,
   OUTBOX_LEASE_MS,
   outboxLag,
   releaseOutbox,
@@ -20,7 +20,12 @@ import type { WorkflowGateway } from './gateway.js';
 import type { EngineMonitor } from './engine-status.js';
 
 export const RELAY_POLL_INTERVAL_MS = 500;
-export const RELAY_BATCH_SIZE = 50;
+export const RELAY_BATCH_SIZE = 100;
+/**
+ * Rows carried at once. A row holds a database connection only for each of its short queries, not
+ * while it waits on the engine, so these share the pool with the activities' slots (ACTIVITY_SLOTS).
+ */
+export const RELAY_CONCURRENCY = 8;
 export const RELAY_MAX_BACKOFF_MS = 60_000;
 /** A batch stops starting rows after this long and hands the rest back (half the claim's lease). */
 export const RELAY_BATCH_BUDGET_MS = OUTBOX_LEASE_MS / 2;
@@ -58,35 +63,62 @@ export class OutboxRelay {
     },
   ) {}
 
-  /** Processes one batch of due rows; returns how many were carried out. */
+  /**
+   * Processes one batch of due rows; returns how many were carried out. Rows are carried
+   * RELAY_CONCURRENCY at once (each mostly waits on the engine or the database), except that the rows
+   * of one reference (a hold's start, then its resolution) are carried in order, one after the
+   * other. Events nobody subscribed to need no fan-out; the rows carried out are marked done together.
+   */
   async tick(now = new Date()): Promise<number> {
     const rows = await claimDueOutbox(this.deps.db, RELAY_TOPICS, RELAY_BATCH_SIZE, now, this.deps.accountId);
+    if (rows.length === 0) return 0;
     const started = Date.now();
-    let done = 0;
-    for (const [i, row] of rows.entries()) {
-      // Well inside the lease: past it another relay could claim the rest and start them too.
-      if (Date.now() - started > RELAY_BATCH_BUDGET_MS) {
-        await releaseOutbox(this.deps.db, rows.slice(i).map((r) => r.id), new Date());
-        break;
-      }
-      try {
-        const usedEngine = await this.carry(row);
-        await markOutboxDone(this.deps.db, row.id, new Date());
-        done += 1;
-        // Only a call the engine answered says it is up: fan-out rows are database work.
-        if (usedEngine) this.deps.engine?.report('up');
-      } catch (err) {
-        const message = (err as Error).message;
-        if (err instanceof EngineUnavailable) {
-          // The engine is down for every row alike: back them all off instead of trying each.
-          for (const r of rows.slice(i)) await this.reschedule(r, message);
-          this.deps.engine?.report('down', err);
-          break;
+    const done: { id: number; at: Date }[] = [];
+    const events = rows.filter((r) => r.topic === 'event');
+    const subscribed = await eventsWithSubscribers(this.deps.db, events.map((r) => r.ref_id));
+    for (const r of events) if (!subscribed.has(r.ref_id)) done.push({ id: r.id, at: new Date() });
+    const lanes = new Map<string, OutboxRow[]>();
+    for (const r of rows) if (r.topic !== 'event' || subscribed.has(r.ref_id)) lanes.set(r.ref_id, [...(lanes.get(r.ref_id) ?? []), r]);
+
+    let outage: EngineUnavailable | undefined;
+    /** Rows not tried: handed back (the batch ran out of time) or backed off (the engine is down). */
+    const untried: OutboxRow[] = [];
+    const carryLane = async (lane: OutboxRow[]) => {
+      for (const [i, row] of lane.entries()) {
+        // Well inside the lease: past it another relay could claim the rest and start them too.
+        if (outage || Date.now() - started > RELAY_BATCH_BUDGET_MS) return void untried.push(...lane.slice(i));
+        try {
+          const usedEngine = await this.carry(row);
+          done.push({ id: row.id, at: new Date() });
+          // Only a call the engine answered says it is up: fan-out rows are database work.
+          if (usedEngine) this.deps.engine?.report('up');
+        } catch (err) {
+          if (err instanceof EngineUnavailable) {
+            // The engine is down for every row alike: the rest are backed off rather than tried.
+            outage ??= err;
+            return void untried.push(...lane.slice(i));
+          }
+          await this.fail(row, (err as Error).message);
         }
-        await this.fail(row, message);
       }
+    };
+    const queue = [...lanes.values()];
+    const results = await Promise.allSettled(
+      Array.from({ length: Math.min(RELAY_CONCURRENCY, queue.length) }, async () => {
+        for (let lane = queue.shift(); lane; lane = queue.shift()) await carryLane(lane);
+      }),
+    );
+    // Marked even when a lane failed: what was carried out stays carried out.
+    await markOutboxRowsDone(this.deps.db, done);
+    if (outage) {
+      for (const r of untried.sort((a, b) => a.id - b.id)) await this.reschedule(r, outage.message);
+      this.deps.engine?.report('down', outage);
+    } else if (untried.length) {
+      await releaseOutbox(this.deps.db, untried.map((r) => r.id), new Date());
     }
-    return done;
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return done.length;
   }
 
   /** Backs a row off for its next attempt; `failures` counts toward dead-lettering (outages do not). */
