@@ -14,7 +14,7 @@ import {
   type RailAnswerRow,
   type RailTransactionFacts,
 } from './rail-answers.repository.js';
-import type { EndpointConnection } from './rail-connections.service.js';
+import { RailConnectionGone, type EndpointConnection } from './rail-connection-cache.js';
 
 /** One event of a card's later life, as the rail's adapter translated it. */
 export interface CardLifeEvent {
@@ -79,7 +79,10 @@ async function lockApproving(trx: DbOrTrx, connectionId: string, authorizationId
 export async function applyCardLifeEvent(deps: { db: Db; now?: () => Date }, connection: EndpointConnection, event: CardLifeEvent): Promise<CardLifeResult> {
   return deps.db.transaction().execute(async (trx) => {
     const now = deps.now?.() ?? new Date();
-    if (!(await claimRailEvent(trx, connection.id, event.eventId, event.type, now))) return 'duplicate';
+    const claim = await claimRailEvent(trx, connection.id, event.eventId, event.type, now);
+    // Deleted after the connection was cached here, before this process heard of it.
+    if (claim === 'gone') throw new RailConnectionGone();
+    if (claim === 'duplicate') return 'duplicate';
     await recordRailTransactions(trx, connection.id, event.transactions, now);
     if (!event.authorizationId) return 'recorded';
     // Locks in the order of every spend change: the agents, the decisions, then the facts' record.

@@ -5,7 +5,7 @@ import { IJsonViolation, parseIJson } from '../../kernel/i-json.js';
 import { applyCardLifeEvent } from '../../rail-connections/card-life.service.js';
 import { answerBody, answerRailAuthorization, DeadlinePassed, recordTimeoutAnswer, timeoutAnswer, type RailAnswer, type RailAuthorizationRequest } from '../../rail-connections/rail-answers.service.js';
 import type { RailEndpoint, RailEnvironment } from '../../rail-connections/rail-endpoint.js';
-import type { EndpointConnection } from '../../rail-connections/rail-connections.service.js';
+import { RailConnectionGone, type EndpointConnection } from '../../rail-connections/rail-connection-cache.js';
 import { stripeEventSchema, type StripeEvent } from '../../rail-connections/rail-endpoint.view.js';
 import { CARD_LIFE_EVENTS, REQUEST_EVENT, toAuthorizationRequest, toCardLifeEvent } from './stripe-objects.js';
 
@@ -66,7 +66,7 @@ export function stripeIssuingRail(deps: StripeIssuingDeps): RailEndpoint<Verifie
    */
   async function authenticate(connectionId: string, rawBody: Buffer, signature: string | undefined): Promise<VerifiedEvent> {
     const connection = CONNECTION_ID.test(connectionId) ? await deps.connections.get(connectionId) : undefined;
-    if (!connection) throw invalid('No such rail connection.', 'id');
+    if (!connection) throw new RailConnectionGone();
     if (!signature) throw invalid(`Missing ${SIGNATURE} header.`, SIGNATURE);
     try {
       verifyHeader(rawBody, signature, connection.signingSecret, SIGNATURE_TOLERANCE_SECONDS);
@@ -112,11 +112,15 @@ export function stripeIssuingRail(deps: StripeIssuingDeps): RailEndpoint<Verifie
     const decided = answerRailAuthorization(deps.authz, connection, request, deadline).catch((err: unknown) => {
       // Rolled back for being too late: the timeout answer is (about to be) given.
       if (err instanceof DeadlinePassed) return deadlineReached;
+      if (err instanceof RailConnectionGone) return 'gone' as const;
       deps.log?.('error', 'a rail decision failed; the rail gets the on_timeout answer', { err, ...where });
       return 'failed' as const;
     });
     const first = await Promise.race([decided, deadlineReached]).finally(() => clearTimeout(timer));
     if (typeof first === 'object') return first;
+    // Deleted since it was cached: found by the decision's first query, or (when the request waited
+    // out its time before making one) heard of meanwhile. Refused, and nothing recorded.
+    if (first === 'gone' || deps.connections.isDropped(connection)) throw gone(connection);
     recordTimeoutAnswer(deps.authz, connection, request).then(
       (stored) => {
         if (!stored) deps.log?.('warn', 'a decision was recorded although the rail got the timeout answer; its later events reconcile it', where);
@@ -139,10 +143,18 @@ export function stripeIssuingRail(deps: StripeIssuingDeps): RailEndpoint<Verifie
     if (CARD_LIFE_EVENTS.has(event.type)) {
       const life = toCardLifeEvent(event);
       if (!life) throw invalid(`The event does not hold the object a ${event.type} event carries.`, 'data.object');
-      await applyCardLifeEvent(deps.authz, connection, life);
+      await applyCardLifeEvent(deps.authz, connection, life).catch((err: unknown) => {
+        throw err instanceof RailConnectionGone ? gone(connection) : err;
+      });
     }
     return { headers, body: { received: true } };
   }
+
+  /** The refusal of a connection deleted since this process cached it, which it forgets now. */
+  const gone = (connection: EndpointConnection) => {
+    deps.connections.drop(connection.id);
+    return new RailConnectionGone();
+  };
 
   /** When a request that arrived at `arrivedAt` must be answered (epoch ms). */
   const deadlineOf = (arrivedAt: number) => arrivedAt + deadlineMs;
