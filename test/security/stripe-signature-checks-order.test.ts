@@ -24,13 +24,13 @@ const AHEAD = 3_600;
 const recorded = async () => (await ctx.database.db.selectFrom('rail_authorizations').select('request_event_id').where('connection_id', '=', rail.id).execute()).length;
 
 /** A request event with its `id` member written twice (the second one wins in JSON.parse). */
-const twice = () => JSON.stringify(requestEvent({ agentId, amount: 100 })).replace(/^\{/, '{"id":"evt_first",');
+const twice = (): string => JSON.stringify(requestEvent({ agentId, amount: 100 })).replace(/^\{/, '{"id":"evt_first",');
 
 test.each([
-  ['not JSON, signed by another secret', () => 'not json', 'other', 0, 'Stripe-Signature'],
+  ['not JSON, signed by another secret', (): string => 'not json', 'other', 0, 'Stripe-Signature'],
   ['a member twice, signed by another secret', twice, 'other', 0, 'Stripe-Signature'],
-  ['not JSON, signed', () => 'not json', 'own', 0, 'body'],
-  ['not JSON, signed an hour ahead', () => 'not json', 'own', AHEAD, 'body'],
+  ['not JSON, signed', (): string => 'not json', 'own', 0, 'body'],
+  ['not JSON, signed an hour ahead', (): string => 'not json', 'own', AHEAD, 'body'],
   ['a member twice, signed an hour ahead', twice, 'own', AHEAD, 'Stripe-Signature'],
   ['a member twice, signed', twice, 'own', 0, 'id'],
 ] as const)('%s → 400 naming %s, nothing recorded', async (_name, body, secret, ahead, param) => {
