@@ -35,10 +35,11 @@ export async function startHttpServer(
   const waiter = services.waiter ?? new DecisionWaiter();
   const railConnections = services.railConnections ?? new RailConnectionCache({ db, secrets: signingSecretCipher(services.idempotencyKey) });
   // Before listening for clients, so no resolution committed after a long-poll began is missed,
-  // and no connection deleted after the first swipe was served stays cached.
-  const stopResolutions = await listenForResolutions(database, waiter);
-  const stopRailChanges = await listenForRailConnectionChanges(database, railConnections).catch(async (err: unknown) => {
-    await stopResolutions();
+  // and no connection deleted after the first swipe was served stays cached. One listening
+  // connection serves both channels (src/db/connect.ts).
+  const stopRailChanges = await listenForRailConnectionChanges(database, railConnections);
+  const stopResolutions = await listenForResolutions(database, waiter).catch(async (err: unknown) => {
+    await stopRailChanges();
     throw err;
   });
   const stopListening = async () => {

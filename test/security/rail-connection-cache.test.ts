@@ -14,6 +14,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
+import { DECISION_RESOLVED_CHANNEL } from '../../src/decisions/decisions.repository.js';
 import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/kernel/logger.js';
 import { listenForRailConnectionChanges, RailConnectionCache } from '../../src/rail-connections/rail-connection-cache.js';
@@ -223,28 +224,35 @@ describe('what the cache holds', () => {
 });
 
 describe.runIf(process.env.DATABASE_URL)('the listening connection', () => {
-  test('when lost and opened again, the cache is emptied (notifications may have been missed), and deletions are heard again', async () => {
+  test('shared with the long-polls: when lost and opened again, the cache is emptied (notifications may have been missed), every subscription is told, and deletions are heard again', async () => {
     const database = await connectDatabase({ databaseUrl: ctx.databaseUrl!, poolSize: 2 });
     const cache = newCache(database.db);
-    const stop = await listenForRailConnectionChanges(database, cache);
+    const stopRail = await listenForRailConnectionChanges(database, cache);
+    let resolutionsReconnected = 0;
+    const stopResolutions = await database.listen(DECISION_RESOLVED_CHANNEL, () => {}, () => void (resolutionsReconnected += 1));
     try {
+      const listeners = async () =>
+        (
+          await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query IN (${`LISTEN "${RAIL_CONNECTION_CHANGED_CHANNEL}"`}, ${`LISTEN "${DECISION_RESOLVED_CHANNEL}"`})`.execute(
+            ctx.database.db,
+          )
+        ).rows.map((r) => r.pid);
       const acct = await ctx.account('growth');
       const { id } = await connectStripeIssuing(acct.test);
       await cache.get(id);
       expect(cache.size).toBe(1);
-      const listeners = async () =>
-        (await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = ${`LISTEN "${RAIL_CONNECTION_CHANGED_CHANNEL}"`}`.execute(ctx.database.db)).rows.map((r) => r.pid);
       const before = await listeners();
       expect(before.length).toBeGreaterThan(0);
       await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ANY(${before})`.execute(ctx.database.db);
-      await until(() => cache.size === 0, 'the cache emptied on reconnection');
+      await until(() => cache.size === 0 && resolutionsReconnected === 1, 'the cache emptied, and every subscription told, on reconnection');
 
       await cache.get(id);
       expect(cache.size).toBe(1);
       expect((await acct.test.delete(`/v1/rail-connections/${id}`)).status).toBe(200);
       await until(() => cache.size === 0, 'the deletion heard on the new listening connection');
     } finally {
-      await stop();
+      await stopResolutions();
+      await stopRail();
       await database.close();
     }
   }, 60_000);
