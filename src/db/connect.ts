@@ -25,9 +25,9 @@ export interface Database {
   kind: 'postgres' | 'embedded';
   /**
    * LISTENs on `channel` for the process: `onMessage` gets each committed notification's payload.
-   * On PostgreSQL one dedicated connection (not a pooled one) listens and is re-opened when lost,
-   * after which `onReconnect` is called (notifications sent meanwhile are gone). Returns the stop
-   * function; stop before `close`.
+   * On PostgreSQL one dedicated connection (not a pooled one) listens on every channel asked for
+   * and is re-opened when lost, after which each `onReconnect` is called (notifications sent
+   * meanwhile are gone). Returns the stop function; stop before `close`.
    */
   listen(channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -39,43 +39,92 @@ export const LISTEN_RETRY_MS = 1_000;
 /** The first connection is awaited (bounded), so the process listens before it serves; a failure is retried in the background. */
 const LISTEN_CONNECT_TIMEOUT_MS = 5_000;
 
-async function listenOnPostgres(connectionString: string, channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>> {
+interface Subscription {
+  channel: string;
+  onMessage: (payload: string) => void;
+  onReconnect: (() => void) | undefined;
+}
+
+/**
+ * The process's one listening connection on PostgreSQL, shared by every channel asked for: it
+ * LISTENs on each in the order they were first asked for, and is opened again, on all of them,
+ * when lost. Closed when the last subscription stops.
+ */
+function postgresListener(connectionString: string): Database['listen'] {
+  const subscriptions = new Set<Subscription>();
   let client: pg.Client | undefined;
-  let stopped = false;
+  /** The channels `client` LISTENs on. */
+  let listening = new Set<string>();
+  let opening: Promise<void> | undefined;
   let retry: NodeJS.Timeout | undefined;
+  let active = false;
+  const channels = () => [...new Set([...subscriptions].map((s) => s.channel))];
+
   const open = async (again: boolean) => {
     const c = new pg.Client({ connectionString, connectionTimeoutMillis: LISTEN_CONNECT_TIMEOUT_MS });
     c.on('notification', (n) => {
-      if (n.channel === channel && n.payload) onMessage(n.payload);
+      if (!n.payload) return;
+      for (const s of subscriptions) if (s.channel === n.channel) s.onMessage(n.payload);
     });
     // A lost connection ends the client: 'end' schedules the next one.
     c.on('error', () => {});
     c.on('end', () => {
-      if (client === c) client = undefined;
-      if (!stopped) schedule();
+      if (client === c) {
+        client = undefined;
+        listening = new Set();
+      }
+      if (active) schedule();
     });
+    const wanted = channels();
     try {
       await c.connect();
-      await c.query(`LISTEN ${c.escapeIdentifier(channel)}`);
+      for (const channel of wanted) await c.query(`LISTEN ${c.escapeIdentifier(channel)}`);
     } catch {
       await c.end().catch(() => {});
-      if (!stopped) schedule();
+      if (active) schedule();
       return;
     }
-    if (stopped) return void (await c.end().catch(() => {}));
+    if (!active) return void (await c.end().catch(() => {}));
     client = c;
-    if (again) onReconnect?.();
+    listening = new Set(wanted);
+    if (again) for (const s of [...subscriptions]) s.onReconnect?.();
   };
   const schedule = () => {
     clearTimeout(retry);
-    retry = setTimeout(() => void open(true), LISTEN_RETRY_MS);
+    retry = setTimeout(() => {
+      retry = undefined;
+      void open(true);
+    }, LISTEN_RETRY_MS);
     retry.unref();
   };
-  await open(false);
-  return async () => {
-    stopped = true;
-    clearTimeout(retry);
-    await client?.end().catch(() => {});
+  /** A channel first asked for once the connection is open; a failure means the connection is lost, and its reopening LISTENs on it. */
+  const listenOn = async (channel: string) => {
+    if (!client || listening.has(channel)) return;
+    listening.add(channel);
+    await client.query(`LISTEN ${client.escapeIdentifier(channel)}`).catch(() => {});
+  };
+
+  return async (channel, onMessage, onReconnect) => {
+    const subscription: Subscription = { channel, onMessage, onReconnect };
+    subscriptions.add(subscription);
+    active = true;
+    if (!client && !opening && !retry) {
+      opening = open(false).finally(() => (opening = undefined));
+    }
+    if (opening) await opening;
+    await listenOn(channel);
+    return async () => {
+      // A channel nobody asks for any more stays LISTENed; its notifications reach no one.
+      subscriptions.delete(subscription);
+      if (subscriptions.size > 0) return;
+      active = false;
+      clearTimeout(retry);
+      retry = undefined;
+      const c = client;
+      client = undefined;
+      listening = new Set();
+      await c?.end().catch(() => {});
+    };
   };
 }
 
@@ -138,11 +187,10 @@ export async function connectDatabase(opts: ConnectOptions): Promise<Database> {
       usePreparedStatements(client);
     });
     const db = new Kysely<DB>({ dialect: withDriver(new PostgresDialect({ pool }), opts.wrapDriver), log: queryLog(opts) });
-    const databaseUrl = opts.databaseUrl;
     return {
       db,
       kind: 'postgres',
-      listen: (channel, onMessage, onReconnect) => listenOnPostgres(databaseUrl, channel, onMessage, onReconnect),
+      listen: postgresListener(opts.databaseUrl),
       close: () => db.destroy(),
     };
   }

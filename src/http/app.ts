@@ -22,7 +22,7 @@ import { mountRoutes, type RouteDeps } from './route.js';
 import { ROUTES } from './routes/index.js';
 import { attachMetrics, createMetrics, type Metrics } from '../observability/metrics.js';
 import type { RailEndpointFactory } from '../rail-connections/rail-endpoint.js';
-import { RailConnectionCache } from '../rail-connections/rail-connections.service.js';
+import { RailConnectionCache } from '../rail-connections/rail-connection-cache.js';
 import { signingSecretCipher } from '../rail-connections/signing-secret.js';
 import { endpointSecretCipher } from '../webhooks/endpoint-secret.js';
 
@@ -31,6 +31,8 @@ export interface AppDeps {
   authenticate: Authenticator;
   signer: TokenSigner;
   waiter?: DecisionWaiter;
+  /** The rail endpoint's connections, fed by the process's notifications (startHttpServer); absent: a cache of the app's own. */
+  railConnections?: RailConnectionCache;
   /** The workflow engine, as a client: reviewer outcomes travel through it. */
   gateway: RouteDeps['approvals']['gateway'];
   /** The engine's last known state for /readyz (the process's EngineMonitor, src/temporal/engine-status.ts). */
@@ -94,7 +96,7 @@ export function createApp(deps: AppDeps): Express {
   const authorization: AuthorizationDeps = { db: deps.db, signer: deps.signer, waiter, onDecision: metrics.recordDecision, onBatch: metrics.recordDecisionBatch, onBatchPhases: metrics.recordDecisionBatchPhases, ...now };
   groupDecisions(authorization, deps.authorizeBatch ?? DEFAULT_AUTHORIZE_BATCH, deps.afterBatchCommit);
   const railSecrets = signingSecretCipher(deps.idempotencyKey);
-  const railConnections = new RailConnectionCache({ db: deps.db, secrets: railSecrets });
+  const railConnections = deps.railConnections ?? new RailConnectionCache({ db: deps.db, secrets: railSecrets });
   const stripeIssuing = deps.rails?.stripeIssuing?.({
     authz: authorization,
     connections: railConnections,

@@ -9,6 +9,8 @@ import { KeyUsageRecorder } from '../keys/key-usage.js';
 import { touchKey } from '../keys/keys.repository.js';
 import type { Logger } from '../kernel/logger.js';
 import { DecisionWaiter, listenForResolutions } from '../authorization/decision-waiter.js';
+import { listenForRailConnectionChanges, RailConnectionCache } from '../rail-connections/rail-connection-cache.js';
+import { signingSecretCipher } from '../rail-connections/signing-secret.js';
 
 export interface RunningServer {
   server: Server;
@@ -24,21 +26,32 @@ const DRAIN_SWEEP_INTERVAL_MS = 100;
 export async function startHttpServer(
   database: Database,
   config: Pick<Config, 'port'>,
-  services: Pick<AppDeps, 'signer' | 'gateway' | 'idempotencyKey' | 'waiter' | 'allowPrivateUrls' | 'now' | 'rateLimit' | 'metrics' | 'engine' | 'tracing' | 'publicBaseUrl' | 'railDeadlineMs' | 'rails' | 'authorizeBatch' | 'afterBatchCommit'>,
+  services: Pick<AppDeps, 'signer' | 'gateway' | 'idempotencyKey' | 'waiter' | 'railConnections' | 'allowPrivateUrls' | 'now' | 'rateLimit' | 'metrics' | 'engine' | 'tracing' | 'publicBaseUrl' | 'railDeadlineMs' | 'rails' | 'authorizeBatch' | 'afterBatchCommit'>,
   log: Logger,
   host = '0.0.0.0',
   bound?: Server,
 ): Promise<RunningServer> {
   const { db } = database;
   const waiter = services.waiter ?? new DecisionWaiter();
-  // Before listening for clients, so no resolution committed after a long-poll began is missed.
-  const stopListening = await listenForResolutions(database, waiter);
+  const railConnections = services.railConnections ?? new RailConnectionCache({ db, secrets: signingSecretCipher(services.idempotencyKey) });
+  // Before listening for clients, so no resolution committed after a long-poll began is missed,
+  // and no connection deleted after the first swipe was served stays cached. One listening
+  // connection serves both channels (src/db/connect.ts).
+  const stopRailChanges = await listenForRailConnectionChanges(database, railConnections);
+  const stopResolutions = await listenForResolutions(database, waiter).catch(async (err: unknown) => {
+    await stopRailChanges();
+    throw err;
+  });
+  const stopListening = async () => {
+    await Promise.all([stopResolutions(), stopRailChanges()]);
+  };
   const keys = new KeyCache((raw) => authenticate(db, raw));
   const usage = new KeyUsageRecorder((id, at) => touchKey(db, id, at), { onError: (err) => log.warn({ err }, 'could not record when an API key was last used') });
   const app = createApp({
     db,
     ...services,
     waiter,
+    railConnections,
     authenticate: async (raw) => {
       const caller = await keys.authenticate(raw);
       usage.record(caller.keyId);

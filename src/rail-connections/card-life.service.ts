@@ -14,7 +14,7 @@ import {
   type RailAnswerRow,
   type RailTransactionFacts,
 } from './rail-answers.repository.js';
-import type { EndpointConnection } from './rail-connections.service.js';
+import { RailConnectionGone, type EndpointConnection } from './rail-connection-cache.js';
 
 /** One event of a card's later life, as the rail's adapter translated it. */
 export interface CardLifeEvent {
@@ -42,6 +42,15 @@ interface Approving {
 const approvingAnswers = (answers: readonly RailAnswerRow[]) => answers.filter((a) => a.approved && a.decision_id !== null);
 
 /**
+ * The agents whose spend the approving answers moved: each answer's own `agent_id` (the agent its
+ * decision was made or matched for), read from its decision only for an answer that lacks it.
+ */
+async function agentsOf(trx: DbOrTrx, answers: readonly RailAnswerRow[]): Promise<string[]> {
+  const ids = await Promise.all(approvingAnswers(answers).map(async (a) => a.agent_id ?? (await findDecisionById(trx, a.decision_id!))?.agent_id));
+  return ids.filter((id): id is string => id !== undefined);
+}
+
+/**
  * Locks the agents of the authorization's approving decisions (sorted, the order every spend change
  * of several agents takes), then reads its answers again: an increase decided meanwhile held an
  * agent's lock until it committed, so under the locks the list is complete. Then the decisions.
@@ -50,8 +59,7 @@ async function lockApproving(trx: DbOrTrx, connectionId: string, authorizationId
   const locked = new Set<string>();
   for (;;) {
     const answers = await railAnswersOf(trx, connectionId, authorizationId);
-    const decisions = await Promise.all(approvingAnswers(answers).map((a) => findDecisionById(trx, a.decision_id!)));
-    const agents = [...new Set(decisions.flatMap((d) => (d ? [d.agent_id] : [])))].filter((id) => !locked.has(id)).sort();
+    const agents = [...new Set(await agentsOf(trx, answers))].filter((id) => !locked.has(id)).sort();
     if (agents.length === 0) {
       const approving: Approving[] = [];
       for (const answer of approvingAnswers(answers)) {
@@ -79,7 +87,10 @@ async function lockApproving(trx: DbOrTrx, connectionId: string, authorizationId
 export async function applyCardLifeEvent(deps: { db: Db; now?: () => Date }, connection: EndpointConnection, event: CardLifeEvent): Promise<CardLifeResult> {
   return deps.db.transaction().execute(async (trx) => {
     const now = deps.now?.() ?? new Date();
-    if (!(await claimRailEvent(trx, connection.id, event.eventId, event.type, now))) return 'duplicate';
+    const claim = await claimRailEvent(trx, connection.id, event.eventId, event.type, now);
+    // Deleted after the connection was cached here, before this process heard of it.
+    if (claim === 'gone') throw new RailConnectionGone();
+    if (claim === 'duplicate') return 'duplicate';
     await recordRailTransactions(trx, connection.id, event.transactions, now);
     if (!event.authorizationId) return 'recorded';
     // Locks in the order of every spend change: the agents, the decisions, then the facts' record.

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { DbOrTrx, RailAuthorizationsTable, Selectable } from '../db/database.js';
 import type { Settlement } from './card-life.js';
 
@@ -13,24 +14,34 @@ export async function findRailAnswer(db: DbOrTrx, connectionId: string, eventId:
 }
 
 /**
- * In one query: the answer already given to this event (a repeat gets it back), and the answer to
- * the first request of its card authorization (when there is one, this request is an increase).
+ * In one query: whether the connection is live (not deleted: the cache of connections may be a
+ * notification behind), the answer already given to this event (a repeat gets it back), and the
+ * answer to the first request of its card authorization (when there is one, this request is an
+ * increase).
  */
 export async function findEarlierAnswers(
   db: DbOrTrx,
   connectionId: string,
   ids: { authorizationId: string; eventId: string },
-): Promise<{ toEvent: RailAnswerRow | undefined; first: RailAnswerRow | undefined }> {
+): Promise<{ live: boolean; toEvent: RailAnswerRow | undefined; first: RailAnswerRow | undefined }> {
   const rows = await db
-    .selectFrom('rail_authorizations')
-    .selectAll()
-    .where('connection_id', '=', connectionId)
-    .where((eb) => eb.or([eb('request_event_id', '=', ids.eventId), eb.and([eb('authorization_id', '=', ids.authorizationId), eb('increment', '=', false)])]))
+    .selectFrom('rail_connections as c')
+    .leftJoin('rail_authorizations as r', (join) =>
+      join
+        .onRef('r.connection_id', '=', 'c.id')
+        .on((eb) => eb.or([eb('r.request_event_id', '=', ids.eventId), eb.and([eb('r.authorization_id', '=', ids.authorizationId), eb('r.increment', '=', false)])])),
+    )
+    .selectAll('r')
+    .select('c.deleted_at as connection_deleted_at')
+    .where('c.id', '=', connectionId)
     .limit(2)
     .execute();
+  // No answer: the one row the left join gives is the connection's, its answer columns null.
+  const answers = rows.flatMap(({ connection_deleted_at: _, ...r }) => (r.request_event_id === null ? [] : [r as RailAnswerRow]));
   return {
-    toEvent: rows.find((r) => r.request_event_id === ids.eventId),
-    first: rows.find((r) => r.authorization_id === ids.authorizationId && !r.increment),
+    live: rows.length > 0 && rows[0]!.connection_deleted_at === null,
+    toEvent: answers.find((r) => r.request_event_id === ids.eventId),
+    first: answers.find((r) => r.authorization_id === ids.authorizationId && !r.increment),
   };
 }
 
@@ -130,15 +141,24 @@ export async function setCountedAmount(db: DbOrTrx, connectionId: string, eventI
   await db.updateTable('rail_authorizations').set({ counted_amount: countedAmount, updated_at: now }).where('connection_id', '=', connectionId).where('request_event_id', '=', eventId).execute();
 }
 
-/** Marks an event processed; false when the connection had already processed it. */
-export async function claimRailEvent(db: DbOrTrx, connectionId: string, eventId: string, type: string, now: Date): Promise<boolean> {
-  const row = await db
-    .insertInto('rail_events')
-    .values({ connection_id: connectionId, event_id: eventId, type, received_at: now })
-    .onConflict((oc) => oc.columns(['connection_id', 'event_id']).doNothing())
-    .returning('event_id')
-    .executeTakeFirst();
-  return row !== undefined;
+/**
+ * Marks an event processed, in one statement that also checks the connection is live (the cache of
+ * connections may be a notification behind): `duplicate` when the connection had already processed
+ * it, `gone` when the connection is deleted (nothing is written).
+ */
+export async function claimRailEvent(db: DbOrTrx, connectionId: string, eventId: string, type: string, now: Date): Promise<'claimed' | 'duplicate' | 'gone'> {
+  const { rows } = await sql<{ live: boolean; claimed: boolean }>`
+    WITH live AS (SELECT id FROM rail_connections WHERE id = ${connectionId} AND deleted_at IS NULL),
+    claimed AS (
+      INSERT INTO rail_events (connection_id, event_id, type, received_at)
+      SELECT id, ${eventId}::text, ${type}::text, ${now}::timestamptz FROM live
+      ON CONFLICT (connection_id, event_id) DO NOTHING
+      RETURNING event_id
+    )
+    SELECT EXISTS (SELECT 1 FROM live) AS live, EXISTS (SELECT 1 FROM claimed) AS claimed`.execute(db);
+  const row = rows[0];
+  if (!row?.live) return 'gone';
+  return row.claimed ? 'claimed' : 'duplicate';
 }
 
 export interface RailTransactionFacts {

@@ -7,7 +7,7 @@ import { authorizeSchema } from '../authorization/authorize.schemas.js';
 import { decide, type AuthorizationDeps } from '../authorization/authorization.service.js';
 import type { RailOutcome } from '../authorization/rail-request.js';
 import { findEarlierAnswers, findRailAnswer, findRailAnswerOf, firstDecisionOf, insertRailAnswer, insertRailAnswerIfAbsent, type NewRailAnswer, type RailAnswerRow } from './rail-answers.repository.js';
-import type { EndpointConnection } from './rail-connections.service.js';
+import { RailConnectionGone, type EndpointConnection } from './rail-connection-cache.js';
 import { TimeoutAnswerLog } from './timeout-answers.js';
 
 /** A card authorization request, as the rail's adapter translated it (docs/rails/stripe-issuing.md). */
@@ -116,7 +116,7 @@ const DECLINES: Partial<Record<AppError['code'], string>> = { not_found: 'unknow
  * authorizations), decided like any swipe; otherwise it is decided on the path of
  * `POST /v1/authorize` (rule 1 first), and the answer is recorded in the decision's transaction.
  * A decision that would commit after `deadline` (epoch ms) is rolled back and `DeadlinePassed`
- * thrown.
+ * thrown; a connection deleted meanwhile throws RailConnectionGone before anything is recorded.
  */
 export async function answerRailAuthorization(
   deps: AuthorizationDeps,
@@ -131,7 +131,9 @@ export async function answerRailAuthorization(
   // A request that waited out its time (for the connection, the rate limit) costs no more queries.
   checkInTime();
   const db = deps.db;
-  const { toEvent: earlier, first } = await findEarlierAnswers(db, connection.id, { authorizationId: req.authorizationId, eventId: req.eventId });
+  const { live, toEvent: earlier, first } = await findEarlierAnswers(db, connection.id, { authorizationId: req.authorizationId, eventId: req.eventId });
+  // Deleted after the connection was cached here, before this process heard of it.
+  if (!live) throw new RailConnectionGone();
   if (earlier) return fromRow(earlier, true);
   const kind: RequestKind = { increment: first !== undefined };
   const now = () => deps.now?.() ?? new Date();

@@ -1,7 +1,20 @@
+import { sql } from 'kysely';
 import type { DbOrTrx, Plan } from '../db/database.js';
 import { afterRow } from '../db/pagination.js';
 import { inScope, type Scope } from '../db/scope.js';
 import type { RailConnectionRow } from './rail-connection.view.js';
+
+/**
+ * The channel a transaction that changes or deletes a connection notifies (`pg_notify`, delivered
+ * on commit only) with its id: every API process listens on it and drops the connection from its
+ * cache (rail-connection-cache.ts).
+ */
+export const RAIL_CONNECTION_CHANGED_CHANNEL = 'rail_connection_changed';
+
+/** Tells every API process, once (and only if) the transaction commits, that the connection changed. */
+export async function notifyRailConnectionChanged(db: DbOrTrx, id: string): Promise<void> {
+  await sql`SELECT pg_notify(${RAIL_CONNECTION_CHANGED_CHANNEL}, ${id})`.execute(db);
+}
 
 export async function insertRailConnection(db: DbOrTrx, row: RailConnectionRow): Promise<RailConnectionRow> {
   return db.insertInto('rail_connections').values(row).returningAll().executeTakeFirstOrThrow();

@@ -1,5 +1,5 @@
 import type { AuthorizationDeps } from '../authorization/authorization.service.js';
-import type { EndpointConnection, RailConnectionCache } from './rail-connections.service.js';
+import type { EndpointConnection, RailConnectionCache } from './rail-connection-cache.js';
 
 /** How an authorization request was answered, for /metrics: by an approval, a decision, a decline, the timeout answer, or a repeat. */
 export type RailAnswerKind = 'matched' | 'approved' | 'declined' | 'timeout' | 'replayed';
@@ -7,7 +7,7 @@ export type RailAnswerKind = 'matched' | 'approved' | 'declined' | 'timeout' | '
 /** What every rail that asks first gets from the process that serves it. */
 export interface RailEnvironment {
   authz: AuthorizationDeps;
-  /** Shared with `/v1/rail-connections`, so a deletion drops the connection at once. */
+  /** Shared with `/v1/rail-connections` and fed by every process's deletions (rail-connection-cache.ts). */
   connections: RailConnectionCache;
   /** The whole decision's budget, from the request's arrival (RAIL_DECISION_DEADLINE_MS). */
   deadlineMs?: number | undefined;

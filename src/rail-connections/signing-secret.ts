@@ -8,3 +8,6 @@ import { derivedCipher, type ResponseCipher } from '../idempotency/response-ciph
 export function signingSecretCipher(serverKey: Buffer): ResponseCipher {
   return derivedCipher(serverKey, 'spend-auth rail connection signing secret');
 }
+
+/** The authenticated data a sealed secret is bound to: its own connection. */
+export const secretScope = (row: { id: string; account_id: string }) => `rail_connection:${row.account_id}:${row.id}`;

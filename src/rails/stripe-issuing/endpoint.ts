@@ -5,7 +5,7 @@ import { IJsonViolation, parseIJson } from '../../kernel/i-json.js';
 import { applyCardLifeEvent } from '../../rail-connections/card-life.service.js';
 import { answerBody, answerRailAuthorization, DeadlinePassed, recordTimeoutAnswer, timeoutAnswer, type RailAnswer, type RailAuthorizationRequest } from '../../rail-connections/rail-answers.service.js';
 import type { RailEndpoint, RailEnvironment } from '../../rail-connections/rail-endpoint.js';
-import type { EndpointConnection } from '../../rail-connections/rail-connections.service.js';
+import { RailConnectionGone, type EndpointConnection } from '../../rail-connections/rail-connection-cache.js';
 import { stripeEventSchema, type StripeEvent } from '../../rail-connections/rail-endpoint.view.js';
 import { CARD_LIFE_EVENTS, REQUEST_EVENT, toAuthorizationRequest, toCardLifeEvent } from './stripe-objects.js';
 
@@ -27,6 +27,14 @@ export type RailAnswerHttp = Awaited<ReturnType<RailEndpoint['answer']>>;
 const SIGNATURE = 'Stripe-Signature';
 const CONNECTION_ID = /^rail_[0-9A-Za-z]{1,64}$/;
 const STALE_OR_BAD = `The ${SIGNATURE} header does not verify: no signature matches, or its timestamp is outside the tolerance.`;
+
+/**
+ * The official package's check of the header over the raw bytes (any `v1`, the timestamp not older
+ * than the tolerance), without the JSON parse `constructEvent` adds: the body is parsed once, here.
+ */
+const signatureCheck = Stripe.webhooks.signature;
+if (!signatureCheck) throw new Error('the stripe package has no webhook signature helper');
+const verifyHeader = signatureCheck.verifyHeader.bind(signatureCheck);
 
 /**
  * The official package refuses only a timestamp too far in the past; one too far in the future is
@@ -58,29 +66,32 @@ export function stripeIssuingRail(deps: StripeIssuingDeps): RailEndpoint<Verifie
    */
   async function authenticate(connectionId: string, rawBody: Buffer, signature: string | undefined): Promise<VerifiedEvent> {
     const connection = CONNECTION_ID.test(connectionId) ? await deps.connections.get(connectionId) : undefined;
-    if (!connection) throw invalid('No such rail connection.', 'id');
+    if (!connection) throw new RailConnectionGone();
     if (!signature) throw invalid(`Missing ${SIGNATURE} header.`, SIGNATURE);
-    let event: unknown;
     try {
-      event = Stripe.webhooks.constructEvent(rawBody, signature, connection.signingSecret, SIGNATURE_TOLERANCE_SECONDS);
+      verifyHeader(rawBody, signature, connection.signingSecret, SIGNATURE_TOLERANCE_SECONDS);
     } catch (err) {
       if (err instanceof Stripe.errors.StripeSignatureVerificationError) {
         throw invalid(STALE_OR_BAD, SIGNATURE);
       }
       throw invalid('The request body is not valid JSON.', 'body');
     }
-    if (!timestampNotAhead(signature, Date.now())) throw invalid(STALE_OR_BAD, SIGNATURE);
-    // The signature held over these bytes; read them again as I-JSON (docs/api.md, "Request bodies"),
-    // so a member named twice is refused here as on every other endpoint. Its strings are not
-    // judged here: a signed event reports money the card moved (a capture refused with a 400 would
-    // never be counted), and a request's vendor or category that cannot be stored is declined, and
-    // recorded, where it is read.
+    // The signature held over these bytes; they are parsed once, as I-JSON (docs/api.md, "Request
+    // bodies"), so a member named twice is refused here as on every other endpoint. Its strings are
+    // not judged here: a signed event reports money the card moved (a capture refused with a 400
+    // would never be counted), and a request's vendor or category that cannot be stored is
+    // declined, and recorded, where it is read. Text that is not JSON is refused before a timestamp
+    // ahead of now, a repeated member after it: the order of the checks a client has always seen.
+    let event: unknown;
+    let violation: IJsonViolation | undefined;
     try {
       event = parseIJson(rawBody.toString('utf8').replace(/^\uFEFF/, ''), { strings: false });
     } catch (err) {
-      if (err instanceof IJsonViolation) throw invalid(err.message, err.path);
-      throw invalid('The request body is not valid JSON.', 'body');
+      if (!(err instanceof IJsonViolation)) throw invalid('The request body is not valid JSON.', 'body');
+      violation = err;
     }
+    if (!timestampNotAhead(signature, Date.now())) throw invalid(STALE_OR_BAD, SIGNATURE);
+    if (violation) throw invalid(violation.message, violation.path);
     const parsed = stripeEventSchema.safeParse(event);
     if (!parsed.success) throw invalid('The body is not a Stripe event.', 'body');
     if (parsed.data.livemode !== connection.livemode) {
@@ -101,11 +112,15 @@ export function stripeIssuingRail(deps: StripeIssuingDeps): RailEndpoint<Verifie
     const decided = answerRailAuthorization(deps.authz, connection, request, deadline).catch((err: unknown) => {
       // Rolled back for being too late: the timeout answer is (about to be) given.
       if (err instanceof DeadlinePassed) return deadlineReached;
+      if (err instanceof RailConnectionGone) return 'gone' as const;
       deps.log?.('error', 'a rail decision failed; the rail gets the on_timeout answer', { err, ...where });
       return 'failed' as const;
     });
     const first = await Promise.race([decided, deadlineReached]).finally(() => clearTimeout(timer));
     if (typeof first === 'object') return first;
+    // Deleted since it was cached: found by the decision's first query, or (when the request waited
+    // out its time before making one) heard of meanwhile. Refused, and nothing recorded.
+    if (first === 'gone' || deps.connections.isDropped(connection)) throw gone(connection);
     recordTimeoutAnswer(deps.authz, connection, request).then(
       (stored) => {
         if (!stored) deps.log?.('warn', 'a decision was recorded although the rail got the timeout answer; its later events reconcile it', where);
@@ -128,10 +143,18 @@ export function stripeIssuingRail(deps: StripeIssuingDeps): RailEndpoint<Verifie
     if (CARD_LIFE_EVENTS.has(event.type)) {
       const life = toCardLifeEvent(event);
       if (!life) throw invalid(`The event does not hold the object a ${event.type} event carries.`, 'data.object');
-      await applyCardLifeEvent(deps.authz, connection, life);
+      await applyCardLifeEvent(deps.authz, connection, life).catch((err: unknown) => {
+        throw err instanceof RailConnectionGone ? gone(connection) : err;
+      });
     }
     return { headers, body: { received: true } };
   }
+
+  /** The refusal of a connection deleted since this process cached it, which it forgets now. */
+  const gone = (connection: EndpointConnection) => {
+    deps.connections.drop(connection.id);
+    return new RailConnectionGone();
+  };
 
   /** When a request that arrived at `arrivedAt` must be answered (epoch ms). */
   const deadlineOf = (arrivedAt: number) => arrivedAt + deadlineMs;
