@@ -18,7 +18,7 @@ import { monthOf } from '../usage/month.js';
 import type { AuthorizationDeps, DecisionVia } from './authorization.service.js';
 import type { AuthorizeInput } from './authorize.schemas.js';
 import type { BoundPolicy } from './authorization.repository.js';
-import { addChecks, addSpend, captureTaken, lowerSpend, completeKeys, countDecisions, insertJsonRows, lockAgentsWithPolicies, readRailCandidates, readSpends, savepoint } from './batch.repository.js';
+import { addChecks, addSpend, captureTaken, lowerSpend, completeKeys, countDecisions, insertJsonRows, lockAgentsWithPolicies, readDecisionsById, readRailCandidates, readSpends, savepoint, type RailCandidate } from './batch.repository.js';
 import type { Settled } from './decision-batcher.js';
 import { pickCovering, railActor, type RailOutcome, type RailRequest } from './rail-request.js';
 
@@ -194,15 +194,26 @@ async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, member
       // Rule 1, in memory: the approval the locked path would take, given what this batch took and approved before.
       const match = pickCovering(await matcher.candidates(trx, index, state.agent.id, input, now), state, input);
       if (match) {
-        const captured = capturedRow(match, input.amount, now);
-        const records = settlementRecords(match, captured, 'captured', rail.actor, now, input.amount);
         matcher.take(match.id);
         // Released where the approval counted: the batch's state knows only this month and day.
-        if (match.spend_month === periods.month) state.spend.month.approved -= records.released;
-        if (match.spend_day === periods.day) state.spend.day.approved -= records.released;
-        const outcome: RailOutcome = { kind: 'matched', decision: toDecisionView(captured) };
-        pending.add(index, { agentId: state.agent.id, rail: rail.request, capture: { row: captured, ...records, periods: { month: match.spend_month, day: match.spend_day } }, answer: rail.request.answerRow(outcome) });
-        settled[index] = { ok: true, value: outcome };
+        const released = Number(match.amount) - input.amount;
+        if (match.spend_month === periods.month) state.spend.month.approved -= released;
+        if (match.spend_day === periods.day) state.spend.day.approved -= released;
+        const request = rail.request;
+        // Its records are made when written, from the approval's row (read then, with the batch's others).
+        const take: PendingTake = {
+          id: match.id,
+          row: match.row,
+          amount: input.amount,
+          actor: rail.actor,
+          now,
+          done: (captured) => {
+            const outcome: RailOutcome = { kind: 'matched', decision: toDecisionView(captured) };
+            settled[index] = { ok: true, value: outcome };
+            return request.answerRow(outcome);
+          },
+        };
+        pending.add(index, { agentId: state.agent.id, rail: request, take });
         continue;
       }
     }
@@ -255,6 +266,18 @@ function lateError(rail: RailRequest): unknown {
 /** A capture a batch writes: the row as captured, with its release, audit record and event. */
 type PendingCapture = ReturnType<typeof settlementRecords> & { row: DecisionRow; periods: { month: string; day: string } };
 
+/** An approval rule 1 took, captured when the batch writes: its row is read then (unless this batch made it). */
+interface PendingTake {
+  id: string;
+  row?: DecisionRow | undefined;
+  amount: number;
+  actor: RailActor;
+  now: Date;
+  /** Settles the member with its capture; returns the rail's record of its answer. */
+  done(captured: DecisionRow): Record<string, unknown>;
+}
+type RailActor = ReturnType<typeof railActor>;
+
 /** What one member writes. */
 interface PendingEntry {
   agentId: string;
@@ -263,6 +286,7 @@ interface PendingEntry {
   decision?: DecisionRecord | undefined;
   /** An approval captured: the new decision's own (its row is written captured) or one taken by rule 1. */
   capture?: PendingCapture | undefined;
+  take?: PendingTake | undefined;
   stored?: StoredResponse | undefined;
   /** The rail's record of its answer (a row of `rail_authorizations`). */
   answer?: Record<string, unknown> | undefined;
@@ -273,13 +297,15 @@ interface PendingEntry {
  * read for all of them by one statement under the batch's agent locks, then kept in step with
  * the batch in memory: approvals its earlier members took are gone, those they made are added.
  */
+type Candidate = RailCandidate & { row?: DecisionRow | undefined };
+
 class RailMatcher {
   private readonly taken = new Set<string>();
-  private readonly added = new Map<string, DecisionRow[]>();
+  private readonly added = new Map<string, Candidate[]>();
   private readonly stale = new Set<string>();
 
   private constructor(
-    private readonly read: Map<number, DecisionRow[]>,
+    private readonly read: Map<number, Candidate[]>,
     private readonly limit: number,
   ) {}
 
@@ -297,7 +323,7 @@ class RailMatcher {
   }
 
   /** Ordered as `coveringApprovals` orders them; approvals made in this batch come after older equals. */
-  async candidates(trx: DbOrTrx, index: number, agentId: string, r: { currency: string; amount: number }, now: Date): Promise<DecisionRow[]> {
+  async candidates(trx: DbOrTrx, index: number, agentId: string, r: { currency: string; amount: number }, now: Date): Promise<Candidate[]> {
     if (this.stale.has(agentId)) {
       this.read.set(index, (await readRailCandidates(trx, [{ agentId, currency: r.currency, amount: r.amount }], now, this.limit))[0]!);
     }
@@ -313,7 +339,7 @@ class RailMatcher {
 
   approved(agentId: string, row: DecisionRow): void {
     if (this.stale.has(agentId)) return;
-    this.added.set(agentId, [...(this.added.get(agentId) ?? []), row]);
+    this.added.set(agentId, [...(this.added.get(agentId) ?? []), { ...row, row }]);
   }
 
   /** Written by statements of their own (the locked path): read the agent's approvals again. */
@@ -352,6 +378,19 @@ class PendingWrites {
     this.entries = new Map();
     this.perAgent = new Set();
     if (kept.length === 0) return dropped;
+    // Rule 1's takes: their approvals' rows, read by one statement, become captures.
+    const takes = kept.filter((e) => e.take);
+    if (takes.length > 0) {
+      const unread = takes.filter((e) => !e.take!.row).map((e) => e.take!.id);
+      const read = unread.length > 0 ? await readDecisionsById(trx, unread) : new Map<string, DecisionRow>();
+      for (const e of takes) {
+        const { id, row = read.get(id), amount, actor, now } = e.take!;
+        if (!row) throw new Error(`approval ${id} taken by rule 1 is gone`);
+        const captured = capturedRow(row, amount, now);
+        e.capture = { row: captured, ...settlementRecords(row, captured, 'captured', actor, now, amount), periods: { month: row.spend_month, day: row.spend_day } };
+        e.answer = e.take!.done(captured);
+      }
+    }
     // A capture of an approval written by this same flush is written into its row.
     const inserted = new Map(kept.flatMap((e) => (e.decision ? [[e.decision.row.id, e.decision.row] as const] : [])));
     for (const e of kept) if (e.capture && inserted.has(e.capture.row.id)) inserted.set(e.capture.row.id, e.capture.row);

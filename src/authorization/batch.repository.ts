@@ -157,9 +157,12 @@ export interface RailCandidateQuery {
  * smallest first, then the oldest; `limit` each. One statement for the whole batch, read under
  * the batch's agent locks.
  */
-export async function readRailCandidates(trx: DbOrTrx, requests: readonly RailCandidateQuery[], now: Date, limit: number): Promise<DecisionRow[][]> {
+/** What rule 1 reads of an approval it could take: enough to choose it and to count its release (the row itself is read once chosen). */
+export type RailCandidate = Pick<DecisionRow, 'id' | 'vendor' | 'original_decision' | 'amount' | 'currency' | 'created_at' | 'capture_expires_at' | 'spend_month' | 'spend_day'>;
+
+export async function readRailCandidates(trx: DbOrTrx, requests: readonly RailCandidateQuery[], now: Date, limit: number): Promise<RailCandidate[][]> {
   if (requests.length === 0) return [];
-  const { rows } = await trx.executeQuery<DecisionRow & { request_n: string | number }>(
+  const { rows } = await trx.executeQuery<RailCandidate & { request_n: string | number }>(
     railCandidatesQuery(
       trx,
       requests.map((r) => r.agentId),
@@ -169,9 +172,15 @@ export async function readRailCandidates(trx: DbOrTrx, requests: readonly RailCa
       limit,
     ),
   );
-  const byRequest: DecisionRow[][] = requests.map(() => []);
-  for (const { request_n: n, ...row } of rows) byRequest[Number(n) - 1]!.push(row as DecisionRow);
+  const byRequest: RailCandidate[][] = requests.map(() => []);
+  for (const { request_n: n, ...row } of rows) byRequest[Number(n) - 1]!.push(row);
   return byRequest;
+}
+
+/** Approvals by id, whole (the ones rule 1 chose in a batch). */
+export async function readDecisionsById(trx: DbOrTrx, ids: readonly string[]): Promise<Map<string, DecisionRow>> {
+  const { rows } = await trx.executeQuery<DecisionRow>(decisionsByIdQuery(trx, [...ids]));
+  return new Map(rows.map((r) => [r.id, r]));
 }
 
 const railCandidatesQuery = compiledOnce((db: DbOrTrx, agents: string[], currencies: string[], amounts: number[], now: Date, limit: number) =>
@@ -181,7 +190,7 @@ const railCandidatesQuery = compiledOnce((db: DbOrTrx, agents: string[], currenc
       (eb) =>
         eb
           .selectFrom('decisions')
-          .selectAll()
+          .select(['id', 'vendor', 'original_decision', 'amount', 'currency', 'created_at', 'capture_expires_at', 'spend_month', 'spend_day'])
           .whereRef('decisions.agent_id', '=', 'r.agent_id')
           .whereRef('decisions.currency', '=', 'r.currency')
           .whereRef('decisions.amount', '>=', 'r.amount')
@@ -200,6 +209,8 @@ const railCandidatesQuery = compiledOnce((db: DbOrTrx, agents: string[], currenc
     .orderBy('d.created_at')
     .orderBy('d.id'),
 );
+
+const decisionsByIdQuery = compiledOnce((db: DbOrTrx, ids: string[]) => db.selectFrom('decisions').selectAll().where(sql<boolean>`id = any(${ids}::text[])`));
 
 /**
  * Captures approvals a batch's rail requests took (rows as `capturedRow` made them), each only if

@@ -66,4 +66,5 @@ export async function consumeToken(db: DbOrTrx, id: string, now: Date): Promise<
 export const stillUsable =
   (now: Date) =>
   (eb: ExpressionBuilder<DB, 'decisions'>) =>
-    eb.and([eb('capture_status', '=', 'uncaptured'), eb('token_consumed_at', 'is', null), eb.or([eb('capture_expires_at', 'is', null), eb('capture_expires_at', '>', now)])]);
+    // The status as a literal: a prepared statement's generic plan can then use the partial index of uncaptured approvals.
+    eb.and([eb('capture_status', '=', sql.lit('uncaptured')), eb('token_consumed_at', 'is', null), eb.or([eb('capture_expires_at', 'is', null), eb('capture_expires_at', '>', now)])]);
