@@ -31,6 +31,8 @@ const { values: args } = parseArgs({
     'batch-sizes': { type: 'string' },
     'no-build': { type: 'boolean', default: false },
     'admin-url': { type: 'string', default: DEFAULT_ADMIN_URL },
+    /** Writes a V8 CPU profile of the API process to bench/profiles/ (as `npm run bench -- --profile`). */
+    profile: { type: 'boolean', default: false },
   },
 });
 const RATES = args.rates!.split(',').map(Number);
@@ -109,7 +111,8 @@ const round = (n: number) => Math.round(n * 10) / 10;
 async function runService(batchSize: BatchSize, build: boolean) {
   const { backendsOf, dbUrl } = postgresAdmin(args['admin-url']!);
   // Bound to loopback: the only address this benchmark's traffic ever goes to.
-  const { base, key, server } = await startService({ adminUrl: args['admin-url']!, database: DB_NAME, build, env: { HOST: '127.0.0.1', ...batchSizeEnv(batchSize) } });
+  const nodeArgs = args.profile ? ['--cpu-prof', '--cpu-prof-dir', path.join(ROOT, 'bench/profiles')] : [];
+  const { base, key, server } = await startService({ adminUrl: args['admin-url']!, database: DB_NAME, build, nodeArgs, env: { HOST: '127.0.0.1', ...batchSizeEnv(batchSize) } });
   const policy = await api(base, key, '/v1/policies', { name: 'bench cards', budget_monthly: Number.MAX_SAFE_INTEGER, budget_single_max: 1_000_000, vendor_denylist: ['casino.example'] });
   const agents: string[] = [];
   for (let i = 0; i < AGENTS; i++) agents.push((await api(base, key, '/v1/agents', { name: `card-${i}`, policy_id: policy.id })).id);
@@ -255,7 +258,13 @@ async function runService(batchSize: BatchSize, build: boolean) {
     const msg = String((JSON.parse(line) as { msg?: unknown }).msg);
     logged[msg] = (logged[msg] ?? 0) + 1;
   }
-  return { batch_size: batchSize, rows, service_log: logged, rail_answers_total: metrics.split('\n').filter((l) => l.startsWith('rail_answers_total{')) };
+  // Where the batches' time went over the whole run (group commit's phases, mean ms per batch).
+  const sample = (name: string) => Number(metrics.split('\n').find((l) => l.startsWith(name))?.split(' ').at(-1) ?? Number.NaN);
+  const batches = sample('decision_batch_size_count');
+  const batchPhaseMs = Object.fromEntries(
+    ['connect', 'lock', 'read', 'decide', 'write', 'commit'].map((p) => [p, round((sample(`decision_batch_phase_seconds_sum{phase="${p}"}`) / batches) * 1000)]),
+  );
+  return { batch_size: batchSize, rows, service_log: logged, batches, mean_decisions_per_batch: round(sample('decision_batch_size_sum') / batches), batch_phase_ms: batchPhaseMs, rail_answers_total: metrics.split('\n').filter((l) => l.startsWith('rail_answers_total{')) };
 }
 
 async function main() {
@@ -278,7 +287,7 @@ async function main() {
     // The first service's, under the keys of runs with one service; services holds each.
     service_log: services[0]!.service_log,
     rail_answers_total: services[0]!.rail_answers_total,
-    services: services.map((s) => ({ batch_size: s.batch_size, service_log: s.service_log, rail_answers_total: s.rail_answers_total })),
+    services: services.map((s) => ({ batch_size: s.batch_size, service_log: s.service_log, rail_answers_total: s.rail_answers_total, batches: s.batches, mean_decisions_per_batch: s.mean_decisions_per_batch, batch_phase_ms: s.batch_phase_ms })),
   };
   const file = saveResult(stamp, `stripe-issuing-${args.label}`, result);
   console.log('\n| kind | batch size | rate/s | sent | achieved/s | p50 ms | p90 ms | p99 ms | max ms | > 1.5 s | timeout answers (recorded) | non-200 | no answer | approved | declined | API CPU ms/req | PG CPU ms/req | generator CPU ms/req | load avg before |');
@@ -289,6 +298,7 @@ async function main() {
     );
   }
   for (const s of services) console.log(`service log, batch size ${batchLabel(s.batch_size)}: ${JSON.stringify(s.service_log)}`);
+  for (const s of services) console.log(`batch size ${batchLabel(s.batch_size)}: ${s.batches} batches, ${s.mean_decisions_per_batch} requests each; mean ms per batch: ${JSON.stringify(s.batch_phase_ms)}`);
   console.log(`written to ${path.relative(ROOT, file)}`);
 }
 
