@@ -4,6 +4,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { exportJWK, generateKeyPair } from 'jose';
@@ -239,4 +240,40 @@ export async function startService(opts: { adminUrl: string; database: string; b
   const base = `http://127.0.0.1:${port}`;
   await waitForHealth(base, server);
   return { base, key: created.keys.live as string, server };
+}
+
+/** An answer of the open-loop generator: status 0 when none came (an error, or none in `noAnswerMs`). */
+export interface OpenLoopAnswer {
+  status: number;
+  body: string;
+}
+
+/**
+ * The open-loop generators' HTTP client: POSTs JSON on keep-alive sockets, as many as needed, and
+ * never rejects. Bounded: a request the service never answers (a connection lost in an overflowing
+ * accept queue) is given up after `noAnswerMs` and answered with status 0, so a step always ends.
+ */
+export function openLoopClient(noAnswerMs = 10_000) {
+  const pool = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  const post = (url: URL, body: string, headers: Record<string, string> = {}): Promise<OpenLoopAnswer> =>
+    new Promise((resolve) => {
+      const req = http.request(url, { method: 'POST', agent: pool, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on('error', (err) => resolve({ status: 0, body: String(err) }));
+      req.setTimeout(noAnswerMs, () => req.destroy(new Error('no answer')));
+      req.end(body);
+    });
+  return { post, close: () => pool.destroy() };
+}
+
+/** A set-up call of a bench (policies, agents, connections): its JSON answer, or an error naming the path and status. */
+export async function apiPost(base: string, key: string, p: string, body: unknown): Promise<Record<string, any>> {
+  const res = await fetch(`${base}${p}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = (await res.json()) as Record<string, any>;
+  if (!res.ok) throw new Error(`${p} → ${res.status} ${JSON.stringify(json)}`);
+  return json;
 }

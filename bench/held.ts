@@ -19,7 +19,6 @@
 //   looked up in the engine as the reconciler does (gateway.heldWorkflowState): those 'missing'.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -29,7 +28,7 @@ import { pendingHoldsToReconcile } from '../src/approvals/approvals.repository.j
 import { connectDatabase } from '../src/db/connect.js';
 import { TemporalGateway } from '../src/temporal/gateway.js';
 import { heldWorkflowId } from '../src/temporal/ids.js';
-import { DEFAULT_ADMIN_URL, MACHINE, perRequest, postgresAdmin, productionKeys, ROOT, saveResult, selfCpu, stop, waitForHealth } from './harness.js';
+import { apiPost, DEFAULT_ADMIN_URL, MACHINE, openLoopClient, perRequest, postgresAdmin, productionKeys, ROOT, saveResult, selfCpu, stop, waitForHealth } from './harness.js';
 import { commandLine, CpuMeter, descendants, measure, threadTicks, TICK_MS } from './proc.js';
 
 const { values: args } = parseArgs({
@@ -66,7 +65,8 @@ const BACKLOG_EVERY_MS = 5_000;
 const LOOKUP_CONCURRENCY = 16;
 
 const { admin, dbUrl, backendsOf } = postgresAdmin(ADMIN_URL);
-const agentPool = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+const client = openLoopClient(NO_ANSWER_MS);
+const api = apiPost;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round = (n: number) => Math.round(n * 10) / 10;
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : 0);
@@ -75,26 +75,6 @@ const summary = (values: number[]) => {
   return { count: s.length, p50: round(percentile(s, 50)), p99: round(percentile(s, 99)), max: round(s.at(-1) ?? 0) };
 };
 
-function post(url: URL, body: string, key: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve) => {
-    const req = http.request(url, { method: 'POST', agent: agentPool, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', (err) => resolve({ status: 0, body: String(err) }));
-    req.setTimeout(NO_ANSWER_MS, () => req.destroy(new Error('no answer')));
-    req.end(body);
-  });
-}
-
-async function api(base: string, key: string, p: string, body: unknown) {
-  const res = await fetch(`${base}${p}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const json = (await res.json()) as Record<string, any>;
-  if (!res.ok) throw new Error(`${p} → ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 /** `spend-auth dev` on a fresh database and DATA_DIR, with one enterprise account; resolves once the API answers. */
 async function startDev(): Promise<{ base: string; key: string; server: ChildProcess; logFile: string }> {
@@ -160,7 +140,7 @@ async function openLoop(endpoint: URL, key: string, agents: string[], rate: numb
         const body = JSON.stringify({ agent_id: agents[i % agents.length], amount: held ? HELD_AMOUNT : 1_000 + (i % 9_000), currency: 'USD', vendor: held ? 'aws.amazon.com' : 'api.openai.com' });
         sent += 1;
         inflight.push(
-          post(endpoint, body, key).then((res) => {
+          client.post(endpoint, body, { authorization: `Bearer ${key}` }).then((res) => {
             latencies.push(performance.now() - scheduled);
             if (res.status === 0) return void (noAnswer += 1);
             if (res.status < 200 || res.status >= 300) return void (non2xx += 1);
@@ -466,7 +446,7 @@ async function main() {
     console.log(`written to ${path.relative(ROOT, file)}`);
   } finally {
     await watcher.end().catch(() => undefined);
-    agentPool.destroy();
+    client.close();
     await stop(server);
   }
 }

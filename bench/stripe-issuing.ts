@@ -11,13 +11,12 @@
 //   npx tsx bench/stripe-issuing.ts --batch-sizes 64,1 --label group-commit   (a service per batch size)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import Stripe from 'stripe';
-import { batchLabel, batchSizeEnv, DEFAULT_ADMIN_URL, MACHINE, parseBatchSizes, perRequest, postgresAdmin, ROOT, saveResult, selfCpu, startService, stop, type BatchSize } from './harness.js';
+import { apiPost, batchLabel, batchSizeEnv, openLoopClient, DEFAULT_ADMIN_URL, MACHINE, parseBatchSizes, perRequest, postgresAdmin, ROOT, saveResult, selfCpu, startService, stop, type BatchSize } from './harness.js';
 import { CpuMeter, descendants, measure } from './proc.js';
 
 const { values: args } = parseArgs({
@@ -46,35 +45,9 @@ const AGENTS = 100;
 const NO_ANSWER_MS = 10_000;
 
 const AUTHORIZATION = JSON.parse(fs.readFileSync(path.join(ROOT, 'test/fixtures/stripe/issuing.authorization.json'), 'utf8'));
-const agentPool = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-
-interface Answer {
-  status: number;
-  body: string;
-}
-
-function post(url: URL, body: string, headers: Record<string, string>): Promise<Answer> {
-  return new Promise((resolve) => {
-    const req = http.request(url, { method: 'POST', agent: agentPool, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', (err) => resolve({ status: 0, body: String(err) }));
-    // Bounded: a request the service never answers (a connection lost in an overflowing accept
-    // queue) is given up after NO_ANSWER_MS and counted, so a step always ends.
-    req.setTimeout(NO_ANSWER_MS, () => req.destroy(new Error('no answer')));
-    req.end(body);
-  });
-}
-
-async function api(base: string, key: string, p: string, body: unknown) {
-  const res = await fetch(`${base}${p}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const json = (await res.json()) as Record<string, any>;
-  if (!res.ok) throw new Error(`${p} → ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const client = openLoopClient(NO_ANSWER_MS);
+const post = client.post;
+const api = apiPost;
 
 let sequence = 0;
 /** One signed `issuing_authorization.request` from Stripe's fixture. */
@@ -272,7 +245,7 @@ async function main() {
   const services = [];
   // Built once, before the first start: every batch size runs the same build.
   for (const [i, batchSize] of BATCH_SIZES.entries()) services.push(await runService(batchSize, !args['no-build'] && i === 0));
-  agentPool.destroy();
+  client.close();
   const rows = services.flatMap((s) => s.rows);
   const result = {
     date: stamp,
