@@ -18,21 +18,29 @@ export function cpuTicks(pid: number): Ticks | undefined {
   } catch {
     return undefined;
   }
+  return statTicks(stat);
+}
+
+/** utime and stime from a `stat` line (of a process or a thread), and its name. */
+function statTicks(stat: string): Ticks & { name: string } {
   // The command name (field 2) may hold spaces; fields are counted after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { user: Number(fields[11]), sys: Number(fields[12]) };
+  return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), user: Number(fields[11]), sys: Number(fields[12]) };
+}
+
+/** Thread ids of `pid`; empty once it is gone. */
+function tasksOf(pid: number): string[] {
+  try {
+    return fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
 }
 
 /** Child process ids of `pid` (one level). */
 function children(pid: number): number[] {
   const out: number[] = [];
-  let tasks: string[];
-  try {
-    tasks = fs.readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return out;
-  }
-  for (const t of tasks) {
+  for (const t of tasksOf(pid)) {
     try {
       out.push(...fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
     } catch {
@@ -101,18 +109,9 @@ export async function measure<T>(meters: Pick<CpuMeter, 'sample'>[], work: () =>
 /** CPU ticks of each thread of `pid`, with the thread's name (comm), by thread id; empty once it is gone. */
 export function threadTicks(pid: number): Map<number, Ticks & { name: string }> {
   const out = new Map<number, Ticks & { name: string }>();
-  let tasks: string[];
-  try {
-    tasks = fs.readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return out;
-  }
-  for (const t of tasks) {
+  for (const t of tasksOf(pid)) {
     try {
-      const stat = fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(t), { name, user: Number(fields[11]), sys: Number(fields[12]) });
+      out.set(Number(t), statTicks(fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8')));
     } catch {
       // thread gone
     }
