@@ -40,6 +40,8 @@ const policy = fc.record({
   duplicate_window_seconds: fc.option(fc.integer({ min: 60, max: 600 }), { nil: null }),
 });
 
+type PolicyCase = typeof policy extends fc.Arbitrary<infer P> ? P : never;
+
 const request = fc.record({ agent: fc.integer({ min: 0, max: 1 }), amount: fc.integer({ min: 1, max: 1_600 }), vendor: fc.constantFrom(...VENDORS) });
 
 type Outcome = { decision: string; reason_code: string | null } | { error: string };
@@ -65,6 +67,33 @@ async function auditOrder(agentId: string, numberOf: Map<string, number>) {
   return rows.rows.map((r) => numberOf.get(r.decision_id));
 }
 
+/**
+ * One case's set-up: a policy from `p`, two agents for the batch and two for the one-by-one path,
+ * and the deps of each (grouped: one batch of up to 64, its sizes recorded), on one clock.
+ */
+async function twoRuns(p: PolicyCase, now: () => Date) {
+  const created = await acct.test.post(
+    '/v1/policies',
+    policyBody({
+      budget_monthly: p.budget_monthly,
+      budget_daily: p.budget_daily,
+      budget_single_max: p.budget_single_max,
+      require_approval_above: p.require_approval_above,
+      vendor_denylist: ['blocked.example'],
+      duplicate_window_seconds: p.duplicate_window_seconds,
+      velocity_limits: p.velocity_limits && (p.velocity_limits[0] !== null || p.velocity_limits[1] !== null) ? [{ window_seconds: 3_600, max_count: p.velocity_limits[0], max_amount: p.velocity_limits[1] }] : [],
+    }),
+  );
+  expect(created.status).toBe(201);
+  const batched = await agentsFor(created.body.id, 2);
+  const alone = await agentsFor(created.body.id, 2);
+  const sizes: number[] = [];
+  const grouped: AuthorizationDeps = { db: ctx.database.db, signer: ctx.signer, waiter: new DecisionWaiter(), now, onBatch: (n) => sizes.push(n) };
+  groupDecisions(grouped, { size: 64, lingerMs: 1, inFlight: 2 });
+  const single: AuthorizationDeps = { db: ctx.database.db, signer: ctx.signer, waiter: new DecisionWaiter(), now };
+  return { batched, alone, sizes, grouped, single };
+}
+
 test('a batch decides every interleaving of its agents’ requests as the one-by-one path does: decisions, spend, audit order', async () => {
   // The same instant for both runs; far enough in the past that no other test's rows share it.
   let clock = Date.parse('2031-03-14T09:00:00.000Z');
@@ -72,24 +101,7 @@ test('a batch decides every interleaving of its agents’ requests as the one-by
     fc.asyncProperty(policy, fc.array(request, { minLength: 2, maxLength: 24 }), async (p, requests) => {
       clock += 24 * 3600 * 1000; // every case on a day of its own: velocity and duplicates start empty
       const now = () => new Date(clock);
-      const body = policyBody({
-        budget_monthly: p.budget_monthly,
-        budget_daily: p.budget_daily,
-        budget_single_max: p.budget_single_max,
-        require_approval_above: p.require_approval_above,
-        vendor_denylist: ['blocked.example'],
-        duplicate_window_seconds: p.duplicate_window_seconds,
-        velocity_limits: p.velocity_limits && (p.velocity_limits[0] !== null || p.velocity_limits[1] !== null) ? [{ window_seconds: 3_600, max_count: p.velocity_limits[0], max_amount: p.velocity_limits[1] }] : [],
-      });
-      const created = await acct.test.post('/v1/policies', body);
-      expect(created.status).toBe(201);
-      const batched = await agentsFor(created.body.id, 2);
-      const alone = await agentsFor(created.body.id, 2);
-
-      const sizes: number[] = [];
-      const grouped: AuthorizationDeps = { db: ctx.database.db, signer: ctx.signer, waiter: new DecisionWaiter(), now, onBatch: (n) => sizes.push(n) };
-      groupDecisions(grouped, { size: 64, lingerMs: 1, inFlight: 2 });
-      const single: AuthorizationDeps = { db: ctx.database.db, signer: ctx.signer, waiter: new DecisionWaiter(), now };
+      const { batched, alone, sizes, grouped, single } = await twoRuns(p, now);
 
       const input = (agentId: string, r: (typeof requests)[number]) => ({ agent_id: agentId, amount: r.amount, currency: 'USD', vendor: r.vendor });
       // All submitted in one tick: one batch, in this order.
@@ -173,26 +185,7 @@ test('swipes and authorizations in any interleaving: a batch decides them as one
     fc.asyncProperty(policy, fc.array(step, { minLength: 2, maxLength: 24 }), async (p, steps) => {
       clock += 24 * 3600 * 1000;
       const now = () => new Date(clock);
-      const created = await acct.test.post(
-        '/v1/policies',
-        policyBody({
-          budget_monthly: p.budget_monthly,
-          budget_daily: p.budget_daily,
-          budget_single_max: p.budget_single_max,
-          require_approval_above: p.require_approval_above,
-          vendor_denylist: ['blocked.example'],
-          duplicate_window_seconds: p.duplicate_window_seconds,
-          velocity_limits: p.velocity_limits && (p.velocity_limits[0] !== null || p.velocity_limits[1] !== null) ? [{ window_seconds: 3_600, max_count: p.velocity_limits[0], max_amount: p.velocity_limits[1] }] : [],
-        }),
-      );
-      expect(created.status).toBe(201);
-      const batched = await agentsFor(created.body.id, 2);
-      const alone = await agentsFor(created.body.id, 2);
-
-      const sizes: number[] = [];
-      const grouped: AuthorizationDeps = { db: ctx.database.db, signer: ctx.signer, waiter: new DecisionWaiter(), now, onBatch: (n) => sizes.push(n) };
-      groupDecisions(grouped, { size: 64, lingerMs: 1, inFlight: 2 });
-      const single: AuthorizationDeps = { db: ctx.database.db, signer: ctx.signer, waiter: new DecisionWaiter(), now };
+      const { batched, alone, sizes, grouped, single } = await twoRuns(p, now);
 
       const run = (deps: AuthorizationDeps, agents: string[], s: (typeof steps)[number], n: number) => {
         // Swipes a quarter the size, so that many find an approval made before them to take.
