@@ -45,17 +45,6 @@ export async function findEarlierAnswers(
   };
 }
 
-/** The answer to the first request of a card authorization (not an increase), if the connection gave one. */
-export async function findRailAnswerOf(db: DbOrTrx, connectionId: string, authorizationId: string): Promise<RailAnswerRow | undefined> {
-  return db
-    .selectFrom('rail_authorizations')
-    .selectAll()
-    .where('connection_id', '=', connectionId)
-    .where('authorization_id', '=', authorizationId)
-    .where('increment', '=', false)
-    .executeTakeFirst();
-}
-
 /** The first decision made for a card authorization: its first request's, else the earliest increase's. */
 export async function firstDecisionOf(db: DbOrTrx, connectionId: string, authorizationId: string): Promise<string | null> {
   const row = await db

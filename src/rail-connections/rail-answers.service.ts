@@ -6,7 +6,7 @@ import { isStorableText } from '../kernel/storable-text.js';
 import { authorizeSchema } from '../authorization/authorize.schemas.js';
 import { decide, type AuthorizationDeps } from '../authorization/authorization.service.js';
 import type { RailOutcome } from '../authorization/rail-request.js';
-import { findEarlierAnswers, findRailAnswer, findRailAnswerOf, firstDecisionOf, insertRailAnswer, insertRailAnswerIfAbsent, type NewRailAnswer, type RailAnswerRow } from './rail-answers.repository.js';
+import { findEarlierAnswers, findRailAnswer, firstDecisionOf, insertRailAnswer, insertRailAnswerIfAbsent, type NewRailAnswer, type RailAnswerRow } from './rail-answers.repository.js';
 import { RailConnectionGone, type EndpointConnection } from './rail-connection-cache.js';
 import { TimeoutAnswerLog } from './timeout-answers.js';
 

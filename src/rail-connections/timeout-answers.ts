@@ -71,8 +71,11 @@ export class TimeoutAnswerLog {
     const rows = batch.map((w) => w.row);
     const { rows: stored } = await this.db.executeQuery<{ request_event_id: string; connection_id: string }>(CompiledQuery.raw(insertText(Object.keys(rows[0]!)), [JSON.stringify(rows)]));
     const written = new Set(stored.map((r) => `${r.connection_id}\0${r.request_event_id}`));
-    const left = batch.filter((w) => !written.has(`${w.row.connection_id}\0${w.row.request_event_id}`));
-    for (const w of batch) if (!left.includes(w)) w.resolve(true);
+    const left: Waiting[] = [];
+    for (const w of batch) {
+      if (written.has(`${w.row.connection_id}\0${w.row.request_event_id}`)) w.resolve(true);
+      else left.push(w);
+    }
     if (left.length === 0) return [];
     const { rows: answered } = await this.db.executeQuery<{ request_event_id: string; connection_id: string }>(
       CompiledQuery.raw(ANSWERED, [left.map((w) => w.row.connection_id), left.map((w) => w.row.request_event_id)]),
