@@ -30,6 +30,7 @@ import {
   type BatchSize,
   type CpuPerRequest,
 } from './harness.js';
+import { BATCH_PHASES } from '../src/authorization/batch-decide.js';
 import { CpuMeter, descendants, measure } from './proc.js';
 
 const { values: args } = parseArgs({
@@ -87,8 +88,6 @@ const LEGACY_BASELINE_CONNECTIONS = 64;
  */
 const SOAK_SCRAPE_LEAD_MS = 2_000;
 /** The service's gauges of audit records committed but not yet sealed into the hash chain. */
-/** The phases of a group commit batch, as `decision_batch_phase_seconds` labels them. */
-const BATCH_PHASES = ['connect', 'lock', 'read', 'decide', 'write', 'commit'] as const;
 const AUDIT_GAUGES = ['audit_unsealed_records', 'audit_unsealed_oldest_age_seconds'] as const;
 
 /**

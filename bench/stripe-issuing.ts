@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import Stripe from 'stripe';
 import { apiPost, batchLabel, batchSizeEnv, openLoopClient, DEFAULT_ADMIN_URL, MACHINE, parseBatchSizes, perRequest, postgresAdmin, ROOT, saveResult, selfCpu, startService, stop, type BatchSize } from './harness.js';
+import { BATCH_PHASES } from '../src/authorization/batch-decide.js';
 import { CpuMeter, descendants, measure } from './proc.js';
 
 const { values: args } = parseArgs({
@@ -235,7 +236,7 @@ async function runService(batchSize: BatchSize, build: boolean) {
   const sample = (name: string) => Number(metrics.split('\n').find((l) => l.startsWith(name))?.split(' ').at(-1) ?? Number.NaN);
   const batches = sample('decision_batch_size_count');
   const batchPhaseMs = Object.fromEntries(
-    ['connect', 'lock', 'read', 'decide', 'write', 'commit'].map((p) => [p, round((sample(`decision_batch_phase_seconds_sum{phase="${p}"}`) / batches) * 1000)]),
+    BATCH_PHASES.map((p) => [p, round((sample(`decision_batch_phase_seconds_sum{phase="${p}"}`) / batches) * 1000)]),
   );
   return { batch_size: batchSize, rows, service_log: logged, batches, mean_decisions_per_batch: round(sample('decision_batch_size_sum') / batches), batch_phase_ms: batchPhaseMs, rail_answers_total: metrics.split('\n').filter((l) => l.startsWith('rail_answers_total{')) };
 }

@@ -4,7 +4,7 @@ import type { Db, DbOrTrx } from '../db/database.js';
 import { appendAudit, auditInsertStatement, auditRecord, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
 import type { AuthorizeBatchSettings } from '../kernel/config.js';
 import { DecisionBatcher } from './decision-batcher.js';
-import { decideBatch, type BatchMember, type DecisionRecord, type DecisionSteps } from './batch-decide.js';
+import { decideBatch, type BatchMember, type BatchPhase, type DecisionRecord, type DecisionSteps } from './batch-decide.js';
 import { consumeToken } from '../decisions/decisions.repository.js';
 import { AppError, forbidden, notFound } from '../kernel/errors.js';
 import { eventInsert, eventRecord } from '../events/events.repository.js';
@@ -39,7 +39,7 @@ export interface AuthorizationDeps {
   /** Told of the size of each batch committed together (metrics). */
   onBatch?: (size: number) => void;
   /** Told where each committed batch's time went (seconds by phase; metrics). */
-  onBatchPhases?: (phases: Readonly<Record<'connect' | 'lock' | 'read' | 'decide' | 'write' | 'commit', number>>) => void;
+  onBatchPhases?: (phases: Readonly<Record<BatchPhase, number>>) => void;
   /** Set by `groupDecisions`: decisions are committed in batches (docs/operations.md, "Group commit"). */
   batcher?: DecisionBatcher<BatchMember, RailOutcome>;
 }

@@ -112,11 +112,13 @@ export async function decideBatch(deps: AuthorizationDeps, members: BatchMember[
   return decided!.settled;
 }
 
-type BatchPhase = 'connect' | 'lock' | 'read' | 'decide' | 'write' | 'commit';
+/** The phases of a batch, as `decision_batch_phase_seconds` labels them (benches read them by these names). */
+export const BATCH_PHASES = ['connect', 'lock', 'read', 'decide', 'write', 'commit'] as const;
+export type BatchPhase = (typeof BATCH_PHASES)[number];
 
 /** Where a batch's time goes, phase by phase (the `decision_batch_phase_seconds` metric). */
 class PhaseClock {
-  readonly phases: Record<BatchPhase, number> = { connect: 0, lock: 0, read: 0, decide: 0, write: 0, commit: 0 };
+  readonly phases = Object.fromEntries(BATCH_PHASES.map((p) => [p, 0])) as Record<BatchPhase, number>;
   private last = performance.now();
 
   /** The time since the last mark ends `phase`. */
