@@ -13,3 +13,23 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/**
+ * `work`, failing with its name after `timeoutMs`: a test of several slow steps then says which
+ * one did not finish instead of running into the test's own timeout.
+ */
+export async function within<T>(what: string, timeoutMs: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const started = Date.now();
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} did not finish in ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    if (Date.now() - started > timeoutMs / 2) console.log(`[slow step] ${what}: ${Date.now() - started} ms`);
+  }
+}

@@ -17,7 +17,7 @@ import { policyBody, type TestAccount } from '../support/context.js';
 import { freePort, startDevServer, tempDbFile } from '../support/dev-server.js';
 import { openEngineStack, type EngineStack } from '../support/engine-stack.js';
 import { serverModeOrSkip } from '../support/temporal-server.js';
-import { until } from '../support/wait.js';
+import { until, within } from '../support/wait.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const mode = serverModeOrSkip('held faults');
@@ -200,16 +200,17 @@ describe.skipIf(!cli)('held requests through engine faults', () => {
     }, 180_000);
 
     test('the Temporal server restarted mid-wait (persisted to SQLite): the hold is still waiting and approval works', async () => {
-      await stack.startWorker();
-      const id = await heldRequest(acct);
+      // Each step is bounded on its own, so a run that fails names the step that did not finish.
+      await within('starting the worker', 60_000, stack.startWorker());
+      const id = await within('the held request', 20_000, heldRequest(acct));
       await waiting(id);
 
-      await stack.server.devServer!.restart();
+      await within('restarting the server', 90_000, stack.server.devServer!.restart());
 
       const approved = await approveRetrying(acct, id);
       expect(approved.status).toBe(200);
       expect(approved.body).toMatchObject({ status: 'approved' });
-      expect(await handleOf(id).result()).toMatchObject({ status: 'approved' });
-    }, 180_000);
+      expect(await within('the workflow result', 30_000, handleOf(id).result())).toMatchObject({ status: 'approved' });
+    }, 330_000);
   });
 });
