@@ -26,6 +26,8 @@ export interface AuditInput {
   policyId?: string | null;
   reason?: string | null;
   metadata?: Record<string, unknown>;
+  /** Thumbprint of the agent key that signed the request (DECISIONS §19); `signedByOf(caller)`. */
+  signedBy?: string | null;
 }
 
 /** The fields of an audit record that describe a decision, as the decision row holds them. */
@@ -75,6 +77,8 @@ export function auditRecord(input: AuditInput): NewAuditRow {
     reason: input.reason ?? null,
     metadata: input.metadata ?? {},
     created_at: new Date(),
+    // Always set, null or not: rows written together share the first row's column list.
+    signed_by: input.signedBy ?? null,
     prev_hash: null,
     hash: null,
   };

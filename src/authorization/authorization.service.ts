@@ -277,6 +277,8 @@ async function prepareDecision(
     rail_authorization_id: via.rail?.authorization_id ?? null,
     increment_of: via.incrementOf ?? null,
     over_capture_amount: null,
+    signature: caller.signature ?? null,
+    capture_signature: null,
   };
   const view = toDecisionView(row);
   const event = { ...eventRecord({ accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: {}, now }), data: decisionEventData(row) };

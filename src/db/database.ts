@@ -1,5 +1,7 @@
 import type { ColumnType, Generated, Kysely, Selectable, Transaction } from 'kysely';
 import type { Plan, Role } from '../kernel/caller.js';
+import type { AgentKeyDirectoriesTable, AgentKeysTable, SignatureNoncesTable } from './agent-key-tables.js';
+import type { RequestSignature } from '../kernel/caller.js';
 import type { RailAuthorizationsTable, RailConnectionsTable, RailEventsTable, RailTransactionsTable, RailType } from './rail-tables.js';
 
 export type { Plan, Role };
@@ -77,6 +79,8 @@ export interface PoliciesTable {
   escalate_after_seconds: number | null;
   /** An approval not captured within this many seconds expires (docs/api.md, "Capture and void"). */
   capture_window_seconds: Generated<number>;
+  /** Requests by a credential bound to one agent must be signed (DECISIONS §19; migration 026). */
+  require_signed_requests: Generated<boolean>;
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
@@ -133,6 +137,8 @@ export interface AuditRecordsTable {
   insert_order: Generated<number>;
   /** HMAC of the content with the server's audit key, written with the record; null only on rows the service did not write. */
   mac: string | null;
+  /** Thumbprint of the agent key that signed the request behind the record (migration 026); inside the MAC. */
+  signed_by: ColumnType<string | null, string | null | undefined, never>;
 }
 
 /** One row per (account, mode): the head of that audit chain, locked to append. */
@@ -227,6 +233,10 @@ export interface DecisionsTable {
   increment_of: ColumnType<string | null, string | null | undefined, string | null>;
   /** How far a rail's capture went over what was approved for its card authorization (migration 024); null when it did not. */
   over_capture_amount: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The request signature the decision was asked under (migration 026); null when unsigned. Written as JSON text. */
+  signature: ColumnType<RequestSignature | null, string | null | undefined, never>;
+  /** The request signature the capture was made under; null when unsigned or not captured by a request. */
+  capture_signature: ColumnType<RequestSignature | null, string | null | undefined, string | null>;
 }
 
 export interface AgentSpendTable {
@@ -368,7 +378,13 @@ export interface VaultsTable {
 // The rails' tables (migration 021) are in rail-tables.ts, to keep this file readable.
 export type { RailAnswerOutcome, RailAuthorizationsTable, RailConnectionsTable, RailEventsTable, RailTransactionsTable, RailType } from './rail-tables.js';
 
+// Agents' signing keys (migration 026) are in agent-key-tables.ts.
+export type { AgentKeyDirectoriesTable, AgentKeysTable, SignatureNoncesTable } from './agent-key-tables.js';
+
 export interface DB {
+  agent_keys: AgentKeysTable;
+  agent_key_directories: AgentKeyDirectoriesTable;
+  signature_nonces: SignatureNoncesTable;
   rail_connections: RailConnectionsTable;
   rail_authorizations: RailAuthorizationsTable;
   rail_events: RailEventsTable;

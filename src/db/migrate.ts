@@ -27,6 +27,7 @@ import * as m024 from './migrations/024_rail_increments.js';
 import { auditHeadEvidenceMigration } from './migrations/018_audit_head_evidence.js';
 import * as m019 from './migrations/019_server_key_fingerprints.js';
 import { sealedWebhookSecretsMigration } from './migrations/025_sealed_webhook_secrets.js';
+import * as m026 from './migrations/026_agent_keys.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
 const migrations: Record<string, Migration> = {
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   '024_rail_increments': m024,
   // Seals the webhook secrets written in clear before it with the key this process loaded at start.
   '025_sealed_webhook_secrets': sealedWebhookSecretsMigration(loadedEncryptionKey),
+  '026_agent_keys': m026,
 };
 
 class StaticProvider implements MigrationProvider {

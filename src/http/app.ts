@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { AgentHooks } from '../agents/agents.service.js';
 import type { Db } from '../db/database.js';
+import type { KeyDirectoryFetchSettings } from '../agent-keys/agent-key-deps.js';
 import { authMiddleware, type Authenticator } from './auth.js';
 import { jsonBody } from './body.js';
 import { errorHandler, notFoundRoute } from './errors.js';
@@ -43,6 +44,10 @@ export interface AppDeps {
   now?: () => Date;
   /** Told when a key is revoked, so any cache of keys can drop it at once. */
   onKeyRevoked?: (keyHash: string) => void;
+  /** Told when a policy or an agent's policy changes, so a cache of callers can drop what they carry. */
+  onCredentialsChanged?: () => void;
+  /** Key directories' fetch (DECISIONS §19): a resolver, CA and timeout tests inject; the SSRF setting is `allowPrivateUrls`. */
+  keyDirectories?: Pick<KeyDirectoryFetchSettings, 'resolve' | 'ca' | 'timeoutMs'>;
   agentHooks?: AgentHooks;
   logError?: (err: unknown, requestId: string) => void;
   /** Rate limiting's clock (milliseconds since the epoch) and limit overrides: for tests only. */
@@ -111,6 +116,13 @@ export function createApp(deps: AppDeps): Express {
     webhooks: { db: deps.db, allowPrivateUrls: deps.allowPrivateUrls ?? false, secrets: endpointSecretCipher(deps.idempotencyKey) },
     agentHooks: deps.agentHooks ?? agentStopHooks,
     onKeyRevoked: deps.onKeyRevoked,
+    onCredentialsChanged: deps.onCredentialsChanged,
+    agentKeys: {
+      db: deps.db,
+      now: deps.now,
+      directories: { allowPrivateUrls: deps.allowPrivateUrls ?? false, ...deps.keyDirectories },
+      onKeysChanged: () => {},
+    },
     metrics,
     engine: deps.engine,
     openApi: openApiDocument,

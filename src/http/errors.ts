@@ -4,6 +4,11 @@ import { AppError, type ErrorCode } from '../kernel/errors.js';
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
   unauthorized: 401,
+  signature_required: 401,
+  signature_invalid: 401,
+  signature_key_unknown: 401,
+  signature_expired: 401,
+  signature_replayed: 401,
   forbidden: 403,
   agent_frozen: 403,
   agent_deactivated: 403,

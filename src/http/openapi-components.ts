@@ -31,6 +31,11 @@ type JsonSchema = Record<string, unknown>;
 export const ERROR_CODES: Record<ErrorCode, string> = {
   invalid_request: '400 (413 for a body over 64 KiB): a missing or malformed field, query parameter or body',
   unauthorized: '401: missing, malformed, unknown or revoked key',
+  signature_required: "401: the agent's policy requires signed requests and this one carries no `web-bot-auth` signature",
+  signature_invalid: '401: the request signature is malformed, does not cover what it must, or does not verify (`param` `Content-Digest` when the body does not match its digest)',
+  signature_key_unknown: "401: no `web-bot-auth` signature names an active key of the request's agent",
+  signature_expired: '401: the request signature expired (its `expires` more than 30 s ago)',
+  signature_replayed: '401: this signature (key and nonce) was already used',
   forbidden: "403: the key's role or the account's plan does not allow it",
   agent_frozen: '403: authorize for a frozen agent',
   agent_deactivated: '403: authorize for a deactivated agent',

@@ -1,3 +1,4 @@
+import type { AgentKeyDeps } from '../agent-keys/agent-key-deps.js';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { AgentHooks } from '../agents/agents.service.js';
@@ -35,6 +36,10 @@ export interface RouteDeps {
   agentHooks: AgentHooks;
   /** Told when a key is revoked, so any cache of keys can drop it at once. */
   onKeyRevoked?: ((keyHash: string) => void) | undefined;
+  /** Told when what a cached caller carries may have changed (a policy's `require_signed_requests`, an agent's policy). */
+  onCredentialsChanged?: (() => void) | undefined;
+  /** Agents' signing keys and their directories (DECISIONS §19). */
+  agentKeys: AgentKeyDeps;
   metrics: Metrics;
   /** The workflow engine's last known state, for /readyz. */
   engine: { current(): Promise<'up' | 'down' | 'unknown'> };

@@ -15,7 +15,29 @@ export interface Caller {
   agentId: string | null;
   plan: Plan;
   rateLimit: number | null;
+  /** For agent-role keys: the agent's policy requires signed requests (DECISIONS §19); cached with the caller. */
+  signedRequestsRequired?: boolean;
+  /** Set when the request carried a verified RFC 9421 signature (DECISIONS §19). */
+  signature?: RequestSignature;
 }
+
+export type AgentKeyAlg = 'ed25519' | 'ecdsa-p256-sha256';
+
+/**
+ * A verified request signature, as decisions, captures and webhooks show it (DECISIONS §19,
+ * "Recorded"): `created` is the signature's own parameter, Unix seconds.
+ */
+export interface RequestSignature {
+  agent_key_id: string;
+  keyid: string;
+  alg: AgentKeyAlg;
+  signature_agent: string | null;
+  created: number;
+  nonce: string;
+}
+
+/** The thumbprint audit records carry as `signed_by`: the key that signed this request, if any. */
+export const signedByOf = (caller: Pick<Caller, 'signature'> | undefined): string | null => caller?.signature?.keyid ?? null;
 
 export const ADMIN: readonly Role[] = ['admin'];
 export const STAFF: readonly Role[] = ['admin', 'reviewer'];

@@ -2,6 +2,11 @@
 export type ErrorCode =
   | 'invalid_request'
   | 'unauthorized'
+  | 'signature_required'
+  | 'signature_invalid'
+  | 'signature_key_unknown'
+  | 'signature_expired'
+  | 'signature_replayed'
   | 'forbidden'
   | 'agent_frozen'
   | 'agent_deactivated'
