@@ -1,0 +1,149 @@
+import { createHash, randomBytes, sign } from 'node:crypto';
+import { appendSignature, component, createSignatureSync, type FieldOccurrence, type SignatureComponent, type SignerSync } from 'http-message-sig';
+import { calculateJwkThumbprint } from 'jose';
+import type { AgentKeyAlg } from '../kernel/caller.js';
+import { parseSignatureAgent, parseSigningKey, type PublicSigningJwk, type SigningKey } from './signing-key.js';
+
+/**
+ * Signs an agent's requests to the service as DECISIONS §19 verifies them: RFC 9421 HTTP Message
+ * Signatures with the `web-bot-auth` tag, made with a private key that never leaves the agent, so a
+ * leaked bearer key alone no longer spends when the agent's policy requires signed requests.
+ */
+
+export const WEB_BOT_AUTH_TAG = 'web-bot-auth';
+export const SIGNATURE_LABEL = 'sig1';
+/** Short by default: a smaller replay window, and the service keeps each nonce only this long (+30 s). */
+export const DEFAULT_SIGNATURE_LIFETIME_SECONDS = 60;
+/** The longest the service accepts (`expires` − `created`). */
+export const MAX_SIGNATURE_LIFETIME_SECONDS = 300;
+const NONCE_BYTES = 32;
+
+export interface RequestSignerOptions {
+  /** The agent key's private JWK: Ed25519 (`{kty: "OKP", crv: "Ed25519", x, d}`) or P-256 (`{kty: "EC", crv: "P-256", x, y, d}`). */
+  privateJwk: object;
+  /**
+   * The https origin whose key directory lists this key, for a key registered with `directory_url`:
+   * sent as `Signature-Agent: sig1="<origin>"` and covered by the signature.
+   */
+  signatureAgent?: string;
+  /** `expires` − `created`, 1–300 s; default 60. */
+  lifetimeSeconds?: number;
+  /**
+   * Also cover the `Authorization` field when the request has one (default true): the signature is
+   * then good only with the bearer key it was made for.
+   */
+  coverAuthorization?: boolean;
+  /** The clock (tests). */
+  now?: () => Date;
+}
+
+/** A request as it will be sent: `body` the exact bytes, or none. */
+export interface SignableRequest {
+  method: string;
+  url: string | URL;
+  headers?: HeadersInit;
+  body?: Uint8Array | string | null;
+}
+
+export interface RequestSigner {
+  readonly alg: AgentKeyAlg;
+  /** The RFC 7638 thumbprint of the public key: the signature's `keyid`, the agent key's `thumbprint`. */
+  readonly keyid: string;
+  /** What to register with `POST /v1/agents/:id/keys` (`{jwk: publicJwk}`). */
+  readonly publicJwk: PublicSigningJwk;
+  readonly signatureAgent: string | null;
+  /**
+   * The request's headers with its signature added: `Signature` and `Signature-Input` (label
+   * `sig1`), `Content-Digest` when it has a body, `Signature-Agent` when configured. A fresh nonce
+   * each call: sign every attempt, retries included.
+   */
+  sign(request: SignableRequest): Headers;
+}
+
+/** RFC 9530 `Content-Digest` of the bytes sent. */
+export const contentDigest = (body: Uint8Array): string => `sha-256=:${createHash('sha256').update(body).digest('base64')}:`;
+
+function nodeSigner({ alg, privateKey }: SigningKey): SignerSync {
+  // RFC 9421 §3.3.4: ECDSA signatures are r‖s (IEEE P1363), not DER.
+  return alg === 'ed25519'
+    ? { algorithm: alg, sign: (data) => sign(null, data, privateKey) }
+    : { algorithm: alg, sign: (data) => sign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' }) };
+}
+
+function checkedLifetime(seconds: number | undefined): number {
+  const lifetime = seconds ?? DEFAULT_SIGNATURE_LIFETIME_SECONDS;
+  if (!Number.isInteger(lifetime) || lifetime < 1 || lifetime > MAX_SIGNATURE_LIFETIME_SECONDS) {
+    throw new TypeError(`createRequestSigner: lifetimeSeconds must be a whole number from 1 to ${MAX_SIGNATURE_LIFETIME_SECONDS}`);
+  }
+  return lifetime;
+}
+
+const bytesOf = (body: SignableRequest['body']): Uint8Array => (body == null ? new Uint8Array(0) : typeof body === 'string' ? new TextEncoder().encode(body) : body);
+
+/**
+ * Reads and checks the key at once (a TypeError names what is wrong, never quoting the key); the
+ * promise is only for the thumbprint, which jose computes asynchronously.
+ */
+export function createRequestSigner(options: RequestSignerOptions): Promise<RequestSigner> {
+  let key: SigningKey;
+  try {
+    key = parseSigningKey(options.privateJwk);
+  } catch (err) {
+    throw new TypeError(`createRequestSigner: privateJwk ${(err as Error).message}`);
+  }
+  let signatureAgent: string | null = null;
+  if (options.signatureAgent !== undefined) {
+    try {
+      signatureAgent = parseSignatureAgent(options.signatureAgent);
+    } catch (err) {
+      throw new TypeError(`createRequestSigner: signatureAgent ${(err as Error).message}`);
+    }
+  }
+  const lifetime = checkedLifetime(options.lifetimeSeconds);
+  const coverAuthorization = options.coverAuthorization ?? true;
+  const now = options.now ?? (() => new Date());
+  const signer = nodeSigner(key);
+  const agentField = signatureAgent === null ? null : `${SIGNATURE_LABEL}="${signatureAgent}"`;
+
+  return calculateJwkThumbprint(key.publicJwk, 'sha256').then((keyid) => ({
+    alg: key.alg,
+    keyid,
+    publicJwk: key.publicJwk,
+    signatureAgent,
+    sign(request: SignableRequest): Headers {
+      const url = new URL(request.url);
+      // A fragment is never sent, so never signed.
+      url.hash = '';
+      const targetUri = url.href;
+      const headers = new Headers(request.headers);
+      const body = bytesOf(request.body);
+      const components: SignatureComponent[] = ['@method', '@authority', '@path'];
+      // Even a bare `?`: the service asks for @query whenever the target has one.
+      if (targetUri.includes('?')) components.push('@query');
+      if (body.length > 0) {
+        headers.set('content-digest', contentDigest(body));
+        components.push('content-digest');
+      }
+      if (agentField !== null) {
+        headers.set('signature-agent', agentField);
+        components.push(component('signature-agent', { key: SIGNATURE_LABEL }));
+      }
+      if (coverAuthorization && headers.has('authorization')) components.push('authorization');
+      // Only the covered fields: the base needs no others.
+      const fields: FieldOccurrence[] = ['content-digest', 'signature-agent', 'authorization']
+        .filter((name) => components.some((c) => (typeof c === 'string' ? c : c.name) === name))
+        .map((name) => ({ name, value: headers.get(name)! }));
+      const created = Math.floor(now().getTime() / 1000);
+      const signed = createSignatureSync(
+        { kind: 'request', method: request.method, targetUri, fields },
+        {
+          label: SIGNATURE_LABEL,
+          components,
+          parameters: { created, expires: created + lifetime, keyid, nonce: randomBytes(NONCE_BYTES).toString('base64url'), tag: WEB_BOT_AUTH_TAG, alg: key.alg },
+          signer,
+        },
+      );
+      return appendSignature(headers, signed);
+    },
+  }));
+}
