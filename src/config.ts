@@ -1,7 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { ConfigError, DEFAULT_AUTHORIZE_BATCH, type Config, type McpConfig, type McpX402Config, type SignalApprovals } from './kernel/config.js';
+import { parseSignatureAgent, parseSigningKey } from './client/signing-key.js';
+import { ConfigError, DEFAULT_AUTHORIZE_BATCH, type Config, type McpConfig, type McpSigningConfig, type McpX402Config, type SignalApprovals } from './kernel/config.js';
 import { UNAUTHENTICATED_LIMIT_PER_MINUTE } from './ratelimit/limits.js';
 
 const bool = z
@@ -186,8 +187,39 @@ export function loadMcpConfig(env: NodeJS.ProcessEnv): McpConfig {
   if (!API_KEY_SHAPE.test(apiKey)) {
     throw new ConfigError('Invalid configuration: SPEND_AUTH_API_KEY: must be an API key starting with gc_test_ or gc_live_');
   }
+  const signing = loadMcpSigningConfig(env);
   const x402 = loadMcpX402Config(env);
-  return { baseUrl, apiKey, ...(x402 ? { x402 } : {}) };
+  return { baseUrl, apiKey, ...(signing ? { signing } : {}), ...(x402 ? { x402 } : {}) };
+}
+
+/** The signing variables (DECISIONS §19): the key absent → unsigned; the agent without the key is a mistake. Never echoes the key. */
+function loadMcpSigningConfig(env: NodeJS.ProcessEnv): McpSigningConfig | undefined {
+  const raw = env.SPEND_AUTH_SIGNING_KEY?.trim();
+  const agent = env.SPEND_AUTH_SIGNATURE_AGENT?.trim();
+  if (!raw) {
+    if (agent) throw new ConfigError('SPEND_AUTH_SIGNATURE_AGENT is set, but SPEND_AUTH_SIGNING_KEY is not: only a signed request names a signature agent.');
+    return undefined;
+  }
+  let privateJwk: unknown;
+  try {
+    privateJwk = JSON.parse(raw);
+  } catch {
+    throw new ConfigError('Invalid configuration: SPEND_AUTH_SIGNING_KEY: must be a private JWK written as JSON (Ed25519 or P-256)');
+  }
+  try {
+    parseSigningKey(privateJwk);
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration: SPEND_AUTH_SIGNING_KEY: ${(err as Error).message}`);
+  }
+  let signatureAgent: string | undefined;
+  if (agent) {
+    try {
+      signatureAgent = parseSignatureAgent(agent);
+    } catch (err) {
+      throw new ConfigError(`Invalid configuration: SPEND_AUTH_SIGNATURE_AGENT: ${(err as Error).message}`);
+    }
+  }
+  return { privateJwk: privateJwk as Record<string, unknown>, ...(signatureAgent ? { signatureAgent } : {}) };
 }
 
 /** The x402 tool's variables: all absent → off; the others without the key are a mistake, not ignored. Never echoes the key. */

@@ -2,7 +2,7 @@ import { createHash, randomBytes, sign } from 'node:crypto';
 import { appendSignature, component, createSignatureSync, type FieldOccurrence, type SignatureComponent, type SignerSync } from 'http-message-sig';
 import { calculateJwkThumbprint } from 'jose';
 import type { AgentKeyAlg } from '../kernel/caller.js';
-import { parseSignatureAgent, parseSigningKey, type PublicSigningJwk, type SigningKey } from './signing-key.js';
+import { readSignerOptions, type PublicSigningJwk, type RequestSignerOptions, type SigningKey } from './signing-key.js';
 
 /**
  * Signs an agent's requests to the service as DECISIONS §19 verifies them: RFC 9421 HTTP Message
@@ -12,30 +12,8 @@ import { parseSignatureAgent, parseSigningKey, type PublicSigningJwk, type Signi
 
 export const WEB_BOT_AUTH_TAG = 'web-bot-auth';
 export const SIGNATURE_LABEL = 'sig1';
-/** Short by default: a smaller replay window, and the service keeps each nonce only this long (+30 s). */
-export const DEFAULT_SIGNATURE_LIFETIME_SECONDS = 60;
-/** The longest the service accepts (`expires` − `created`). */
-export const MAX_SIGNATURE_LIFETIME_SECONDS = 300;
 const NONCE_BYTES = 32;
-
-export interface RequestSignerOptions {
-  /** The agent key's private JWK: Ed25519 (`{kty: "OKP", crv: "Ed25519", x, d}`) or P-256 (`{kty: "EC", crv: "P-256", x, y, d}`). */
-  privateJwk: object;
-  /**
-   * The https origin whose key directory lists this key, for a key registered with `directory_url`:
-   * sent as `Signature-Agent: sig1="<origin>"` and covered by the signature.
-   */
-  signatureAgent?: string;
-  /** `expires` − `created`, 1–300 s; default 60. */
-  lifetimeSeconds?: number;
-  /**
-   * Also cover the `Authorization` field when the request has one (default true): the signature is
-   * then good only with the bearer key it was made for.
-   */
-  coverAuthorization?: boolean;
-  /** The clock (tests). */
-  now?: () => Date;
-}
+export { DEFAULT_SIGNATURE_LIFETIME_SECONDS, MAX_SIGNATURE_LIFETIME_SECONDS, type RequestSignerOptions } from './signing-key.js';
 
 /** A request as it will be sent: `body` the exact bytes, or none. */
 export interface SignableRequest {
@@ -70,14 +48,6 @@ function nodeSigner({ alg, privateKey }: SigningKey): SignerSync {
     : { algorithm: alg, sign: (data) => sign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' }) };
 }
 
-function checkedLifetime(seconds: number | undefined): number {
-  const lifetime = seconds ?? DEFAULT_SIGNATURE_LIFETIME_SECONDS;
-  if (!Number.isInteger(lifetime) || lifetime < 1 || lifetime > MAX_SIGNATURE_LIFETIME_SECONDS) {
-    throw new TypeError(`createRequestSigner: lifetimeSeconds must be a whole number from 1 to ${MAX_SIGNATURE_LIFETIME_SECONDS}`);
-  }
-  return lifetime;
-}
-
 const bytesOf = (body: SignableRequest['body']): Uint8Array => (body == null ? new Uint8Array(0) : typeof body === 'string' ? new TextEncoder().encode(body) : body);
 
 /**
@@ -85,21 +55,13 @@ const bytesOf = (body: SignableRequest['body']): Uint8Array => (body == null ? n
  * promise is only for the thumbprint, which jose computes asynchronously.
  */
 export function createRequestSigner(options: RequestSignerOptions): Promise<RequestSigner> {
-  let key: SigningKey;
+  let read: ReturnType<typeof readSignerOptions>;
   try {
-    key = parseSigningKey(options.privateJwk);
+    read = readSignerOptions(options);
   } catch (err) {
-    throw new TypeError(`createRequestSigner: privateJwk ${(err as Error).message}`);
+    throw new TypeError(`createRequestSigner: ${(err as Error).message}`);
   }
-  let signatureAgent: string | null = null;
-  if (options.signatureAgent !== undefined) {
-    try {
-      signatureAgent = parseSignatureAgent(options.signatureAgent);
-    } catch (err) {
-      throw new TypeError(`createRequestSigner: signatureAgent ${(err as Error).message}`);
-    }
-  }
-  const lifetime = checkedLifetime(options.lifetimeSeconds);
+  const { key, signatureAgent, lifetimeSeconds: lifetime } = read;
   const coverAuthorization = options.coverAuthorization ?? true;
   const now = options.now ?? (() => new Date());
   const signer = nodeSigner(key);

@@ -7,6 +7,30 @@ import type { AgentKeyAlg } from '../kernel/caller.js';
  * key where the signer's own packages are not loaded (the x402 rail loads them on first use).
  */
 
+/** Short by default: a smaller replay window, and the service keeps each nonce only this long (+30 s). */
+export const DEFAULT_SIGNATURE_LIFETIME_SECONDS = 60;
+/** The longest the service accepts (`expires` − `created`). */
+export const MAX_SIGNATURE_LIFETIME_SECONDS = 300;
+
+export interface RequestSignerOptions {
+  /** The agent key's private JWK: Ed25519 (`{kty: "OKP", crv: "Ed25519", x, d}`) or P-256 (`{kty: "EC", crv: "P-256", x, y, d}`). */
+  privateJwk: object;
+  /**
+   * The https origin whose key directory lists this key, for a key registered with `directory_url`:
+   * sent as `Signature-Agent: sig1="<origin>"` and covered by the signature.
+   */
+  signatureAgent?: string;
+  /** `expires` − `created`, 1–300 s; default 60. */
+  lifetimeSeconds?: number;
+  /**
+   * Also cover the `Authorization` field when the request has one (default true): the signature is
+   * then good only with the bearer key it was made for.
+   */
+  coverAuthorization?: boolean;
+  /** The clock (tests). */
+  now?: () => Date;
+}
+
 /** The public members a key is registered with (`POST /v1/agents/:id/keys`) and its thumbprint is taken over. */
 export type PublicSigningJwk = { kty: 'OKP'; crv: 'Ed25519'; x: string } | { kty: 'EC'; crv: 'P-256'; x: string; y: string };
 
@@ -54,4 +78,22 @@ export function parseSignatureAgent(value: string): string {
   if (url.protocol !== 'https:') throw new TypeError('must be an https origin, e.g. https://agent.example.com');
   if (url.username || url.password || url.pathname !== '/' || /[?#]/.test(value)) throw new TypeError('must be an origin only: no credentials, path, query or fragment');
   return url.origin;
+}
+
+/** Checks a signer's options at once; a TypeError names the option at fault, never quoting the key. */
+export function readSignerOptions(options: RequestSignerOptions): { key: SigningKey; signatureAgent: string | null; lifetimeSeconds: number } {
+  const named = <T>(option: string, read: () => T): T => {
+    try {
+      return read();
+    } catch (err) {
+      throw new TypeError(`${option} ${(err as Error).message}`);
+    }
+  };
+  const key = named('privateJwk', () => parseSigningKey(options.privateJwk));
+  const signatureAgent = options.signatureAgent === undefined ? null : named('signatureAgent', () => parseSignatureAgent(options.signatureAgent!));
+  const lifetimeSeconds = options.lifetimeSeconds ?? DEFAULT_SIGNATURE_LIFETIME_SECONDS;
+  if (!Number.isInteger(lifetimeSeconds) || lifetimeSeconds < 1 || lifetimeSeconds > MAX_SIGNATURE_LIFETIME_SECONDS) {
+    throw new TypeError(`lifetimeSeconds must be a whole number from 1 to ${MAX_SIGNATURE_LIFETIME_SECONDS}`);
+  }
+  return { key, signatureAgent, lifetimeSeconds };
 }

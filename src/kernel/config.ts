@@ -88,8 +88,18 @@ export interface McpConfig {
   /** The service's base address including `/v1`, without a trailing slash. */
   baseUrl: string;
   apiKey: string;
+  /** Set when the tool server signs its requests (SPEND_AUTH_SIGNING_KEY given; DECISIONS §19). */
+  signing?: McpSigningConfig;
   /** Set when the `fetch_paid_resource` tool is on (SPEND_AUTH_X402_PRIVATE_KEY given). */
   x402?: McpX402Config;
+}
+
+/** The agent key every request to the service is signed with (RFC 9421, tag `web-bot-auth`). */
+export interface McpSigningConfig {
+  /** The private JWK, Ed25519 or P-256, checked at start. */
+  privateJwk: Readonly<Record<string, unknown>>;
+  /** The https origin of the key's directory, for a key registered with `directory_url`. */
+  signatureAgent?: string;
 }
 
 /** The `fetch_paid_resource` tool: pays x402 resources with this key, within the agent's policy. */

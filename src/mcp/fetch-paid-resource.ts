@@ -45,7 +45,15 @@ async function buildPayer(config: McpConfig, x402: McpX402Config, agentId: strin
   for (const network of new Set(USD_STABLECOINS.map((c) => c.network))) client.register(network as `${string}:${string}`, scheme);
   // The agent's policy is the spend limit; the client's own $1 default cap would overrule it.
   client.setSpendControls({ maxAmountPerPayment: false });
-  withSpendAuthorization(client, { baseUrl: config.baseUrl, apiKey: config.apiKey, agentId, maxWaitSeconds: x402.maxWaitSeconds, onOutcome: (o) => outcomes.getStore()?.push(o) });
+  withSpendAuthorization(client, {
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    agentId,
+    maxWaitSeconds: x402.maxWaitSeconds,
+    // The rail's calls to the service are signed as the tool server's own are.
+    ...(config.signing ? { signing: config.signing } : {}),
+    onOutcome: (o) => outcomes.getStore()?.push(o),
+  });
   const http = requireResourceOnRequestedHost(new x402HTTPClient(client));
   return (connect) => wrapFetchWithPayment(connect, http);
 }

@@ -5,6 +5,8 @@ import { z } from 'zod';
 import type { McpConfig } from '../kernel/config.js';
 import type { Documented, ResponseBody } from '../client/api-client.js';
 import { createApiCall, type ApiFailure, type Fetch } from '../client/api-call.js';
+import { createRequestSigner } from '../client/request-signer.js';
+import { signingFetch } from '../client/signing-fetch.js';
 import { formatMoney } from '../kernel/money.js';
 import { registerFetchPaidResource, type FetchPaidResourceOptions } from './fetch-paid-resource.js';
 
@@ -103,10 +105,11 @@ const errorResult = (e: ApiFailure): CallToolResult => ({ isError: true, content
 
 /**
  * Builds the server with its tools (the third, fetch_paid_resource, when configured); `fetchImpl`
- * (the calls to this service) and the tool's resolver and timeout are injectable for tests.
+ * (the calls to this service) and the tool's resolver and timeout are injectable for tests. With
+ * `config.signing` every call to the service is signed with the agent's key (DECISIONS §19).
  */
 export function createMcpServer(config: McpConfig, fetchImpl: Fetch = (req) => fetch(req), paidFetchOptions: FetchPaidResourceOptions = {}): McpServer {
-  const call = createApiCall(config, fetchImpl);
+  const call = createApiCall(config, config.signing ? signingFetch(fetchImpl, createRequestSigner(config.signing)) : fetchImpl);
   const server = new McpServer({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION });
 
   // An agent-role key acts for one agent: learnt once, on the first call that omits agent_id.
@@ -203,6 +206,7 @@ export function createMcpServer(config: McpConfig, fetchImpl: Fetch = (req) => f
 export async function runMcpServer(config: McpConfig): Promise<void> {
   const server = createMcpServer(config);
   const tools = config.x402 ? 'authorize_spend, get_decision and fetch_paid_resource' : 'authorize_spend and get_decision';
-  process.stderr.write(`spend-auth mcp: tools ${tools}, calling ${config.baseUrl}\n`);
+  const signed = config.signing ? ', signing each request' : '';
+  process.stderr.write(`spend-auth mcp: tools ${tools}, calling ${config.baseUrl}${signed}\n`);
   await server.connect(new StdioServerTransport());
 }

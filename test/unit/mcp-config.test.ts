@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { loadMcpConfig, normalizeServiceBaseUrl } from '../../src/config.js';
 import { ConfigError } from '../../src/kernel/config.js';
@@ -79,6 +80,51 @@ describe('loadMcpConfig: the fetch_paid_resource tool (SPEND_AUTH_X402_*)', () =
       loadMcpConfig({ ...base, SPEND_AUTH_X402_PRIVATE_KEY: secret });
     } catch (err) {
       expect(String(err)).not.toContain(secret.slice(2, 20));
+    }
+  });
+});
+
+describe('loadMcpConfig: signed requests (SPEND_AUTH_SIGNING_KEY, SPEND_AUTH_SIGNATURE_AGENT)', () => {
+  const base = { SPEND_AUTH_BASE_URL: 'http://127.0.0.1:3000', SPEND_AUTH_API_KEY: KEY };
+  const ed25519 = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+  const p256 = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+
+  test('off without the key; with it, the private JWK (Ed25519 or P-256) and the signature agent\'s origin', () => {
+    expect(loadMcpConfig(base)).not.toHaveProperty('signing');
+    expect(loadMcpConfig({ ...base, SPEND_AUTH_SIGNING_KEY: ` ${JSON.stringify(ed25519)}\n` }).signing).toEqual({ privateJwk: ed25519 });
+    expect(loadMcpConfig({ ...base, SPEND_AUTH_SIGNING_KEY: JSON.stringify(p256), SPEND_AUTH_SIGNATURE_AGENT: 'https://Agent.Example.com/' }).signing).toEqual({
+      privateJwk: p256,
+      signatureAgent: 'https://agent.example.com',
+    });
+  });
+
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
+  const { d: _d, ...publicOnly } = ed25519;
+  test.each([
+    [{ SPEND_AUTH_SIGNATURE_AGENT: 'https://agent.example.com' }, /^SPEND_AUTH_SIGNATURE_AGENT is set, but SPEND_AUTH_SIGNING_KEY is not/],
+    [{ SPEND_AUTH_SIGNING_KEY: '{"kty":' }, /SPEND_AUTH_SIGNING_KEY: must be a private JWK written as JSON/],
+    [{ SPEND_AUTH_SIGNING_KEY: '"a string"' }, /SPEND_AUTH_SIGNING_KEY: must be a private JWK/],
+    [{ SPEND_AUTH_SIGNING_KEY: JSON.stringify(publicOnly) }, /SPEND_AUTH_SIGNING_KEY: must be a private key/],
+    [{ SPEND_AUTH_SIGNING_KEY: JSON.stringify(rsa) }, /SPEND_AUTH_SIGNING_KEY: must be an Ed25519 .* or P-256/],
+    [{ SPEND_AUTH_SIGNING_KEY: JSON.stringify({ kty: 'oct', k: 'c2VjcmV0' }) }, /SPEND_AUTH_SIGNING_KEY: must be an Ed25519/],
+    [{ SPEND_AUTH_SIGNING_KEY: JSON.stringify({ ...p256, y: p256.x }) }, /SPEND_AUTH_SIGNING_KEY: (is not a valid key|does not hold)/],
+    [{ SPEND_AUTH_SIGNING_KEY: JSON.stringify(ed25519), SPEND_AUTH_SIGNATURE_AGENT: 'http://agent.example.com' }, /SPEND_AUTH_SIGNATURE_AGENT: must be an https origin/],
+    [{ SPEND_AUTH_SIGNING_KEY: JSON.stringify(ed25519), SPEND_AUTH_SIGNATURE_AGENT: 'https://agent.example.com/keys' }, /SPEND_AUTH_SIGNATURE_AGENT: must be an origin only/],
+  ])('%j is refused with a message naming the variable', (vars, message) => {
+    expect(() => loadMcpConfig({ ...base, ...vars })).toThrow(ConfigError);
+    expect(() => loadMcpConfig({ ...base, ...vars })).toThrow(message);
+  });
+
+  test('the message never echoes the key', () => {
+    for (const value of [JSON.stringify({ ...ed25519, kty: 'RSA' }), `${JSON.stringify(ed25519)}x`, JSON.stringify({ ...ed25519, x: p256.x })]) {
+      try {
+        loadMcpConfig({ ...base, SPEND_AUTH_SIGNING_KEY: value });
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        expect(String(err)).not.toContain(ed25519.d);
+        continue;
+      }
+      throw new Error('accepted a bad key');
     }
   });
 });

@@ -1,5 +1,7 @@
 import { createApiCall, type ApiFailure, type Fetch } from '../../client/api-call.js';
 import type { RequestBody, ResponseBody } from '../../client/api-client.js';
+import { signingFetch } from '../../client/signing-fetch.js';
+import type { RequestSignerOptions } from '../../client/signing-key.js';
 
 /** The decision object as the service answers it (the OpenAPI document's `Decision`). */
 export type Decision = ResponseBody<'/v1/authorize', 'post'>;
@@ -18,8 +20,13 @@ export interface DecisionClient {
   addToCapture(id: string, metadata: Record<string, string>): Promise<Answer<Decision>>;
 }
 
-export function createDecisionClient(config: { baseUrl: string; apiKey: string }, fetchImpl: Fetch): DecisionClient {
-  const call = createApiCall(config, fetchImpl);
+/**
+ * `signing`: each call is signed with the agent's key (DECISIONS §19). The signer's packages are
+ * loaded only then, so a payer that does not sign needs none of them.
+ */
+export function createDecisionClient(config: { baseUrl: string; apiKey: string; signing?: RequestSignerOptions | undefined }, fetchImpl: Fetch): DecisionClient {
+  const { signing } = config;
+  const call = createApiCall(config, signing ? signingFetch(fetchImpl, import('../../client/request-signer.js').then((m) => m.createRequestSigner(signing))) : fetchImpl);
   const answer = (res: Awaited<ReturnType<typeof call<Decision>>>): Answer<Decision> =>
     res.ok ? { ok: true, body: res.body, replayed: res.response.headers.get('idempotent-replayed') === 'true' } : res;
   return {

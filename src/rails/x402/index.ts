@@ -7,3 +7,4 @@
 export { withSpendAuthorization, CAPTURE_MARGIN_SECONDS, DEFAULT_MAX_VALIDITY_SECONDS, type SpendAuthorizationOptions, type SpendAuthorizationOutcome } from './spend-authorization.js';
 export { requireResourceOnRequestedHost } from './requested-host.js';
 export { USD_STABLECOINS, X402_CURRENCY, atomicToMinorUnits, findUsdStablecoin, AmountError, type UsdStablecoin } from './amounts.js';
+export type { RequestSignerOptions } from '../../client/signing-key.js';

@@ -1,5 +1,6 @@
 import type { PaymentCreatedContext, PaymentCreationContext, PaymentCreationFailureContext, PaymentResponseContext, x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { readSignerOptions, type RequestSignerOptions } from '../../client/signing-key.js';
 import { formatMoney } from '../../kernel/money.js';
 import { AmountError, atomicToMinorUnits, findUsdStablecoin, X402_CURRENCY } from './amounts.js';
 import { mismatch, ParkedDecisions, type Asked, type Purchase, type Signed } from './attempts.js';
@@ -27,6 +28,12 @@ export interface SpendAuthorizationOptions {
   requireResourceOnRequestedHost?: boolean;
   /** The fetch used to call the service (not the paid resource); default `globalThis.fetch`. */
   fetch?: (input: Request) => Promise<Response>;
+  /**
+   * The agent's signing key (DECISIONS §19): every call to the service is then signed with it
+   * (RFC 9421, tag `web-bot-auth`), as a policy with `require_signed_requests` asks. As
+   * `createRequestSigner` of `spend-auth/client` takes it.
+   */
+  signing?: RequestSignerOptions;
   /** Told of each outcome (decided, refused, signed, captured, …), e.g. for a log. Must not throw. */
   onOutcome?: (outcome: SpendAuthorizationOutcome) => void;
 }
@@ -96,6 +103,13 @@ function checkOptions(o: SpendAuthorizationOptions): void {
   if (o.requireResourceOnRequestedHost !== undefined && typeof o.requireResourceOnRequestedHost !== 'boolean') {
     throw new TypeError('withSpendAuthorization: requireResourceOnRequestedHost must be true or false');
   }
+  if (o.signing !== undefined) {
+    try {
+      readSignerOptions(o.signing);
+    } catch (err) {
+      throw new TypeError(`withSpendAuthorization: signing.${(err as Error).message}`);
+    }
+  }
 }
 
 /** The paid resource's URL, when it is an http(s) URL. */
@@ -125,7 +139,7 @@ function resourceUrl(paymentRequired: PaymentRequired): URL | undefined {
  */
 export function withSpendAuthorization<C extends x402Client>(client: C, options: SpendAuthorizationOptions): C {
   checkOptions(options);
-  const service = createDecisionClient({ baseUrl: options.baseUrl, apiKey: options.apiKey }, options.fetch ?? ((req) => fetch(req)));
+  const service = createDecisionClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, signing: options.signing }, options.fetch ?? ((req) => fetch(req)));
   const rail = new SpendAuthorizationHooks(service, options);
   client.onBeforePaymentCreation((ctx) => rail.beforePayment(ctx));
   client.onAfterPaymentCreation((ctx) => rail.paymentCreated(ctx));
