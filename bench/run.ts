@@ -7,6 +7,7 @@
 //   npm run bench -- --duration 15 --connections 64 --label my-change
 //   npm run bench -- --batch-sizes 64,1 --label group-commit   (a service per group-commit batch size)
 //   npm run bench -- --soak 600     (10 minutes at 64 connections: RSS, p99 and unsealed audit records per minute)
+//   npm run bench -- --signed --rate 2000 --connections 64   (signed requests, DECISIONS §19: Δ API CPU per request against unsigned)
 import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -32,6 +33,7 @@ import {
 } from './harness.js';
 import { BATCH_PHASES } from '../src/authorization/batch-decide.js';
 import { CpuMeter, descendants, measure } from './proc.js';
+import { SIGNED_VARIANTS, signedAgents, signedLoad, type LoadRequest } from './signed-agents.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -58,6 +60,12 @@ const { values: args } = parseArgs({
     /** Skips pgbench and bare Express (no ratios): for quick back-to-back comparisons of one change. */
     'no-baselines': { type: 'boolean', default: false },
     soak: { type: 'string' },
+    /**
+     * Signed requests (DECISIONS §19): agent-role keys, each request unsigned, then signed with an
+     * Ed25519 key, then with a P-256 key, at each connection count; reports the extra API CPU per
+     * request against unsigned. Best with --rate (the same work in each variant). No baselines.
+     */
+    signed: { type: 'boolean', default: false },
     // Writes a V8 CPU profile of the API process to bench/profiles/ (steady state dominates it).
     profile: { type: 'boolean', default: false },
     /** Node options of the API process alone, space-separated, given as `--api-node-args=--max-semi-space-size=32` (a value that starts with a dash needs the `=`): baselines keep theirs. */
@@ -104,6 +112,9 @@ const GOALS: readonly Goal[] = [
   { metric: 'api_core_busy', connections: 64, bound: 'at_least', target: 0.9 },
 ];
 
+/** The issue's budget for a signed authorize: extra API CPU per request against the same request unsigned. */
+const SIGNED_API_CPU_BUDGET_MS = 0.15;
+
 interface Goal {
   metric: 'ratio_to_pgbench' | 'api_cpu_to_bare_express_cpu' | 'postgres_cpu_to_pgbench_cpu' | 'p99_to_bare_express_p99' | 'api_core_busy';
   connections: number;
@@ -136,8 +147,11 @@ async function seed(base: string, key: string) {
 
 /** ~70% approved, ~20% denied (denylisted vendor), ~10% held (above the approval threshold). */
 function requestBody(agents: string[]): string {
+  return bodyFor(agents[Math.floor(Math.random() * agents.length)]!);
+}
+
+function bodyFor(agent: string): string {
   const r = Math.random();
-  const agent = agents[Math.floor(Math.random() * agents.length)]!;
   if (r < 0.7) return JSON.stringify({ agent_id: agent, amount: 1_000 + Math.floor(Math.random() * 9_000), currency: 'USD', vendor: 'api.openai.com', category: 'saas' });
   if (r < 0.9) return JSON.stringify({ agent_id: agent, amount: 2_000, currency: 'USD', vendor: 'blocked.example' });
   return JSON.stringify({ agent_id: agent, amount: 75_000, currency: 'USD', vendor: 'aws.amazon.com' });
@@ -155,7 +169,13 @@ interface Row {
   requests: number;
 }
 
-async function load(name: string, url: string, connections: number, durationS: number, opts: { headers?: Record<string, string>; body?: () => string; rate?: number }): Promise<Row> {
+async function load(
+  name: string,
+  url: string,
+  connections: number,
+  durationS: number,
+  opts: { headers?: Record<string, string>; body?: () => string; request?: LoadRequest; rate?: number },
+): Promise<Row> {
   const result = await autocannon({
     url,
     connections,
@@ -163,7 +183,19 @@ async function load(name: string, url: string, connections: number, durationS: n
     ...(opts.rate ? { overallRate: opts.rate } : {}),
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(opts.headers ?? {}) },
-    requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, body: opts.body ? opts.body() : '{}' }) }],
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req) => {
+          // Built per request: a signed one carries its own nonce and digest.
+          if (opts.request) {
+            const { body, headers } = opts.request();
+            return { ...req, body, headers: { ...req.headers, ...headers } };
+          }
+          return { ...req, body: opts.body ? opts.body() : '{}' };
+        },
+      },
+    ],
   });
   return {
     name,
@@ -249,20 +281,21 @@ async function benchService(batchSize: BatchSize, build: boolean) {
   // sizes compare on equal footing.
   const { base, key, server } = await startService({ adminUrl: ADMIN_URL, database: DB_NAME, build, nodeArgs, serveArgs, env: batchSizeEnv(batchSize) });
   const agents = await seed(base, key);
-  const authorize = (c: number, d: number, rate?: number) =>
-    load('authorize', `${base}/v1/authorize`, c, d, { headers: { authorization: `Bearer ${key}` }, body: () => requestBody(agents), rate });
+  // `request`: the requests to send (another key, signed); absent, the admin key's.
+  const authorize = (c: number, d: number, rate?: number, request?: LoadRequest) =>
+    load('authorize', `${base}/v1/authorize`, c, d, request ? { request, rate } : { headers: { authorization: `Bearer ${key}` }, body: () => requestBody(agents), rate });
   const apiPids = () => descendants(server.pid!);
   const backends = backendsOf(DB_NAME);
 
   /** One authorize step with its CPU: of the API process(es), of their PostgreSQL backends, of the load generator. */
   const phaseSums = BATCH_PHASES.map((p) => `decision_batch_phase_seconds_sum{phase="${p}"}` as const);
   const batches = () => scrapeGauges(base, ['decision_batch_size_sum', 'decision_batch_size_count', ...phaseSums]);
-  const step = async (c: number, d: number) => {
+  const step = async (c: number, d: number, request?: LoadRequest) => {
     const api = new CpuMeter(apiPids);
     const postgres = new CpuMeter(backends.pids);
     const before = await batches();
     const started = performance.now();
-    const { value: row, ...generator } = await selfCpu(() => measure([api, postgres], () => authorize(c, d, args.rate ? Number(args.rate) : undefined)));
+    const { value: row, ...generator } = await selfCpu(() => measure([api, postgres], () => authorize(c, d, args.rate ? Number(args.rate) : undefined, request)));
     const wallMs = performance.now() - started;
     const after = await batches();
     const apiCpu = api.total();
@@ -290,6 +323,10 @@ async function benchService(batchSize: BatchSize, build: boolean) {
   await authorize(WARMUP_CONNECTIONS, WARMUP_S);
   return {
     base,
+    key,
+    agents,
+    /** An unmeasured warm-up of other requests (e.g. the signature path). */
+    warm: (request: LoadRequest) => authorize(WARMUP_CONNECTIONS, WARMUP_S, undefined, request),
     step,
     rssMb: () => rssMbOf(apiPids()),
     close: async () => {
@@ -357,6 +394,76 @@ async function soak(totalS: number) {
   console.log(`written to ${path.relative(ROOT, file)}`);
 }
 
+/**
+ * --signed: on one service (the first batch size), at each connection count, the same authorize
+ * mix with agent-role keys unsigned, signed with Ed25519 and signed with P-256; the extra API CPU
+ * per request of each signed variant against unsigned, held to SIGNED_API_CPU_BUDGET_MS.
+ */
+async function signedRun() {
+  const [batchSize, ...skipped] = BATCH_SIZES as [BatchSize, ...BatchSize[]];
+  if (skipped.length) console.log(`signed: batch size ${batchLabel(batchSize)} only (the first of --batch-sizes; ${skipped.join(', ')} not run)`);
+  if (!args.rate) console.log('signed: no --rate, so each variant runs as fast as it goes; CPU per request compares best at one fixed rate');
+  const service = await benchService(batchSize, !args['no-build']);
+  console.log(`registering an agent-role key and two agent keys (Ed25519, P-256) for each of ${service.agents.length} agents`);
+  const agents = await signedAgents(service.base, service.key, service.agents);
+  const url = `${service.base}/v1/authorize`;
+  const loads = Object.fromEntries(SIGNED_VARIANTS.map((v) => [v, signedLoad(url, agents, v, bodyFor)])) as Record<(typeof SIGNED_VARIANTS)[number], LoadRequest>;
+  for (const v of SIGNED_VARIANTS) await service.warm(loads[v]);
+  const stamp = new Date().toISOString();
+  const rows: (AuthorizeRow & { variant: (typeof SIGNED_VARIANTS)[number] })[] = [];
+  for (const c of CONNECTIONS) {
+    for (const variant of SIGNED_VARIANTS) {
+      console.log(`authorize with agent keys, ${variant}, at ${c} connections for ${DURATION_S} s`);
+      rows.push({ variant, ...(await service.step(c, DURATION_S, loads[variant])) });
+    }
+  }
+  await service.close();
+  const delta = (a: number, b: number) => Number((a - b).toFixed(3));
+  const signed = rows
+    .filter((r) => r.variant !== 'unsigned')
+    .map((r) => {
+      const unsigned = rows.find((u) => u.variant === 'unsigned' && u.connections === r.connections)!;
+      const api = delta(r.api_cpu_ms_per_request.total, unsigned.api_cpu_ms_per_request.total);
+      return {
+        variant: r.variant,
+        connections: r.connections,
+        api_cpu_ms_per_request_delta: api,
+        postgres_cpu_ms_per_request_delta: delta(r.postgres_cpu_ms_per_request.total, unsigned.postgres_cpu_ms_per_request.total),
+        load_generator_cpu_ms_per_request_delta: delta(r.load_generator_cpu_ms_per_request.total, unsigned.load_generator_cpu_ms_per_request.total),
+        // More non-2xx than unsigned: signatures refused, and the CPU figure is not that of verified requests.
+        non2xx_delta: r.non2xx - unsigned.non2xx,
+        budget_ms: SIGNED_API_CPU_BUDGET_MS,
+        met: api <= SIGNED_API_CPU_BUDGET_MS,
+      };
+    });
+  const result = {
+    date: stamp,
+    label: args.label,
+    mode: 'signed',
+    machine: MACHINE,
+    build: 'dist/ (npm run build), NODE_ENV=production',
+    workers: args.workers ?? 'default',
+    batch_size: batchSize,
+    fixed_rate: args.rate ? Number(args.rate) : null,
+    duration_s: DURATION_S,
+    request_mix: { approved: 0.7, denied: 0.2, held: 0.1 },
+    authorize: rows,
+    signed,
+  };
+  const file = saveResult(stamp, `signed-${args.label}`, result);
+  console.log('\n| variant | connections | req/s | p99 ms | non-2xx | API CPU ms/req | PostgreSQL CPU ms/req | load generator CPU ms/req |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    console.log(`| ${r.variant} | ${r.connections} | ${r.rps} | ${r.p99} | ${r.non2xx} | ${r.api_cpu_ms_per_request.total} | ${r.postgres_cpu_ms_per_request.total} | ${r.load_generator_cpu_ms_per_request.total} |`);
+  }
+  console.log('\nextra API CPU per signed request, against unsigned:');
+  for (const s of signed) {
+    const warn = s.non2xx_delta > 0 ? ` (${s.non2xx_delta} more non-2xx than unsigned: signatures refused?)` : '';
+    console.log(`  ${s.variant} at ${s.connections} connections: ${s.api_cpu_ms_per_request_delta} ms (≤ ${s.budget_ms}: ${s.met ? 'met' : 'not met'}), PostgreSQL ${s.postgres_cpu_ms_per_request_delta} ms${warn}`);
+  }
+  console.log(`written to ${path.relative(ROOT, file)}`);
+}
+
 interface GoalCheck {
   batch_size: BatchSize;
   metric: Goal['metric'];
@@ -384,6 +491,7 @@ async function main() {
   await admin(`DROP DATABASE IF EXISTS ${PGBENCH_DB} WITH (FORCE)`);
   await admin(`CREATE DATABASE ${PGBENCH_DB}`);
   if (args.soak) return soak(Number(args.soak));
+  if (args.signed) return signedRun();
 
   const stamp = new Date().toISOString();
   const rows: AuthorizeRow[] = [];
