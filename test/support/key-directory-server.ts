@@ -24,15 +24,15 @@ export interface KeyDirectoryServer {
   requests: DirectoryRequest[];
   /** How requests are answered from now on; by default the listing set by `list`. */
   answer: (req: IncomingMessage, res: ServerResponse) => void;
-  /** Answers 200 with these keys (entries as given) and the directory's media type, plus `headers`. */
-  list(keys: readonly object[], headers?: Record<string, string>): void;
+  /** Answers 200 with these keys (entries as given, malformed ones included) and the directory's media type, plus `headers`. */
+  list(keys: readonly unknown[], headers?: Record<string, string>): void;
   close(): Promise<void>;
 }
 
 /** A directory entry for a public JWK: the key with `kid` set to its thumbprint, as the draft has it. */
 export const directoryEntry = async (jwk: Record<string, unknown>) => ({ ...jwk, kid: await calculateJwkThumbprint(jwk as { kty: string }, 'sha256') });
 
-export const directoryBody = (keys: readonly object[]) => JSON.stringify({ keys });
+export const directoryBody = (keys: readonly unknown[]) => JSON.stringify({ keys });
 
 export async function startKeyDirectoryServer(certs: TestCerts, host = '127.0.0.1', port = 0): Promise<KeyDirectoryServer> {
   const requests: DirectoryRequest[] = [];
