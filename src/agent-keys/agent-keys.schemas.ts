@@ -26,7 +26,7 @@ const directoryUrl = z
   .meta({
     format: 'uri',
     pattern: '^[Hh][Tt][Tt][Pp][Ss]://[^/?#\\u0000]+/?$',
-    description: 'An https origin (`https://host[:port]`, no path, query or fragment) serving the key directory at `/.well-known/http-message-signatures-directory`, which must list this key',
+    description: 'An https origin (scheme `https`, a host, an optional port; no path, query or fragment) serving the key directory at `/.well-known/http-message-signatures-directory`, which must list this key',
   });
 
 export const createAgentKeySchema = z.strictObject({

@@ -3996,7 +3996,7 @@ export interface operations {
                     };
                     /**
                      * Format: uri
-                     * @description An https origin (`https://host[:port]`, no path, query or fragment) serving the key directory at `/.well-known/http-message-signatures-directory`, which must list this key
+                     * @description An https origin (scheme `https`, a host, an optional port; no path, query or fragment) serving the key directory at `/.well-known/http-message-signatures-directory`, which must list this key
                      */
                     directory_url?: string;
                     name?: string;
