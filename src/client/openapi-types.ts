@@ -413,6 +413,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{id}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's signing keys (agent keys: their own agent only)
+         * @description Roles: admin, reviewer, agent.
+         */
+        get: operations["getV1AgentsIdKeys"];
+        put?: never;
+        /**
+         * Register an agent's public signing key (RFC 9421, Web Bot Auth)
+         * @description The key (Ed25519 or P-256 JWK) then verifies the `web-bot-auth` signatures of requests made with the agent's credentials. With `directory_url`, the origin's key directory is fetched now and must list the key; the key then verifies only signatures whose `Signature-Agent` is that origin, while the directory lists it. 409: a deactivated agent, 10 active keys already, or the thumbprint active on an agent of this account and mode.
+         *
+         *     Roles: admin.
+         */
+        post: operations["postV1AgentsIdKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an agent's signing key (agent keys: their own agent only)
+         * @description Roles: admin, reviewer, agent.
+         */
+        get: operations["getV1AgentsIdKeysKeyId"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an agent's signing key (it never verifies again; repeatable)
+         * @description Roles: admin.
+         */
+        delete: operations["deleteV1AgentsIdKeysKeyId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/policies": {
         parameters: {
             query?: never;
@@ -1442,6 +1492,66 @@ export interface components {
             object: "list";
             /** @description Newest first */
             data: components["schemas"]["Agent"][];
+            /** @description True when another page follows */
+            has_more: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        /** @description An agent's public signing key (RFC 9421 HTTP Message Signatures, `tag="web-bot-auth"`). */
+        AgentKey: {
+            /** @description Agent key id */
+            id: string;
+            /** @constant */
+            object: "agent_key";
+            /** @description The agent whose requests this key signs */
+            agent_id: string;
+            /** @description Display name; null when none was given */
+            name: string | null;
+            /**
+             * @description The RFC 9421 algorithm its signatures use: `ed25519` for an Ed25519 key, `ecdsa-p256-sha256` for a P-256 key
+             * @enum {string}
+             */
+            alg: "ed25519" | "ecdsa-p256-sha256";
+            /** @description The public key, exactly these members */
+            jwk: {
+                /** @constant */
+                kty: "OKP";
+                /** @constant */
+                crv: "Ed25519";
+                x: string;
+            } | {
+                /** @constant */
+                kty: "EC";
+                /** @constant */
+                crv: "P-256";
+                x: string;
+                y: string;
+            };
+            /** @description RFC 7638 SHA-256 JWK thumbprint, base64url: the `keyid` of the key's signatures */
+            thumbprint: string;
+            /** @description The origin of the key directory that must list this key for it to verify (with a `Signature-Agent` member equal to it); null for a key not tied to one */
+            directory_url: string | null;
+            /**
+             * @description `revoked` keys never verify again
+             * @enum {string}
+             */
+            status: "active" | "revoked";
+            last_used_at: string | null;
+            revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @description Registration time
+             */
+            created_at: string;
+            /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
+            livemode: boolean;
+        };
+        /** @description A page of agent keys, newest first (keyset-paginated). */
+        AgentKeyList: {
+            /** @constant */
+            object: "list";
+            /** @description Newest first */
+            data: components["schemas"]["AgentKey"][];
             /** @description True when another page follows */
             has_more: boolean;
             /** @description Pass as `cursor` for the next page; null on the last page */
@@ -3789,6 +3899,224 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Any other error (`internal_error` for a bug, with a generic message) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1AgentsIdKeys: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `next_cursor` of the previous page, exactly as this service returned it (opaque; any other value is refused with 400, `param` `cursor`) */
+                cursor?: string;
+                status?: "active" | "revoked";
+            };
+            header?: never;
+            path: {
+                /** @description Agent id (`agt_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A list: `{object: "list", data, has_more, next_cursor}`, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentKeyList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Any other error (`internal_error` for a bug, with a generic message) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1AgentsIdKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Agent id (`agt_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The public key, a JWK: `{kty: "OKP", crv: "Ed25519", x}` or `{kty: "EC", crv: "P-256", x, y}`. Other members are dropped, except `d` (a private key: refused) and `kid` (refused unless it is the thumbprint) */
+                    jwk: {
+                        /** @enum {string} */
+                        kty: "OKP" | "EC";
+                        /** @enum {string} */
+                        crv: "Ed25519" | "P-256";
+                        x: string;
+                        /** @description P-256 only */
+                        y?: string;
+                        /** @description If given, the key's RFC 7638 SHA-256 thumbprint */
+                        kid?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * Format: uri
+                     * @description An https origin (scheme `https`, a host, an optional port; no path, query or fragment) serving the key directory at `/.well-known/http-message-signatures-directory`, which must list this key
+                     */
+                    directory_url?: string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The agent key object */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Any other error (`internal_error` for a bug, with a generic message) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1AgentsIdKeysKeyId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id (`agt_…`) */
+                id: string;
+                /** @description Agent key id (`akey_…`) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent key object */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Any other error (`internal_error` for a bug, with a generic message) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1AgentsIdKeysKeyId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id (`agt_…`) */
+                id: string;
+                /** @description Agent key id (`akey_…`) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent key object, revoked */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             /** @description Any other error (`internal_error` for a bug, with a generic message) */
             default: {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentListSchema, agentSchema } from '../agents/agent.view.js';
+import { agentKeyListSchema, agentKeySchema } from '../agent-keys/agent-key.view.js';
 import { auditRecordListSchema, auditRecordSchema, auditVerificationSchema } from '../audit/audit.view.js';
 import { approvalListSchema, approvalSchema, decisionEventDataSchema, decisionSchema } from '../decisions/decision.view.js';
 import type { ErrorCode } from '../kernel/errors.js';
@@ -79,6 +80,8 @@ export const COMPONENT_SCHEMAS: Record<string, z.ZodType> = {
   JWKS: jwksSchema,
   Agent: agentSchema,
   AgentList: agentListSchema,
+  AgentKey: agentKeySchema,
+  AgentKeyList: agentKeyListSchema,
   Policy: policySchema,
   PolicyList: policyListSchema,
   DeletedPolicy: deletedPolicySchema,

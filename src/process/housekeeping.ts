@@ -1,3 +1,6 @@
+import type { KeyDirectoryFetchSettings } from '../agent-keys/agent-key-deps.js';
+import { startDirectoryRefresher } from '../agent-keys/directory-refresher.js';
+import { purgeExpiredNonces } from '../agent-keys/nonce-purge.js';
 import { expireOverdueHolds, HELD_EXPIRY_GRACE_MS } from '../approvals/resolution.service.js';
 import type { Db } from '../db/database.js';
 import { purgeExpiredKeys } from '../idempotency/idempotency.repository.js';
@@ -22,6 +25,8 @@ export interface HousekeepingOptions {
   onHoldExpired?: (decisionId: string) => void;
   /** Tests: a faster sweep, no grace, one account's holds only (the database may be shared). */
   heldExpiry?: { intervalMs?: number; graceMs?: number; accountId?: string };
+  /** How agents' key directories are refetched (DECISIONS §19): WEBHOOK_ALLOW_PRIVATE_URLS; absent: public addresses only. */
+  keyDirectories?: KeyDirectoryFetchSettings;
 }
 
 /** Periodic clean-up that no request should wait for; returns a stop function. */
@@ -34,6 +39,13 @@ export function startHousekeeping(db: Db, log: Logger, opts: HousekeepingOptions
       await forgetExpiredPreviousSecrets(db, new Date());
     } catch (err) {
       log.warn({ err }, 'housekeeping failed; will retry');
+    }
+    try {
+      // Replay protection needs a nonce only until its signature expires (+ margins): the table stays small.
+      const nonces = await purgeExpiredNonces(db, new Date());
+      if (nonces > 0) log.debug({ purged: nonces }, 'expired signature nonces purged');
+    } catch (err) {
+      log.warn({ err }, 'signature nonce purge failed; will retry');
     }
   };
   const purgeRateLimits = async () => {
@@ -64,7 +76,9 @@ export function startHousekeeping(db: Db, log: Logger, opts: HousekeepingOptions
   const rateLimitTimer = setInterval(() => void purgeRateLimits(), RATE_LIMIT_PURGE_INTERVAL_MS);
   const expiryTimer = setInterval(() => void expireHolds(), expiry.intervalMs ?? HELD_EXPIRY_INTERVAL_MS);
   for (const t of [timer, rateLimitTimer, expiryTimer]) t.unref();
+  const stopDirectories = startDirectoryRefresher(db, opts.keyDirectories ?? { allowPrivateUrls: false }, log);
   return () => {
+    stopDirectories();
     clearInterval(timer);
     clearInterval(rateLimitTimer);
     clearInterval(expiryTimer);

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
+import { rootCertificates } from 'node:tls';
 import type { ResolvedTarget } from './ssrf.js';
 
 /**
@@ -20,6 +21,11 @@ export function pinnedLookup(target: Pick<ResolvedTarget, 'address' | 'family'>)
 
 export type PinnedFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
+export interface PinnedFetchOptions {
+  /** `ca`: a PEM certificate authority trusted beside the system's (tests' private CA). */
+  tls?: { ca?: string | undefined } | undefined;
+}
+
 /** Statuses whose answer has no body (the Response constructor refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
@@ -30,7 +36,8 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
  * to its Location is a new request, checked again from the start by the caller.
  * No content coding is asked (`accept-encoding: identity` unless the caller set one), as none is decoded.
  */
-export function pinnedFetch(target: ResolvedTarget): PinnedFetch {
+export function pinnedFetch(target: ResolvedTarget, opts: PinnedFetchOptions = {}): PinnedFetch {
+  const ca = opts.tls?.ca ? { ca: [...rootCertificates, opts.tls.ca] } : {};
   return async (input, init) => {
     const request = new Request(input, init);
     const url = new URL(request.url);
@@ -40,9 +47,10 @@ export function pinnedFetch(target: ResolvedTarget): PinnedFetch {
     request.headers.forEach((value, name) => (headers[name] = value));
     headers['accept-encoding'] ??= 'identity';
     if (body) headers['content-length'] = String(body.length);
-    const client = url.protocol === 'https:' ? https : http;
+    const secure = url.protocol === 'https:';
+    const client = secure ? https : http;
     return new Promise<Response>((resolve, reject) => {
-      const req = client.request(url, { method: request.method, headers, lookup: pinnedLookup(target), signal: request.signal, agent: false }, (res) => {
+      const req = client.request(url, { method: request.method, headers, lookup: pinnedLookup(target), signal: request.signal, agent: false, ...(secure ? ca : {}) }, (res) => {
         const status = res.statusCode ?? 0;
         if (status < 200 || status > 599) {
           res.destroy();

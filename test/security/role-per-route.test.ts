@@ -5,6 +5,7 @@
  * is covered the day it is declared: every role its declaration leaves out gets 403 forbidden
  * before its input is read, and nothing is written.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Role } from '../../src/db/database.js';
 import { ROUTES } from '../../src/http/routes/index.js';
@@ -29,12 +30,15 @@ beforeAll(async () => {
   const key = (await admin.post('/v1/api-keys', { name: 'target', role: 'reviewer' })).body.id;
   keys.reviewer = ctx.client((await admin.post('/v1/api-keys', { name: 'r', role: 'reviewer' })).body.key);
   keys.agent = ctx.client((await admin.post('/v1/api-keys', { name: 'a', role: 'agent', agent_id: agent })).body.key);
-  // A real object behind every path parameter, so nothing answers 404 in place of 403.
-  ids = { '/v1/agents/': agent, '/v1/policies/': policy, '/v1/decisions/': held, '/v1/approvals/': held, '/v1/webhook-endpoints/': endpoint, '/v1/events/': event, '/v1/api-keys/': key };
+  const agentKey = (await admin.post(`/v1/agents/${agent}/keys`, { jwk: generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }) })).body.id;
+  // A real object behind every path parameter, so nothing answers 404 in place of 403: the first
+  // parameter by the path before it, a later one (`:key_id`) by its name.
+  ids = { '/v1/agents/': agent, '/v1/policies/': policy, '/v1/decisions/': held, '/v1/approvals/': held, '/v1/webhook-endpoints/': endpoint, '/v1/events/': event, '/v1/api-keys/': key, ':key_id': agentKey };
 });
 afterAll(() => ctx?.close());
 
-const pathOf = (path: string) => path.replace(/^(.*?\/)(:[a-z_]+)/, (_m, base: string) => `${base}${ids[base] ?? 'missing'}`);
+const pathOf = (path: string) =>
+  path.replace(/^(.*?\/)(:[a-z_]+)/, (_m, base: string) => `${base}${ids[base] ?? 'missing'}`).replace(/:[a-z_]+/g, (name) => ids[name] ?? 'missing');
 
 const written = async () =>
   Number((await ctx.database.db.selectFrom('audit_records').select((eb) => eb.fn.countAll().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow()).n);

@@ -13,6 +13,7 @@ import { checkResponse, warmUp } from './openapi-conformance.js';
 import { TEST_IDEMPOTENCY_KEY, useTestAuditKey } from './server-keys.js';
 import { stripeIssuingRail } from '../../src/rails/stripe-issuing/endpoint.js';
 import type { AuthorizeBatchSettings } from '../../src/kernel/config.js';
+import type { AppDeps } from '../../src/http/app.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -93,6 +94,10 @@ export interface TestContextOptions {
   authorizeBatch?: AuthorizeBatchSettings;
   /** Wraps the database driver of the app (fault injection, e.g. test/support/lossy-commit.ts). */
   wrapDriver?: ConnectOptions['wrapDriver'];
+  /** PUBLIC_BASE_URL of the app. */
+  publicBaseUrl?: string;
+  /** How agents' key directories are fetched: a resolver (test/support/rebinding-dns.ts), a CA (test/support/tls-certs.ts), a shorter timeout. */
+  keyDirectories?: AppDeps['keyDirectories'];
 }
 
 export async function createTestContext(opts: TestContextOptions = {}): Promise<TestContext> {
@@ -118,13 +123,22 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
     },
   });
   const rateLimit = opts.testModeRateLimit ? { limits: { testMode: opts.testModeRateLimit } } : undefined;
-  const server = await startHttpServer(
-    database,
-    { port: 0 },
-    { signer, gateway, engine, rateLimit, idempotencyKey: TEST_IDEMPOTENCY_KEY, rails: { stripeIssuing: stripeIssuingRail }, allowPrivateUrls: opts.allowPrivateUrls ?? false, ...(opts.now ? { now: opts.now } : {}), ...(opts.tracing ? { tracing: true } : {}), ...(opts.authorizeBatch ? { authorizeBatch: opts.authorizeBatch } : {}) },
-    opts.log ?? createLogger('silent'),
-    '127.0.0.1',
-  );
+  // startHttpServer hands every service it is given on to createApp.
+  const services: Parameters<typeof startHttpServer>[2] & Pick<AppDeps, 'keyDirectories'> = {
+    signer,
+    gateway,
+    engine,
+    rateLimit,
+    idempotencyKey: TEST_IDEMPOTENCY_KEY,
+    rails: { stripeIssuing: stripeIssuingRail },
+    allowPrivateUrls: opts.allowPrivateUrls ?? false,
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.tracing ? { tracing: true } : {}),
+    ...(opts.authorizeBatch ? { authorizeBatch: opts.authorizeBatch } : {}),
+    ...(opts.publicBaseUrl ? { publicBaseUrl: opts.publicBaseUrl } : {}),
+    ...(opts.keyDirectories ? { keyDirectories: opts.keyDirectories } : {}),
+  };
+  const server = await startHttpServer(database, { port: 0 }, services, opts.log ?? createLogger('silent'), '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${server.port}`;
 
   const raw = async (path: string, init?: RequestInit) => {

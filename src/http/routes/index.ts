@@ -1,4 +1,5 @@
 import type { Route } from '../route.js';
+import { agentKeysRoutes } from './agent-keys.js';
 import { agentsRoutes } from './agents.js';
 import { apiKeysRoutes } from './api-keys.js';
 import { approvalsRoutes } from './approvals.js';
@@ -25,6 +26,7 @@ export const ROUTES: readonly Route[] = [
   ...tokensRoutes,
   ...approvalsRoutes,
   ...agentsRoutes,
+  ...agentKeysRoutes,
   ...policiesRoutes,
   ...auditLogsRoutes,
   ...apiKeysRoutes,
