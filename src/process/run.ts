@@ -159,7 +159,7 @@ export async function runProcess(config: Config, mode: ProcessMode, serverKeys: 
     log.info({ host, port: running.port, database: database.kind }, 'API listening');
     reportReady();
     if (mode === 'dev') printDevBanner({ devAccount, host, port: running.port, temporalUi, address, addressGiven: config.temporal.addressGiven });
-    const stopHousekeeping = startHousekeeping(database.db, log, { onHoldExpired: (id) => waiter.notify(id) });
+    const stopHousekeeping = startHousekeeping(database.db, log, { onHoldExpired: (id) => waiter.notify(id), keyDirectories: { allowPrivateUrls: config.webhookAllowPrivateUrls } });
     drains.push(async () => stopHousekeeping(), () => running.close());
   }
   stopOnSignals(log, { drains, closes, tracing, database });
