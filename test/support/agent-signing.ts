@@ -5,6 +5,7 @@
  * plus a raw builder on http-message-sig 0.3.0 only for inputs those two refuse to make (a short
  * nonce, a missing parameter, a lifetime over 300 s, a wrong alg).
  */
+import http from 'node:http';
 import { createHash, createHmac, generateKeyPairSync, sign as nodeSign, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { signatureHeaders } from 'web-bot-auth';
@@ -14,6 +15,7 @@ import { createSignatureSync, type SignatureComponent, type SignatureParameters 
 import type { Db } from '../../src/db/database.js';
 import { newId } from '../../src/kernel/ids.js';
 import type { AgentKeyAlg } from '../../src/kernel/caller.js';
+import { agentWithPolicy, type Client } from './context.js';
 
 export interface TestAgentKey {
   alg: AgentKeyAlg;
@@ -181,17 +183,29 @@ export function signRaw(
   return { ...r.headers, signature: out.signature, 'signature-input': out.signatureInput };
 }
 
-/** Sends a request as signed (or not): the bearer key, the headers, the body bytes exactly. */
-export async function send(baseUrl: string, bearer: string, req: { method: string; path: string; headers?: Record<string, string>; body?: Buffer | undefined }) {
-  const res = await fetch(baseUrl + req.path, {
-    method: req.method,
-    headers: { authorization: `Bearer ${bearer}`, ...(req.body ? { 'content-type': 'application/json' } : {}), ...req.headers },
-    body: req.body,
+/**
+ * Sends a request as signed (or not): the bearer key, the headers (a `host` among them is sent as
+ * the Host field, as a proxy would), the body bytes exactly; one connection per request.
+ */
+export function send(baseUrl: string, bearer: string, req: { method: string; path: string; headers?: Record<string, string>; body?: Buffer | undefined }) {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${bearer}`,
+    ...(req.body ? { 'content-type': 'application/json', 'content-length': String(req.body.length) } : {}),
+    ...req.headers,
+  };
+  return new Promise<{ status: number; body: any; text: string; headers: Headers }>((resolve, reject) => {
+    const r = http.request(baseUrl + req.path, { method: req.method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const out = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
+        resolve({ status: res.statusCode!, text, body: (res.headers['content-type'] ?? '').includes('json') ? JSON.parse(text) : text, headers: out });
+      });
+    });
+    r.on('error', reject);
+    r.end(req.body);
   });
-  const text = await res.text();
-  let body: any = text;
-  if ((res.headers.get('content-type') ?? '').includes('application/json')) body = JSON.parse(text);
-  return { status: res.status, body, text, headers: res.headers };
 }
 
 /**
@@ -209,3 +223,25 @@ export async function sendSigned(
   const headers = await sign(unsigned);
   return { ...(await send(baseUrl, bearer, { method: req.method, path: req.path, headers, body })), sent: { headers, body } };
 }
+
+/** An agent with an agent-role API key (`bearer`) and one registered Ed25519 key (`ed`, row `edId`). */
+export interface SigningAgent {
+  agentId: string;
+  policyId: string;
+  bearer: string;
+  ed: TestAgentKey;
+  edId: string;
+}
+
+/** A fresh agent bound to a policy with a large budget; `required` sets require_signed_requests before the key is first used. */
+export async function signingAgent(db: Db, admin: Client, opts: { required?: boolean; key?: TestAgentKey } = {}): Promise<SigningAgent> {
+  const { agentId, policyId } = await agentWithPolicy(admin, { budget_monthly: 100_000_000, budget_single_max: 1_000_000 });
+  if (opts.required) await requireSignedDirect(db, policyId);
+  const key = await admin.post('/v1/api-keys', { name: 'agent', role: 'agent', agent_id: agentId });
+  if (key.status !== 201) throw new Error(`agent key not created: ${key.status} ${key.text}`);
+  const ed = opts.key ?? (await newAgentKey('ed25519'));
+  const { id } = await registerKeyDirect(db, agentId, ed);
+  return { agentId, policyId, bearer: key.body.key, ed, edId: id };
+}
+
+export const spendOf = (agentId: string, amount = 100) => ({ agent_id: agentId, amount, currency: 'USD', vendor: 'shop.example' });
