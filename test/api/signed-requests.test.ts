@@ -74,7 +74,8 @@ describe('step 1: which requests are checked, and the flag', () => {
   test('flag on, unsigned: 401 signature_required on every path the agent key calls (authorize, decision reads, capture, own key, token verify)', async () => {
     const signed = await authorize(strict, wba(strict));
     expect(signed.status, signed.text).toBe(200);
-    const decision = signed.body.id as string;
+    const decision = signed.body.decision_id as string;
+    expect(decision).toMatch(/^dec_/);
     const paths: [string, string, unknown?][] = [
       ['POST', '/v1/authorize', spend(strict)],
       ['GET', `/v1/decisions/${decision}`],
@@ -357,7 +358,8 @@ describe('step 9: nonces', () => {
     const retry = await authorize(open, wba(open), body, idem);
     expect(retry.status).toBe(200);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
-    expect(retry.body.id).toBe(first.body.id);
+    expect(retry.body.decision_id).toBe(first.body.decision_id);
+    expect(first.body.decision_id).toMatch(/^dec_/);
   });
 
   test("the key's last_used_at moves", async () => {

@@ -11,7 +11,7 @@ import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/kernel/logger.js';
 import { TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
-import { registerKeyDirect, send, sendSigned, signWebBotAuth, signingAgent, spendOf, type SigningAgent } from '../support/agent-signing.js';
+import { send, sendSigned, signWebBotAuth, signingAgent, spendOf, type SigningAgent } from '../support/agent-signing.js';
 
 let ctx: TestContext;
 let acct: TestAccount;
@@ -83,5 +83,4 @@ test('the same public key registered by another account: a request captured from
   const replay = await send(ctx.baseUrl, theirs.bearer, { method: 'POST', path: '/v1/authorize', headers: first.sent.headers, body: first.sent.body });
   expect(replay.status).toBe(401);
   expect(replay.body.error.code).toBe('signature_replayed');
-  void registerKeyDirect;
 });
