@@ -311,7 +311,7 @@ describe('step 7: the signature', () => {
   test('one byte flipped', async () => {
     const res = await authorize(open, async (u) => {
       const h = await signWebBotAuth(u, open.ed, { created: clock });
-      const bytes = Buffer.from(/:(.*):/.exec(h.signature)![1]!, 'base64');
+      const bytes = Buffer.from(/:(.*):/.exec(h.signature!)![1]!, 'base64');
       bytes[5]! ^= 1;
       return { ...h, signature: `sig1=:${bytes.toString('base64')}:` };
     });
@@ -383,7 +383,7 @@ describe('first failure wins', () => {
     try {
       const res = await authorize(open, (u) => {
         const h = signRaw(u, open.ed, { parameters: { created: at - 400, expires: at - 340 } });
-        return { ...h, signature: h.signature.replace(/:(.)/, (_m, c: string) => `:${c === 'A' ? 'B' : 'A'}`) };
+        return { ...h, signature: h.signature!.replace(/:(.)/, (_m, c: string) => `:${c === 'A' ? 'B' : 'A'}`) };
       });
       expectError(res, 'signature_invalid');
     } finally {
