@@ -3026,6 +3026,14 @@ export interface operations {
             header?: {
                 /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
+                /** @description RFC 9421 signature parameters, for requests of an agent key or a vault token: a member tagged `web-bot-auth` with `created`, `expires` (at most 300 s later), `keyid` (the thumbprint of a key registered for the agent), `nonce` (16–256 characters), covering `@method`, `@authority` and `@path` (or `@target-uri`), `@query` with a query, `content-digest` with a body. Required when the agent's policy has `require_signed_requests`; a signature that is sent is always verified (401 `signature_required`, `signature_invalid`, `signature_key_unknown`, `signature_expired`, `signature_replayed`) */
+                "Signature-Input"?: string;
+                /** @description RFC 9421 signatures: for each label of `Signature-Input`, a byte sequence */
+                Signature?: string;
+                /** @description An RFC 8941 dictionary naming, per label, the origin of the key directory a key was registered with; when sent, it must be covered (`"signature-agent";key="<label>"` or the whole field) */
+                "Signature-Agent"?: string;
+                /** @description RFC 9530 digest (`sha-256` or `sha-512`) of the body bytes as sent (before `Content-Encoding` is undone); required, and covered, in a signed request with a body */
+                "Content-Digest"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3087,7 +3095,16 @@ export interface operations {
             query?: {
                 wait?: number;
             };
-            header?: never;
+            header?: {
+                /** @description RFC 9421 signature parameters, for requests of an agent key or a vault token: a member tagged `web-bot-auth` with `created`, `expires` (at most 300 s later), `keyid` (the thumbprint of a key registered for the agent), `nonce` (16–256 characters), covering `@method`, `@authority` and `@path` (or `@target-uri`), `@query` with a query, `content-digest` with a body. Required when the agent's policy has `require_signed_requests`; a signature that is sent is always verified (401 `signature_required`, `signature_invalid`, `signature_key_unknown`, `signature_expired`, `signature_replayed`) */
+                "Signature-Input"?: string;
+                /** @description RFC 9421 signatures: for each label of `Signature-Input`, a byte sequence */
+                Signature?: string;
+                /** @description An RFC 8941 dictionary naming, per label, the origin of the key directory a key was registered with; when sent, it must be covered (`"signature-agent";key="<label>"` or the whole field) */
+                "Signature-Agent"?: string;
+                /** @description RFC 9530 digest (`sha-256` or `sha-512`) of the body bytes as sent (before `Content-Encoding` is undone); required, and covered, in a signed request with a body */
+                "Content-Digest"?: string;
+            };
             path: {
                 /** @description Decision id (`dec_…`) */
                 id: string;
@@ -3134,6 +3151,14 @@ export interface operations {
             header?: {
                 /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
+                /** @description RFC 9421 signature parameters, for requests of an agent key or a vault token: a member tagged `web-bot-auth` with `created`, `expires` (at most 300 s later), `keyid` (the thumbprint of a key registered for the agent), `nonce` (16–256 characters), covering `@method`, `@authority` and `@path` (or `@target-uri`), `@query` with a query, `content-digest` with a body. Required when the agent's policy has `require_signed_requests`; a signature that is sent is always verified (401 `signature_required`, `signature_invalid`, `signature_key_unknown`, `signature_expired`, `signature_replayed`) */
+                "Signature-Input"?: string;
+                /** @description RFC 9421 signatures: for each label of `Signature-Input`, a byte sequence */
+                Signature?: string;
+                /** @description An RFC 8941 dictionary naming, per label, the origin of the key directory a key was registered with; when sent, it must be covered (`"signature-agent";key="<label>"` or the whole field) */
+                "Signature-Agent"?: string;
+                /** @description RFC 9530 digest (`sha-256` or `sha-512`) of the body bytes as sent (before `Content-Encoding` is undone); required, and covered, in a signed request with a body */
+                "Content-Digest"?: string;
             };
             path: {
                 /** @description Decision id (`dec_…`) */
@@ -3191,7 +3216,16 @@ export interface operations {
     patchV1DecisionsIdCapture: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description RFC 9421 signature parameters, for requests of an agent key or a vault token: a member tagged `web-bot-auth` with `created`, `expires` (at most 300 s later), `keyid` (the thumbprint of a key registered for the agent), `nonce` (16–256 characters), covering `@method`, `@authority` and `@path` (or `@target-uri`), `@query` with a query, `content-digest` with a body. Required when the agent's policy has `require_signed_requests`; a signature that is sent is always verified (401 `signature_required`, `signature_invalid`, `signature_key_unknown`, `signature_expired`, `signature_replayed`) */
+                "Signature-Input"?: string;
+                /** @description RFC 9421 signatures: for each label of `Signature-Input`, a byte sequence */
+                Signature?: string;
+                /** @description An RFC 8941 dictionary naming, per label, the origin of the key directory a key was registered with; when sent, it must be covered (`"signature-agent";key="<label>"` or the whole field) */
+                "Signature-Agent"?: string;
+                /** @description RFC 9530 digest (`sha-256` or `sha-512`) of the body bytes as sent (before `Content-Encoding` is undone); required, and covered, in a signed request with a body */
+                "Content-Digest"?: string;
+            };
             path: {
                 /** @description Decision id (`dec_…`) */
                 id: string;
@@ -3304,6 +3338,14 @@ export interface operations {
             header?: {
                 /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
+                /** @description RFC 9421 signature parameters, for requests of an agent key or a vault token: a member tagged `web-bot-auth` with `created`, `expires` (at most 300 s later), `keyid` (the thumbprint of a key registered for the agent), `nonce` (16–256 characters), covering `@method`, `@authority` and `@path` (or `@target-uri`), `@query` with a query, `content-digest` with a body. Required when the agent's policy has `require_signed_requests`; a signature that is sent is always verified (401 `signature_required`, `signature_invalid`, `signature_key_unknown`, `signature_expired`, `signature_replayed`) */
+                "Signature-Input"?: string;
+                /** @description RFC 9421 signatures: for each label of `Signature-Input`, a byte sequence */
+                Signature?: string;
+                /** @description An RFC 8941 dictionary naming, per label, the origin of the key directory a key was registered with; when sent, it must be covered (`"signature-agent";key="<label>"` or the whole field) */
+                "Signature-Agent"?: string;
+                /** @description RFC 9530 digest (`sha-256` or `sha-512`) of the body bytes as sent (before `Content-Encoding` is undone); required, and covered, in a signed request with a body */
+                "Content-Digest"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3666,7 +3708,16 @@ export interface operations {
     getV1AgentsId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description RFC 9421 signature parameters, for requests of an agent key or a vault token: a member tagged `web-bot-auth` with `created`, `expires` (at most 300 s later), `keyid` (the thumbprint of a key registered for the agent), `nonce` (16–256 characters), covering `@method`, `@authority` and `@path` (or `@target-uri`), `@query` with a query, `content-digest` with a body. Required when the agent's policy has `require_signed_requests`; a signature that is sent is always verified (401 `signature_required`, `signature_invalid`, `signature_key_unknown`, `signature_expired`, `signature_replayed`) */
+                "Signature-Input"?: string;
+                /** @description RFC 9421 signatures: for each label of `Signature-Input`, a byte sequence */
+                Signature?: string;
+                /** @description An RFC 8941 dictionary naming, per label, the origin of the key directory a key was registered with; when sent, it must be covered (`"signature-agent";key="<label>"` or the whole field) */
+                "Signature-Agent"?: string;
+                /** @description RFC 9530 digest (`sha-256` or `sha-512`) of the body bytes as sent (before `Content-Encoding` is undone); required, and covered, in a signed request with a body */
+                "Content-Digest"?: string;
+            };
             path: {
                 /** @description Agent id (`agt_…`) */
                 id: string;
@@ -4752,7 +4803,16 @@ export interface operations {
     getV1ApiKeysSelf: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description RFC 9421 signature parameters, for requests of an agent key or a vault token: a member tagged `web-bot-auth` with `created`, `expires` (at most 300 s later), `keyid` (the thumbprint of a key registered for the agent), `nonce` (16–256 characters), covering `@method`, `@authority` and `@path` (or `@target-uri`), `@query` with a query, `content-digest` with a body. Required when the agent's policy has `require_signed_requests`; a signature that is sent is always verified (401 `signature_required`, `signature_invalid`, `signature_key_unknown`, `signature_expired`, `signature_replayed`) */
+                "Signature-Input"?: string;
+                /** @description RFC 9421 signatures: for each label of `Signature-Input`, a byte sequence */
+                Signature?: string;
+                /** @description An RFC 8941 dictionary naming, per label, the origin of the key directory a key was registered with; when sent, it must be covered (`"signature-agent";key="<label>"` or the whole field) */
+                "Signature-Agent"?: string;
+                /** @description RFC 9530 digest (`sha-256` or `sha-512`) of the body bytes as sent (before `Content-Encoding` is undone); required, and covered, in a signed request with a body */
+                "Content-Digest"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5509,6 +5569,14 @@ export interface operations {
             header?: {
                 /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
                 "Idempotency-Key"?: string;
+                /** @description RFC 9421 signature parameters, for requests of an agent key or a vault token: a member tagged `web-bot-auth` with `created`, `expires` (at most 300 s later), `keyid` (the thumbprint of a key registered for the agent), `nonce` (16–256 characters), covering `@method`, `@authority` and `@path` (or `@target-uri`), `@query` with a query, `content-digest` with a body. Required when the agent's policy has `require_signed_requests`; a signature that is sent is always verified (401 `signature_required`, `signature_invalid`, `signature_key_unknown`, `signature_expired`, `signature_replayed`) */
+                "Signature-Input"?: string;
+                /** @description RFC 9421 signatures: for each label of `Signature-Input`, a byte sequence */
+                Signature?: string;
+                /** @description An RFC 8941 dictionary naming, per label, the origin of the key directory a key was registered with; when sent, it must be covered (`"signature-agent";key="<label>"` or the whole field) */
+                "Signature-Agent"?: string;
+                /** @description RFC 9530 digest (`sha-256` or `sha-512`) of the body bytes as sent (before `Content-Encoding` is undone); required, and covered, in a signed request with a body */
+                "Content-Digest"?: string;
             };
             path?: never;
             cookie?: never;

@@ -3,7 +3,11 @@ import type { AgentHooks } from '../agents/agents.service.js';
 import type { Db } from '../db/database.js';
 import type { KeyDirectoryFetchSettings } from '../agent-keys/agent-key-deps.js';
 import { authMiddleware, type Authenticator } from './auth.js';
-import { jsonBody } from './body.js';
+import { jsonChecks, readBody } from './body.js';
+import { signatureGate } from './signature-gate.js';
+import { AgentKeyCache } from '../agent-keys/agent-key-cache.js';
+import { touchAgentKey } from '../agent-keys/nonces.repository.js';
+import { KeyUsageRecorder } from '../keys/key-usage.js';
 import { errorHandler, notFoundRoute } from './errors.js';
 import { requestId } from './request-id.js';
 import { idempotency } from './idempotency.js';
@@ -109,6 +113,10 @@ export function createApp(deps: AppDeps): Express {
     onAnswer: (outcome) => metrics.recordRailAnswer('stripe_issuing', outcome),
     log: (level, message, details) => deps.log?.[level](details, message),
   });
+  const agentKeyCache = new AgentKeyCache(deps.db);
+  const agentKeyUsage = new KeyUsageRecorder((id, at) => touchAgentKey(deps.db, id, at), {
+    onError: (err) => deps.log?.warn({ err }, 'could not record when an agent key was last used'),
+  });
   const routeDeps: RouteDeps = {
     db: deps.db,
     authorization,
@@ -121,7 +129,7 @@ export function createApp(deps: AppDeps): Express {
       db: deps.db,
       now: deps.now,
       directories: { allowPrivateUrls: deps.allowPrivateUrls ?? false, ...deps.keyDirectories },
-      onKeysChanged: () => {},
+      onKeysChanged: (agentId) => agentKeyCache.drop(agentId),
     },
     metrics,
     engine: deps.engine,
@@ -130,7 +138,18 @@ export function createApp(deps: AppDeps): Express {
     railConnections: { db: deps.db, secrets: railSecrets, cache: railConnections, publicBaseUrl: deps.publicBaseUrl },
     rails: { stripeIssuing, limit: limits.perRailConnection },
   };
-  const keyed = [authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount, ...jsonBody, idempotency({ db: deps.db, cipher: responseCipher(deps.idempotencyKey), routes: ROUTES })];
+  // The body's bytes are read before the signature gate (its Content-Digest is over them, and the
+  // quick-start vault is found in it), and checked after it: DECISIONS §19 verifies before validation.
+  const gate = signatureGate({ db: deps.db, publicBaseUrl: deps.publicBaseUrl, verify: { db: deps.db, cache: agentKeyCache, usage: agentKeyUsage, now: deps.now } });
+  const keyed = [
+    authMiddleware(deps.authenticate),
+    limits.onAuthFailure,
+    limits.perAccount,
+    readBody,
+    gate,
+    ...jsonChecks,
+    idempotency({ db: deps.db, cipher: responseCipher(deps.idempotencyKey), routes: ROUTES }),
+  ];
 
   mountRoutes(app, ROUTES.filter((r) => r.roles === 'public' && !isV1(r.path)), routeDeps);
   app.use(dashboardFiles(dashboardDir));

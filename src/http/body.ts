@@ -1,13 +1,30 @@
 import { isUtf8 } from 'node:buffer';
-import express, { type RequestHandler } from 'express';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import express, { type Request, type RequestHandler } from 'express';
+import getRawBody from 'raw-body';
 import { AppError, invalid } from '../kernel/errors.js';
 import { IJsonViolation, parseIJson } from '../kernel/i-json.js';
 import { rejectUnstorable, rejectUnstorableInput } from './input-guard.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The body's bytes as received, before Content-Encoding is undone (a signature's Content-Digest is over them); empty without a body. */
+      rawBody?: Buffer;
+    }
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
 const hasBody = (req: Parameters<RequestHandler>[0]) =>
   req.get('transfer-encoding') !== undefined || Number(req.get('content-length') ?? 0) > 0;
+
+/** As body-parser decides it: a Transfer-Encoding or any Content-Length (even 0) means a body to read. */
+const announcesBody = (req: Request) => req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && !Number.isNaN(parseInt(req.headers['content-length'], 10)));
 
 /** JSON only: a body of any other type is refused rather than silently ignored. */
 export const requireJsonBody: RequestHandler = (req, _res, next) => {
@@ -17,8 +34,53 @@ export const requireJsonBody: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** The bytes of a JSON body, inflated (gzip, deflate, br) and held to the size limit. */
-const readJson = express.raw({ limit: BODY_LIMIT_BYTES, type: 'application/json' });
+const bodyError = (message: string, type: string, status: number) => Object.assign(new Error(message), { type, status });
+
+/** A body's bytes with its Content-Encoding undone, held to the size limit (413 past it, 415 for another coding). */
+function inflate(wire: Buffer, coding: string): Buffer {
+  const decode = coding === 'identity' ? undefined : coding === 'gzip' ? gunzipSync : coding === 'deflate' ? inflateSync : coding === 'br' ? brotliDecompressSync : null;
+  if (decode === undefined) return wire;
+  if (decode === null) throw bodyError(`unsupported content encoding "${coding}"`, 'encoding.unsupported', 415);
+  try {
+    return decode(wire, { maxOutputLength: BODY_LIMIT_BYTES });
+  } catch (err) {
+    // zlib's own errors (Z_*, ERR_BROTLI*) are an undecodable body (400, src/http/errors.ts); only the size is ours.
+    if ((err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw bodyError('request entity too large', 'entity.too.large', 413);
+    throw err;
+  }
+}
+
+/** Reads off what is left of a refused body, so the answer reaches a client still sending it. */
+function drain(req: Request): Promise<void> {
+  if (req.complete || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    req.once('end', resolve).once('close', resolve).once('error', () => resolve());
+    req.resume();
+  });
+}
+
+/**
+ * Reads any body once, held to the size limit: `req.rawBody` keeps the bytes as received (a
+ * signature's Content-Digest is over them, DECISIONS §19); a JSON body is inflated (gzip, deflate,
+ * br) into `req.body` as a Buffer for parseJson, as body-parser did (same 400, 413 and 415). A body
+ * of another type is left unparsed, and refused later by requireJsonBody.
+ */
+export const readBody: RequestHandler = async (req, _res, next) => {
+  if (!announcesBody(req)) {
+    req.rawBody = EMPTY;
+    return next();
+  }
+  let wire: Buffer;
+  try {
+    wire = await getRawBody(req, { length: req.headers['content-length'], limit: BODY_LIMIT_BYTES });
+  } catch (err) {
+    await drain(req);
+    throw err;
+  }
+  req.rawBody = wire;
+  if (req.is('application/json')) req.body = inflate(wire, (req.get('content-encoding') ?? 'identity').toLowerCase());
+  next();
+};
 
 const notJson = () => invalid('The request body is not valid JSON.', 'body');
 
@@ -61,10 +123,10 @@ const parseJson: RequestHandler = (req, _res, next) => {
 };
 
 /**
- * The request's input, read and checked: a JSON body (identity, gzip, deflate or br) read as I-JSON,
- * then path and query refused in one place when they hold text PostgreSQL cannot store.
+ * The request's input, checked once readBody has read it: a JSON body (identity, gzip, deflate or
+ * br) read as I-JSON, then path and query refused in one place when they hold text PostgreSQL cannot store.
  */
-export const jsonBody: RequestHandler[] = [requireJsonBody, readJson, parseJson, rejectUnstorableInput];
+export const jsonChecks: RequestHandler[] = [requireJsonBody, parseJson, rejectUnstorableInput];
 
 /**
  * Before a rail's handler: the arrival time (the decision's deadline counts from it), then the body

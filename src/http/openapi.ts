@@ -109,6 +109,40 @@ const ERROR_RESPONSES: Record<string, { status: string; description: string; hea
 };
 
 const isPost = (route: Route) => route.method === 'post';
+
+/**
+ * Operations a credential bound to one agent calls (DECISIONS §19): every operation an agent key
+ * may call, and quick-start authorize, whose vault token names an agent. The gate itself runs on
+ * every path of an agent key (src/http/signature-gate.ts); these are the ones where it can pass.
+ */
+const signable = (route: Route) => route.roles !== 'public' && (route.roles.includes('agent') || (route.method === 'post' && route.path === '/authorize'));
+
+/** The RFC 9421 request headers of a signed request (docs/api.md, "Signed requests (RFC 9421)"). */
+const SIGNATURE_PARAMETERS = [
+  {
+    name: 'Signature-Input',
+    in: 'header',
+    required: false,
+    description:
+      'RFC 9421 signature parameters, for requests of an agent key or a vault token: a member tagged `web-bot-auth` with `created`, `expires` (at most 300 s later), `keyid` (the thumbprint of a key registered for the agent), `nonce` (16–256 characters), covering `@method`, `@authority` and `@path` (or `@target-uri`), `@query` with a query, `content-digest` with a body. Required when the agent\'s policy has `require_signed_requests`; a signature that is sent is always verified (401 `signature_required`, `signature_invalid`, `signature_key_unknown`, `signature_expired`, `signature_replayed`)',
+    schema: { type: 'string' },
+  },
+  { name: 'Signature', in: 'header', required: false, description: 'RFC 9421 signatures: for each label of `Signature-Input`, a byte sequence', schema: { type: 'string' } },
+  {
+    name: 'Signature-Agent',
+    in: 'header',
+    required: false,
+    description: 'An RFC 8941 dictionary naming, per label, the origin of the key directory a key was registered with; when sent, it must be covered (`"signature-agent";key="<label>"` or the whole field)',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'Content-Digest',
+    in: 'header',
+    required: false,
+    description: 'RFC 9530 digest (`sha-256` or `sha-512`) of the body bytes as sent (before `Content-Encoding` is undone); required, and covered, in a signed request with a body',
+    schema: { type: 'string' },
+  },
+];
 /**
  * Rate limiting covers every authenticated route (src/http/app.ts); public documents and probes are
  * outside every bucket, so a flood of bad keys never starves a rail's key fetch. A rail's endpoint
@@ -155,6 +189,7 @@ function operation(route: Route, nameOf: (schema: z.ZodType) => string, routes: 
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
     });
   }
+  if (signable(route)) parameters.push(...SIGNATURE_PARAMETERS);
   const baseHeaders = { 'X-Request-Id': ref('headers', 'RequestId'), ...(limited ? RATE_LIMIT_HEADERS : {}) };
   const cacheHeaders = route.cacheable ? { 'Cache-Control': ref('headers', 'CacheControl'), ...(route.cacheable.etag ? { ETag: ref('headers', 'ETag') } : {}) } : {};
   const contentType = route.response.contentType ?? 'application/json';

@@ -58,6 +58,8 @@ export async function startHttpServer(
       return caller;
     },
     onKeyRevoked: (hash) => keys.revoke(hash),
+    // A policy's require_signed_requests, or an agent's policy, changed: cached callers carry the old flag.
+    onCredentialsChanged: () => keys.clear(),
     logError: (err, requestId) => log.error({ err, request_id: requestId }, 'unhandled error'),
     log,
   });

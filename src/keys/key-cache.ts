@@ -32,4 +32,9 @@ export class KeyCache {
   revoke(keyHash: string): void {
     this.entries.delete(keyHash);
   }
+
+  /** Drops every entry: what a cached caller carries (a policy's `require_signed_requests`) may have changed. */
+  clear(): void {
+    this.entries.clear();
+  }
 }

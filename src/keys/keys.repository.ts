@@ -13,14 +13,23 @@ export async function insertApiKey(db: DbOrTrx, row: Omit<ApiKeyRow, 'revoked_at
 export interface KeyWithAccount extends ApiKeyRow {
   plan: Plan;
   rate_limit: number | null;
+  /** An agent key's bound policy has `require_signed_requests` (DECISIONS §19); false for other keys. */
+  signed_requests_required: boolean;
 }
 
+/**
+ * The usable key of this hash, with its account's plan and, for an agent key, whether the agent's
+ * policy requires signed requests: one statement, cached with the caller (src/keys/key-cache.ts).
+ */
 export async function findActiveKeyByHash(db: DbOrTrx, hash: string): Promise<KeyWithAccount | undefined> {
   return db
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+    .leftJoin('agents', 'agents.id', 'api_keys.agent_id')
+    .leftJoin('policies', (join) => join.onRef('policies.id', '=', 'agents.policy_id').on('policies.deleted_at', 'is', null))
     .selectAll('api_keys')
     .select(['accounts.plan', 'accounts.rate_limit'])
+    .select(sql<boolean>`coalesce(policies.require_signed_requests, false)`.as('signed_requests_required'))
     .where('api_keys.key_hash', '=', hash)
     .where('api_keys.revoked_at', 'is', null)
     .executeTakeFirst();

@@ -26,6 +26,7 @@ export async function authenticate(db: Db, rawKey: string): Promise<Caller> {
     agentId: row.agent_id,
     plan: row.plan,
     rateLimit: row.rate_limit,
+    ...(row.role === 'agent' ? { signedRequestsRequired: row.signed_requests_required } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { DbOrTrx, Selectable, VaultsTable } from '../db/database.js';
 import { inScope } from '../db/scope.js';
 
@@ -28,5 +29,28 @@ export async function findActiveVaultByTokenHash(
     .where('token_hash', '=', tokenHash)
     .$call(inScope(scope))
     .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * Whose signature a quick-start `POST /authorize` with this vault token needs (DECISIONS §19): the
+ * vault's agent, and whether that agent's current policy requires signed requests. Read afresh on
+ * every such request; undefined for a token of no usable vault of the account and mode.
+ */
+export async function findVaultSignatureSubject(
+  db: DbOrTrx,
+  scope: { accountId: string; livemode: boolean },
+  tokenHash: string,
+): Promise<{ agent_id: string; require_signed_requests: boolean } | undefined> {
+  return db
+    .selectFrom('vaults')
+    .innerJoin('agents', 'agents.id', 'vaults.agent_id')
+    .leftJoin('policies', (join) => join.onRef('policies.id', '=', 'agents.policy_id').on('policies.deleted_at', 'is', null))
+    .select('vaults.agent_id')
+    .select(sql<boolean>`coalesce(policies.require_signed_requests, false)`.as('require_signed_requests'))
+    .where('vaults.token_hash', '=', tokenHash)
+    .where('vaults.account_id', '=', scope.accountId)
+    .where('vaults.livemode', '=', scope.livemode)
+    .where('vaults.revoked_at', 'is', null)
     .executeTakeFirst();
 }
