@@ -55,8 +55,11 @@ export const agentsRoutes = [
     body: updateAgentSchema,
     response: agentObject,
     errors: [409],
-    // A new policy_id changes what the agent's cached keys carry (the policy's `require_signed_requests`).
-    handler: ({ deps, caller, params, body }) => (body.policy_id === undefined ? updateAgent(deps.db, caller, params.id, body, deps.agentHooks) : changed(deps, updateAgent(deps.db, caller, params.id, body, deps.agentHooks))),
+    handler: ({ deps, caller, params, body }) => {
+      const updated = updateAgent(deps.db, caller, params.id, body, deps.agentHooks);
+      // A new policy_id changes what the agent's cached keys carry (the policy's `require_signed_requests`).
+      return body.policy_id === undefined ? updated : changed(deps, updated);
+    },
   }),
   route({
     method: 'delete',
