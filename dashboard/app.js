@@ -5,6 +5,7 @@ import { h, pageHeading } from './dom.js';
 import * as approvals from './pages/approvals.js';
 import * as decision from './pages/decision.js';
 import * as agents from './pages/agents.js';
+import * as agent from './pages/agent.js';
 import * as policies from './pages/policies.js';
 import * as policy from './pages/policy.js';
 import * as audit from './pages/audit.js';
@@ -19,6 +20,7 @@ const ROUTES = [
   [/^(?:approvals)?$/, approvals, 'Approvals'],
   [/^decisions\/([\w-]+)$/, decision, 'Decision'],
   [/^agents$/, agents, 'Agents'],
+  [/^agents\/([\w-]+)$/, agent, 'Agent'],
   [/^policies$/, policies, 'Policies'],
   [/^policies\/([\w-]+)$/, policy, 'Policy'],
   [/^audit$/, audit, 'Audit log'],

@@ -1,4 +1,4 @@
-// Agents: status, policy, freeze / unfreeze, and registering a new one.
+// Agents: status, policy, freeze / unfreeze, and registering a new one; each links to its page (keys).
 import { api } from '../api.js';
 import { busy, field, fill, h, pageHeading, table, when } from '../dom.js';
 
@@ -37,7 +37,7 @@ export async function render(view) {
   function row(a) {
     const status = h('span', { class: `status status-${a.status}` }, a.status);
     const actions = h('span');
-    const cells = [a.name, h('code', {}, a.id), status, a.policy_id ? h('a', { href: `#/policies/${a.policy_id}` }, policies.get(a.policy_id)?.name ?? a.policy_id) : '—', a.kyc_status, when(a.created_at), actions];
+    const cells = [h('a', { href: `#/agents/${a.id}` }, a.name), h('code', {}, a.id), status, a.policy_id ? h('a', { href: `#/policies/${a.policy_id}` }, policies.get(a.policy_id)?.name ?? a.policy_id) : '—', a.kyc_status, when(a.created_at), actions];
     const update = (agent) => {
       status.textContent = agent.status;
       status.className = `status status-${agent.status}`;

@@ -8,7 +8,7 @@ import { add, busy, details, field, fill, h, money, pageHeading, splitList, tabl
 const BODY_FIELDS = [
   'name', 'currency', 'budget_monthly', 'budget_daily', 'budget_single_max', 'vendor_allowlist', 'vendor_denylist',
   'require_approval_above', 'categories_allowed', 'active', 'approval_timeout_seconds', 'velocity_limits',
-  'duplicate_window_seconds', 'auto_freeze',
+  'duplicate_window_seconds', 'auto_freeze', 'require_signed_requests',
 ];
 const DAY_MS = 86_400_000;
 
@@ -35,6 +35,13 @@ export async function render(view) {
     field({ label: 'Allowed categories', name: 'categories_allowed', type: 'textarea', value: policy.categories_allowed.join('\n'), hint: 'Empty allows every category.' }),
     field({ label: 'Approval timeout (seconds)', name: 'approval_timeout_seconds', type: 'number', value: policy.approval_timeout_seconds, attrs: { min: '1', step: '1' } }),
     field({ label: 'Active', name: 'active', type: 'checkbox', value: policy.active }),
+    field({
+      label: 'Require signed requests',
+      name: 'require_signed_requests',
+      type: 'checkbox',
+      value: policy.require_signed_requests,
+      hint: "Agent keys of this policy's agents must sign every request (HTTP Message Signatures with a key on the agent's page); unsigned ones are refused.",
+    }),
     field({ label: 'Simulate against recorded requests of the last', name: 'window', options: [['1', '24 hours'], ['7', '7 days'], ['30', '30 days']], value: '7' }),
     h(
       'div',
@@ -62,6 +69,7 @@ export async function render(view) {
       categories_allowed: splitList(form.elements.categories_allowed.value),
       approval_timeout_seconds: num('approval_timeout_seconds'),
       active: form.elements.active.checked,
+      require_signed_requests: form.elements.require_signed_requests.checked,
     };
     return Object.fromEntries(Object.entries(next).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(policy[k])));
   }
@@ -129,6 +137,7 @@ export async function render(view) {
       details([
         ['Id', h('code', {}, policy.id)],
         ['Active', policy.active ? 'yes' : 'no'],
+        ['Signed requests', policy.require_signed_requests ? 'required' : 'not required'],
         ['Currency', c],
         ['Monthly budget', money(policy.budget_monthly, c)],
         ['Daily budget', policy.budget_daily === null ? 'none' : money(policy.budget_daily, c)],

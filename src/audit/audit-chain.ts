@@ -22,6 +22,8 @@ export interface ChainedFields {
   reason: string | null;
   metadata: Record<string, unknown>;
   created_at: Date;
+  /** Thumbprint of the agent key that signed the request (DECISIONS §19); null or absent: unsigned. */
+  signed_by?: string | null | undefined;
 }
 
 /** JSON with object keys sorted at every depth, so equal values always serialize equally. */
@@ -58,6 +60,9 @@ function canonicalContent(record: Omit<ChainedFields, 'sequence'>): string {
     reason: record.reason,
     metadata: record.metadata,
     created_at: record.created_at.toISOString(),
+    // Only when set: canonicalJson drops undefined, so a record without a signer (every record
+    // written before signatures) keeps the MAC it was written with.
+    signed_by: record.signed_by ?? undefined,
   });
 }
 

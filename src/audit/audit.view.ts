@@ -22,6 +22,10 @@ export const auditRecordSchema = z
         id: z.string().nullable().describe("The API key id, the operator's name, or null for the system"),
       })
       .describe('Who did it'),
+    signed_by: z
+      .string()
+      .nullable()
+      .describe("The JWK thumbprint (the signature's `keyid`) of the agent key that signed the request behind the record; null when unsigned. Inside the record's MAC"),
     agent_id: idOf('agt', 'The agent concerned').nullable(),
     decision_id: idOf('dec', 'The decision concerned').nullable(),
     decision: z.enum(['approved', 'denied', 'held']).nullable().describe('For decision records: the outcome'),
@@ -118,6 +122,7 @@ export function toAuditView(row: AuditRow): AuditRecordView {
     object: 'audit_record',
     type: row.type,
     actor: { type: row.actor_type, id: row.actor_id },
+    signed_by: row.signed_by ?? null,
     agent_id: row.agent_id,
     decision_id: row.decision_id,
     decision: row.decision as AuditRecordView['decision'],
@@ -139,6 +144,8 @@ export function toAuditView(row: AuditRow): AuditRecordView {
 const CSV_COLUMNS = [
   'id', 'type', 'actor_type', 'actor_id', 'agent_id', 'decision_id', 'decision', 'amount', 'currency',
   'vendor', 'category', 'policy_id', 'reason', 'metadata', 'livemode', 'created_at', 'sequence', 'prev_hash', 'hash',
+  // Added last, so the columns before it keep their places.
+  'signed_by',
 ] as const;
 
 /** A spreadsheet reads a cell starting with one of these as a formula (OWASP's CSV injection list). */
@@ -157,7 +164,7 @@ export function auditCsv(rows: AuditRow[]): string {
     return [
       v.id, v.type, v.actor.type, v.actor.id, v.agent_id, v.decision_id, v.decision, v.amount, v.currency,
       v.vendor, v.category, v.policy_id, v.reason, JSON.stringify(v.metadata), v.livemode, v.created_at,
-      v.sequence, v.prev_hash, v.hash,
+      v.sequence, v.prev_hash, v.hash, v.signed_by,
     ].map((x) => (x === null || x === undefined ? '' : neutralizeCsvCell(String(x))));
   });
   return stringify(records, { header: true, columns: [...CSV_COLUMNS], record_delimiter: '\r\n' });

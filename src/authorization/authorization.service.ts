@@ -1,5 +1,5 @@
 import { approvalsRequiredFor, escalatesAt } from '../policies/approval-rules.js';
-import { actorOf, requireRole, ADMIN, ANY_ROLE, type Caller } from '../kernel/caller.js';
+import { actorOf, requireRole, signedByOf, ADMIN, ANY_ROLE, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
 import { appendAudit, auditInsertStatement, auditRecord, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
 import type { AuthorizeBatchSettings } from '../kernel/config.js';
@@ -216,6 +216,11 @@ async function prepareDecision(
   const { agent, policy, spend } = state;
   if (agent.status === 'frozen') throw new AppError('agent_frozen', 'The agent is frozen and cannot transact.', 'agent_id');
   if (agent.status === 'deactivated') throw new AppError('agent_deactivated', 'The agent is deactivated and cannot transact.', 'agent_id');
+  // The policy as read here, not as the caller's cache last saw it: a flag turned on in another
+  // process holds from the next decision (DECISIONS §19). Not stored: a signed retry gets an answer.
+  if (caller.role === 'agent' && policy?.require_signed_requests && !caller.signature) {
+    throw new AppError('signature_required', "The agent's policy requires signed requests: sign this request (RFC 9421, tag \"web-bot-auth\").", 'Signature-Input');
+  }
 
   const periods = periodsOf(now);
   const request = { amount: input.amount, currency: input.currency, vendor: input.vendor, category: input.category ?? null };
@@ -300,6 +305,8 @@ async function prepareDecision(
       reason: outcome.reason_code,
       // A rail's decision names its rail (an object: request metadata never holds one).
       metadata: via.rail ? { ...input.metadata, rail: via.rail, ...(via.incrementOf ? { increment_of: via.incrementOf } : {}) } : (input.metadata ?? {}),
+      // Each member of a batch carries its own caller, so its own signer.
+      signedBy: signedByOf(caller),
     }),
     event,
     outbox: held ? [{ topic: 'event', refId: event.id }, { topic: 'held_decision', refId: id }] : [{ topic: 'event', refId: event.id }],

@@ -213,7 +213,8 @@ const railCandidatesQuery = compiledOnce((db: DbOrTrx, agents: string[], currenc
 const decisionsByIdQuery = compiledOnce((db: DbOrTrx, ids: string[]) => db.selectFrom('decisions').selectAll().where(sql<boolean>`id = any(${ids}::text[])`));
 
 /**
- * Captures approvals a batch's rail requests took (rows as `capturedRow` made them), each only if
+ * Captures approvals a batch's rail requests took (rows as `capturedRow` made them: a rail's
+ * capture carries no request signature), each only if
  * still uncaptured with its token unused: run as the batch's precondition with one row expected
  * per capture, so an approval changed behind the batch's back (a token consumed without the
  * agent's lock) fails the batch, which then decides each request again on its own.
@@ -222,7 +223,7 @@ export function captureTaken(rows: readonly DecisionRow[]): CompiledQuery | unde
   if (rows.length === 0) return undefined;
   const text = textOf(
     'captures',
-    () => `update "decisions" as d set "capture_status" = $2, "captured_amount" = v.captured_amount, "captured_at" = v.captured_at, "capture_metadata" = $4::jsonb,
+    () => `update "decisions" as d set "capture_status" = $2, "captured_amount" = v.captured_amount, "captured_at" = v.captured_at, "capture_metadata" = $4::jsonb, "capture_signature" = null,
       "capture_resolved_at" = v.capture_resolved_at, "token_consumed_at" = v.token_consumed_at, "updated_at" = v.updated_at
       from json_populate_recordset(null::"decisions", $1::json) as v
       where d.id = v.id and d.capture_status = $3 and d.token_consumed_at is null returning d.id`,

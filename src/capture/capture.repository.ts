@@ -1,4 +1,5 @@
 import type { CaptureStatus, DbOrTrx } from '../db/database.js';
+import type { RequestSignature } from '../kernel/caller.js';
 import type { DecisionRow } from '../decisions/decision.view.js';
 
 /**
@@ -13,6 +14,8 @@ export async function settleCapture(
   now: Date,
   capturedAmount?: number,
   captureMetadata?: Record<string, unknown>,
+  /** The signature of the request that captured it (DECISIONS §19); kept only with a capture. */
+  signature?: RequestSignature | undefined,
 ): Promise<DecisionRow | undefined> {
   return db
     .updateTable('decisions')
@@ -21,6 +24,7 @@ export async function settleCapture(
       captured_amount: to === 'captured' ? capturedAmount! : null,
       captured_at: to === 'captured' ? now : null,
       capture_metadata: to === 'captured' ? JSON.stringify(captureMetadata ?? {}) : null,
+      capture_signature: to === 'captured' && signature ? JSON.stringify(signature) : null,
       capture_resolved_at: now,
       // A capture uses the token up; after a void or an expiry it answers by the capture status.
       ...(to === 'captured' ? { token_consumed_at: eb.fn.coalesce('token_consumed_at', eb.val(now)) } : {}),

@@ -1,4 +1,4 @@
-import { actorOf, ADMIN, requireRole, type Caller, type Role } from '../kernel/caller.js';
+import { actorOf, ADMIN, requireRole, signedByOf, type Caller, type RequestSignature, type Role } from '../kernel/caller.js';
 import type { Db, DbOrTrx } from '../db/database.js';
 import { appendAudit, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
 import { findDecisionById, findDecisionInScope, lockAgentThenDecision, lockDecision } from '../decisions/decisions.repository.js';
@@ -35,10 +35,11 @@ async function settle(
   now: Date,
   capturedAmount?: number,
   captureMetadata?: Record<string, unknown>,
+  signature?: RequestSignature | undefined,
 ): Promise<DecisionRow | undefined> {
-  const updated = await settleCapture(trx, row.id, to, now, capturedAmount, captureMetadata);
+  const updated = await settleCapture(trx, row.id, to, now, capturedAmount, captureMetadata, signature);
   if (!updated) return undefined;
-  const records = settlementRecords(row, updated, to, actor, now, capturedAmount);
+  const records = settlementRecords(row, updated, to, actor, now, capturedAmount, signedByOf({ signature }));
   // Counted where the approval was counted (its own month and day), not in today's period.
   if (records.released > 0) await changeSpend(trx, row.agent_id, { month: row.spend_month, day: row.spend_day }, { approved: -records.released, reserved: 0 });
   await appendAudit(trx, records.audit);
@@ -51,7 +52,7 @@ async function settle(
  * amount released from the agent's spend (in the approval's own month and day), the audit record
  * and the event. One shape for the statement-by-statement path and the group commit's rows.
  */
-export function settlementRecords(row: DecisionRow, updated: DecisionRow, to: Settlement, actor: AuditInput['actor'], now: Date, capturedAmount?: number) {
+export function settlementRecords(row: DecisionRow, updated: DecisionRow, to: Settlement, actor: AuditInput['actor'], now: Date, capturedAmount?: number, signedBy: string | null = null) {
   const amount = Number(row.amount);
   const released = to === 'captured' ? amount - capturedAmount! : amount;
   const audit: AuditInput = {
@@ -66,6 +67,7 @@ export function settlementRecords(row: DecisionRow, updated: DecisionRow, to: Se
       ...(to === 'captured' ? { capture_metadata: updated.capture_metadata ?? {} } : {}),
     },
     amount: to === 'captured' ? capturedAmount! : amount,
+    signedBy,
   };
   const event = { accountId: row.account_id, livemode: row.livemode, type: TYPE_OF[to], data: decisionEventData(updated), now };
   return { released, audit, event };
@@ -79,6 +81,8 @@ export function capturedRow(row: DecisionRow, amount: number, now: Date): Decisi
     captured_amount: amount,
     captured_at: now,
     capture_metadata: {},
+    // A rail's capture: no request signature. Set, not left as the row had it, as settleCapture does.
+    capture_signature: null,
     capture_resolved_at: now,
     token_consumed_at: row.token_consumed_at ?? now,
     updated_at: now,
@@ -128,7 +132,7 @@ export async function captureDecision(deps: CaptureDeps, caller: Caller, id: str
       await settle(trx, row, 'expired', { type: 'system', id: null }, now);
       return { expired: true as const };
     }
-    const view = toDecisionView((await settle(trx, row, 'captured', actorOf(caller), now, amount, input.metadata))!);
+    const view = toDecisionView((await settle(trx, row, 'captured', actorOf(caller), now, amount, input.metadata, caller.signature))!);
     if (idem) await idem.complete(trx, 200, JSON.stringify(view));
     return { expired: false as const, view };
   });
@@ -164,7 +168,7 @@ export async function updateCaptureMetadata(deps: CaptureDeps, caller: Caller, i
     if (Object.keys(merged).length > MAX_CAPTURE_METADATA_KEYS) throw invalid(`capture metadata would hold more than ${MAX_CAPTURE_METADATA_KEYS} keys.`, 'metadata');
     const now = deps.now?.() ?? new Date();
     const updated = await setCaptureMetadata(trx, id, merged, now);
-    await appendAudit(trx, { ...decisionAuditFields(row), type: 'authorization.capture_updated', actor: actorOf(caller), reason: 'capture_updated', metadata: { added }, amount: Number(row.captured_amount) });
+    await appendAudit(trx, { ...decisionAuditFields(row), type: 'authorization.capture_updated', actor: actorOf(caller), reason: 'capture_updated', metadata: { added }, amount: Number(row.captured_amount), signedBy: signedByOf(caller) });
     return toDecisionView(updated);
   });
 }
@@ -176,7 +180,7 @@ export async function voidDecision(deps: CaptureDeps, caller: Caller, id: string
     const row = await lockForSettlement(trx, first);
     refuseUnlessUncaptured(row, 'void');
     const now = deps.now?.() ?? new Date();
-    const view = toDecisionView((await settle(trx, row, 'voided', actorOf(caller), now))!);
+    const view = toDecisionView((await settle(trx, row, 'voided', actorOf(caller), now, undefined, undefined, caller.signature))!);
     if (idem) await idem.complete(trx, 200, JSON.stringify(view));
     return view;
   });

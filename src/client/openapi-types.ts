@@ -1261,6 +1261,24 @@ export interface components {
                 } | null;
                 /** @description Only when a rail that asks first captured more than was approved for its card authorization: by how much (minor units); `captured_amount` includes it */
                 over_capture_amount?: number;
+                /** @description The signature the capture request was made under; null when unsigned, not captured yet, or captured by a rail */
+                signature: {
+                    /** @description The agent key that verified the signature */
+                    agent_key_id: string;
+                    /** @description The signature's `keyid`: the key's JWK thumbprint (RFC 7638) */
+                    keyid: string;
+                    /**
+                     * @description The key's algorithm
+                     * @enum {string}
+                     */
+                    alg: "ed25519" | "ecdsa-p256-sha256";
+                    /** @description The covered `Signature-Agent` origin (a key directory); null when none was signed */
+                    signature_agent: string | null;
+                    /** @description The signature's `created` parameter, Unix seconds, as signed */
+                    created: number;
+                    /** @description The signature's `nonce`, unique per key (a replay is refused) */
+                    nonce: string;
+                } | null;
             } | null;
             /** @description The rail request that made this decision (a card swipe); null for decisions asked for through the API */
             rail: {
@@ -1276,6 +1294,24 @@ export interface components {
             } | null;
             /** @description A decision a rail asked for the increase of a card authorization (Stripe's incremental authorization): the authorization's first decision; null otherwise */
             increment_of: string | null;
+            /** @description The signature the request was made under (DECISIONS §19); null when unsigned */
+            signature: {
+                /** @description The agent key that verified the signature */
+                agent_key_id: string;
+                /** @description The signature's `keyid`: the key's JWK thumbprint (RFC 7638) */
+                keyid: string;
+                /**
+                 * @description The key's algorithm
+                 * @enum {string}
+                 */
+                alg: "ed25519" | "ecdsa-p256-sha256";
+                /** @description The covered `Signature-Agent` origin (a key directory); null when none was signed */
+                signature_agent: string | null;
+                /** @description The signature's `created` parameter, Unix seconds, as signed */
+                created: number;
+                /** @description The signature's `nonce`, unique per key (a replay is refused) */
+                nonce: string;
+            } | null;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
             /**
@@ -1360,6 +1396,24 @@ export interface components {
                 } | null;
                 /** @description Only when a rail that asks first captured more than was approved for its card authorization: by how much (minor units); `captured_amount` includes it */
                 over_capture_amount?: number;
+                /** @description The signature the capture request was made under; null when unsigned, not captured yet, or captured by a rail */
+                signature: {
+                    /** @description The agent key that verified the signature */
+                    agent_key_id: string;
+                    /** @description The signature's `keyid`: the key's JWK thumbprint (RFC 7638) */
+                    keyid: string;
+                    /**
+                     * @description The key's algorithm
+                     * @enum {string}
+                     */
+                    alg: "ed25519" | "ecdsa-p256-sha256";
+                    /** @description The covered `Signature-Agent` origin (a key directory); null when none was signed */
+                    signature_agent: string | null;
+                    /** @description The signature's `created` parameter, Unix seconds, as signed */
+                    created: number;
+                    /** @description The signature's `nonce`, unique per key (a replay is refused) */
+                    nonce: string;
+                } | null;
             } | null;
             /** @description The rail request that made this decision (a card swipe); null for decisions asked for through the API */
             rail: {
@@ -1375,6 +1429,24 @@ export interface components {
             } | null;
             /** @description A decision a rail asked for the increase of a card authorization (Stripe's incremental authorization): the authorization's first decision; null otherwise */
             increment_of: string | null;
+            /** @description The signature the request was made under (DECISIONS §19); null when unsigned */
+            signature: {
+                /** @description The agent key that verified the signature */
+                agent_key_id: string;
+                /** @description The signature's `keyid`: the key's JWK thumbprint (RFC 7638) */
+                keyid: string;
+                /**
+                 * @description The key's algorithm
+                 * @enum {string}
+                 */
+                alg: "ed25519" | "ecdsa-p256-sha256";
+                /** @description The covered `Signature-Agent` origin (a key directory); null when none was signed */
+                signature_agent: string | null;
+                /** @description The signature's `created` parameter, Unix seconds, as signed */
+                created: number;
+                /** @description The signature's `nonce`, unique per key (a replay is refused) */
+                nonce: string;
+            } | null;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
             /**
@@ -1609,6 +1681,8 @@ export interface components {
             escalate_after_seconds: number | null;
             /** @description An approval not captured within this many seconds expires */
             capture_window_seconds: number;
+            /** @description Requests made with an agent key of a bound agent (or a vault token of one) must be signed (RFC 9421, `tag="web-bot-auth"`); unsigned → 401 `signature_required` */
+            require_signed_requests: boolean;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
             /**
@@ -1717,6 +1791,8 @@ export interface components {
                 /** @description The API key id, the operator's name, or null for the system */
                 id: string | null;
             };
+            /** @description The JWK thumbprint (the signature's `keyid`) of the agent key that signed the request behind the record; null when unsigned. Inside the record's MAC */
+            signed_by: string | null;
             agent_id: string | null;
             decision_id: string | null;
             /** @description For decision records: the outcome */
@@ -4275,6 +4351,8 @@ export interface operations {
                     /** @description Seconds a held request waits before it is escalated; at most approval_timeout_seconds (the one sent, else the stored one, else the default) */
                     escalate_after_seconds?: number | null;
                     capture_window_seconds?: number;
+                    /** @description Requests made with a credential bound to one of the policy's agents must carry a `web-bot-auth` signature (DECISIONS §19) */
+                    require_signed_requests?: boolean;
                 } & (unknown & unknown);
             };
         };
@@ -4360,6 +4438,8 @@ export interface operations {
                         /** @description Seconds a held request waits before it is escalated; at most approval_timeout_seconds (the one sent, else the stored one, else the default) */
                         escalate_after_seconds?: number | null;
                         capture_window_seconds?: number;
+                        /** @description Requests made with a credential bound to one of the policy's agents must carry a `web-bot-auth` signature (DECISIONS §19) */
+                        require_signed_requests?: boolean;
                     } & (unknown & unknown);
                     policy_id?: string;
                     requests?: {
@@ -4562,6 +4642,8 @@ export interface operations {
                     /** @description Seconds a held request waits before it is escalated; at most approval_timeout_seconds (the one sent, else the stored one, else the default) */
                     escalate_after_seconds?: number | null;
                     capture_window_seconds?: number;
+                    /** @description Requests made with a credential bound to one of the policy's agents must carry a `web-bot-auth` signature (DECISIONS §19) */
+                    require_signed_requests?: boolean;
                 };
             };
         };

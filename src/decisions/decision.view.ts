@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { DecisionsTable, Selectable } from '../db/database.js';
 import { listOf } from '../db/pagination.js';
 import { currencyField, idOf, instant, livemodeField, metadataField, minorUnits } from '../kernel/view-fields.js';
+import { requestSignatureSchema, requestSignatureView } from './signature.view.js';
 
 export type DecisionRow = Selectable<DecisionsTable>;
 
@@ -31,6 +32,7 @@ export const captureSchema = z
       .positive()
       .optional()
       .describe('Only when a rail that asks first captured more than was approved for its card authorization: by how much (minor units); `captured_amount` includes it'),
+    signature: requestSignatureSchema.nullable().describe('The signature the capture request was made under; null when unsigned, not captured yet, or captured by a rail'),
   })
   .describe('What the rail did with an approval.');
 export type CaptureView = z.infer<typeof captureSchema>;
@@ -88,6 +90,7 @@ export const decisionSchema = z
     increment_of: idOf('dec', 'The first decision of the card authorization this one increased')
       .nullable()
       .describe("A decision a rail asked for the increase of a card authorization (Stripe's incremental authorization): the authorization's first decision; null otherwise"),
+    signature: requestSignatureSchema.nullable().describe('The signature the request was made under (DECISIONS §19); null when unsigned'),
     livemode: livemodeField,
     timestamp: instant('Server time of the decision'),
   })
@@ -141,6 +144,7 @@ export function toDecisionView(row: DecisionRow): DecisionView {
     capture: captureView(row),
     rail: railView(row),
     increment_of: row.increment_of ?? null,
+    signature: requestSignatureView(row.signature),
     livemode: row.livemode,
     timestamp: row.created_at.toISOString(),
   };
@@ -148,7 +152,7 @@ export function toDecisionView(row: DecisionRow): DecisionView {
 
 /**
  * What the rail did with an approval (docs/api.md, "Capture and void"); null for denied and pending
- * decisions. `captured_amount` and `metadata` are null until captured; `capture_before` is the
+ * decisions. `captured_amount`, `metadata` and `signature` are null until captured; `capture_before` is the
  * deadline after which an uncaptured approval expires (null for approvals older than captures,
  * which never expire); `over_capture_amount` only when a card rail captured more than it was
  * approved.
@@ -162,6 +166,7 @@ export function captureView(row: DecisionRow): CaptureView | null {
     capture_before: row.capture_expires_at?.toISOString() ?? null,
     metadata: row.capture_status === 'captured' ? (row.capture_metadata ?? {}) : null,
     ...(row.capture_status === 'captured' && row.over_capture_amount ? { over_capture_amount: Number(row.over_capture_amount) } : {}),
+    signature: requestSignatureView(row.capture_signature),
   };
 }
 

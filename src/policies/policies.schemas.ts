@@ -71,6 +71,7 @@ const policyFields = {
     .nullable()
     .describe('Seconds a held request waits before it is escalated; at most approval_timeout_seconds (the one sent, else the stored one, else the default)'),
   capture_window_seconds: z.number().int().min(MIN_CAPTURE_WINDOW_SECONDS).max(MAX_CAPTURE_WINDOW_SECONDS),
+  require_signed_requests: z.boolean().describe("Requests made with a credential bound to one of the policy's agents must carry a `web-bot-auth` signature (DECISIONS §19)"),
 };
 
 /** An escalation after the hold has expired would never happen: refused, naming the field. */
@@ -113,6 +114,7 @@ export const createPolicySchema = z.strictObject({
   capture_window_seconds: policyFields.capture_window_seconds.optional(),
   approval_rules: policyFields.approval_rules.optional(),
   escalate_after_seconds: policyFields.escalate_after_seconds.optional(),
+  require_signed_requests: policyFields.require_signed_requests.optional(),
 }).meta({ allOf: [escalationNeedsTimeout, escalationWithinDefaultTimeout] }).superRefine((v, ctx) => {
   if (escalationPastTimeout(v.escalate_after_seconds, v.approval_timeout_seconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS)) {
     ctx.addIssue({ code: 'custom', path: ['escalate_after_seconds'], message: 'must not exceed approval_timeout_seconds' });

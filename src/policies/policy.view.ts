@@ -44,6 +44,9 @@ export const policySchema = z
       .describe('Quorum rules: a hold needs the `approvals_required` of the rule with the largest `above` below its amount (1 when none applies)'),
     escalate_after_seconds: z.number().int().positive().nullable().describe('A hold still pending after this emits `approval.escalated` once; null = never'),
     capture_window_seconds: z.number().int().positive().describe('An approval not captured within this many seconds expires'),
+    require_signed_requests: z
+      .boolean()
+      .describe("Requests made with an agent key of a bound agent (or a vault token of one) must be signed (RFC 9421, `tag=\"web-bot-auth\"`); unsigned → 401 `signature_required`"),
     livemode: livemodeField,
     created_at: instant('Creation time'),
     updated_at: instant('Last change'),
@@ -79,6 +82,7 @@ export function toPolicyView(row: PolicyRow): PolicyView {
     approval_rules: row.approval_rules,
     escalate_after_seconds: row.escalate_after_seconds,
     capture_window_seconds: row.capture_window_seconds,
+    require_signed_requests: row.require_signed_requests,
     livemode: row.livemode,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

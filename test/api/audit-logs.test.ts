@@ -84,7 +84,7 @@ describe('GET /v1/audit-logs', () => {
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
     const lines = csv.text.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('id,type,actor_type,actor_id,agent_id,decision_id,decision,amount,currency,vendor,category,policy_id,reason,metadata,livemode,created_at,sequence,prev_hash,hash');
+    expect(lines[0]).toBe('id,type,actor_type,actor_id,agent_id,decision_id,decision,amount,currency,vendor,category,policy_id,reason,metadata,livemode,created_at,sequence,prev_hash,hash,signed_by');
     expect(lines).toHaveLength(3);
     expect(lines[1]!.startsWith(`${json.body.data[0].id},`)).toBe(true);
     expect(csv.headers.get('x-next-cursor')).toBe(json.body.next_cursor);

@@ -57,7 +57,7 @@ describe('the capture object on decisions', () => {
   test('an approval starts uncaptured, with a deadline of approval time + capture_window_seconds (default 7 days)', async () => {
     const agentId = await newAgent();
     const d = await approved(agentId, 500);
-    expect(d.capture).toEqual({ status: 'uncaptured', captured_amount: null, captured_at: null, capture_before: expect.stringMatching(ISO), metadata: null });
+    expect(d.capture).toEqual({ status: 'uncaptured', captured_amount: null, captured_at: null, capture_before: expect.stringMatching(ISO), metadata: null, signature: null });
     expect(Date.parse(d.capture.capture_before as string) - Date.parse(d.timestamp)).toBe(604_800_000);
     expect((await acct.test.get(`/v1/decisions/${d.decision_id}`)).body).toEqual(d);
 
@@ -96,7 +96,7 @@ describe('POST /v1/decisions/:id/capture', () => {
     const res = await acct.test.post(`/v1/decisions/${d.decision_id}/capture`);
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ decision_id: d.decision_id, decision: 'approved', status: 'approved', authorization_token: d.authorization_token });
-    expect(res.body.capture).toEqual({ status: 'captured', captured_amount: 700, captured_at: expect.stringMatching(ISO), capture_before: d.capture.capture_before, metadata: {} });
+    expect(res.body.capture).toEqual({ status: 'captured', captured_amount: 700, captured_at: expect.stringMatching(ISO), capture_before: d.capture.capture_before, metadata: {}, signature: null });
     expect(await monthSpend(agentId)).toBe(700);
     expect((await verify(d.authorization_token)).body).toEqual({ valid: false, claims: null, error: 'consumed' });
     expect(await auditOf(acct.test, d.decision_id)).toEqual(['authorization.captured', 'authorization.decision']);
@@ -211,7 +211,7 @@ describe('POST /v1/decisions/:id/void', () => {
     const d = await approved(agentId, 800);
     const res = await acct.test.post(`/v1/decisions/${d.decision_id}/void`);
     expect(res.status, res.text).toBe(200);
-    expect(res.body.capture).toEqual({ status: 'voided', captured_amount: null, captured_at: null, capture_before: d.capture.capture_before, metadata: null });
+    expect(res.body.capture).toEqual({ status: 'voided', captured_amount: null, captured_at: null, capture_before: d.capture.capture_before, metadata: null, signature: null });
     expect(await monthSpend(agentId)).toBe(0);
     expect((await verify(d.authorization_token)).body).toEqual({ valid: false, claims: null, error: 'voided' });
     expect((await verify(d.authorization_token, true)).body.error).toBe('voided');

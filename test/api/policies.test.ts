@@ -1,4 +1,8 @@
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createApp } from '../../src/http/app.js';
+import { authenticate } from '../../src/keys/keys.service.js';
+import { TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
 
 let ctx: TestContext;
@@ -82,6 +86,7 @@ describe('POST /v1/policies', () => {
       approval_rules: [],
       escalate_after_seconds: null,
       capture_window_seconds: 604_800,
+      require_signed_requests: false,
       livemode: false,
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
@@ -104,6 +109,7 @@ describe('POST /v1/policies', () => {
       active: false,
       approval_timeout_seconds: 3600,
       capture_window_seconds: 86_400,
+      require_signed_requests: true,
     };
     const res = await acct.test.post('/v1/policies', body);
     expect(res.status).toBe(201);
@@ -548,5 +554,70 @@ describe('under concurrency', () => {
     const res = await acct.test.get('/v1/audit-logs/verify');
     expect(res.status).toBe(200);
     expect(res.body.valid).toBe(true);
+  });
+});
+
+describe('require_signed_requests (DECISIONS §19)', () => {
+  test('defaults to false, can be set and cleared, and the audit records say so', async () => {
+    const policy = await newPolicy(acct.test);
+    expect(policy.require_signed_requests).toBe(false);
+    const on = await acct.test.patch(`/v1/policies/${policy.id}`, { require_signed_requests: true });
+    expect(on.status).toBe(200);
+    expect(on.body.require_signed_requests).toBe(true);
+    expect((await acct.test.get(`/v1/policies/${policy.id}`)).body.require_signed_requests).toBe(true);
+    const listed = (await acct.test.get('/v1/policies?limit=100')).body.data.find((p: { id: string }) => p.id === policy.id);
+    expect(listed.require_signed_requests).toBe(true);
+    expect((await acct.test.patch(`/v1/policies/${policy.id}`, { require_signed_requests: false })).body.require_signed_requests).toBe(false);
+
+    const records = await policyAudit(acct.test, policy.id);
+    expect(records.map((r) => r.metadata.changes ?? r.metadata.policy.require_signed_requests)).toEqual([{ require_signed_requests: false }, { require_signed_requests: true }, false]);
+    const created = await newPolicy(acct.test, { require_signed_requests: true });
+    expect((await policyAudit(acct.test, created.id))[0].metadata.policy.require_signed_requests).toBe(true);
+  });
+
+  test.each([['yes'], [1], [null]])('%j is not a boolean: 400 naming require_signed_requests', async (value) => {
+    expectError(await acct.test.post('/v1/policies', policyBody({ require_signed_requests: value })), 400, 'invalid_request', 'require_signed_requests');
+    const policy = await newPolicy(acct.test);
+    expectError(await acct.test.patch(`/v1/policies/${policy.id}`, { require_signed_requests: value }), 400, 'invalid_request', 'require_signed_requests');
+  });
+
+  test("the app is told to drop cached callers after a policy's create, update and delete, and after an agent's policy changes; not otherwise", async () => {
+    let told = 0;
+    const app = createApp({
+      db: ctx.database.db,
+      signer: ctx.signer,
+      gateway: ctx.gateway,
+      engine: ctx.engine,
+      idempotencyKey: TEST_IDEMPOTENCY_KEY,
+      rateLimit: { limits: { testMode: 10_000 } },
+      authenticate: (raw) => authenticate(ctx.database.db, raw),
+      onCredentialsChanged: () => (told += 1),
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const send = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${acct.test.key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+        return { status: res.status, body: (await res.json()) as any };
+      };
+      const toldAfter = async (name: string, status: number, step: Promise<{ status: number; body: any }>, expected: number) => {
+        const res = await step;
+        expect(res.status, name).toBe(status);
+        expect(told, name).toBe(expected);
+        return res.body;
+      };
+      const a = await toldAfter('policy created', 201, send('POST', '/v1/policies', policyBody()), 1);
+      const b = await toldAfter('another created', 201, send('POST', '/v1/policies', policyBody()), 2);
+      const agent = await toldAfter('agent created', 201, send('POST', '/v1/agents', { name: 'cached', policy_id: a.id }), 2);
+      await toldAfter('policy updated', 200, send('PATCH', `/v1/policies/${a.id}`, { require_signed_requests: true }), 3);
+      await toldAfter('policy read', 200, send('GET', `/v1/policies/${a.id}`), 3);
+      await toldAfter('agent renamed', 200, send('PATCH', `/v1/agents/${agent.id}`, { name: 'renamed' }), 3);
+      await toldAfter('agent rebound', 200, send('PATCH', `/v1/agents/${agent.id}`, { policy_id: b.id }), 4);
+      await toldAfter('policy deleted', 200, send('DELETE', `/v1/policies/${a.id}`), 5);
+      await toldAfter('update refused', 404, send('PATCH', `/v1/policies/${a.id}`, { name: 'gone' }), 5);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

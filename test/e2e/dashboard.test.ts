@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createHeldActivities } from '../../activities/held-authorization.js';
@@ -60,6 +61,48 @@ async function heldRequest(client: Client, amount = 5_000, vendor = 'shop.exampl
   const res = await client.post('/v1/authorize', { agent_id: heldAgentId, amount, currency: 'USD', vendor });
   expect(res.body).toMatchObject({ decision: 'held', status: 'pending' });
   return res.body.decision_id;
+}
+
+/**
+ * A fake of the agent-keys endpoints (DECISIONS §19: list, create, revoke) for one agent, answered
+ * in the browser, for when the API under test does not serve them yet. Objects have §19's shape.
+ */
+async function fakeAgentKeys(page: Page, agentId: string, seed: { thumbprint: string; name: string; status: 'active' | 'revoked' }[] = []): Promise<void> {
+  const at = new Date().toISOString();
+  const object = (k: { thumbprint: string; name: string | null; status: string; jwk?: JWK }, n: number) => ({
+    id: `akey_fake${n}`,
+    object: 'agent_key',
+    agent_id: agentId,
+    name: k.name,
+    alg: 'ed25519',
+    jwk: k.jwk ?? { kty: 'OKP', crv: 'Ed25519', x: 'x' },
+    thumbprint: k.thumbprint,
+    directory_url: null,
+    status: k.status,
+    last_used_at: null,
+    revoked_at: k.status === 'revoked' ? at : null,
+    created_at: at,
+    livemode: false,
+  });
+  const keys = seed.map((k, n) => object(k, n));
+  const json = (status: number, body: unknown) => ({ status, contentType: 'application/json', body: JSON.stringify(body) });
+  await page.route(new RegExp(`/v1/agents/${agentId}/keys(/[^/?]+)?(\\?.*)?$`), async (route) => {
+    const request = route.request();
+    const id = /\/keys\/([^/?]+)/.exec(request.url())?.[1];
+    if (request.method() === 'GET' && !id) return route.fulfill(json(200, { object: 'list', data: [...keys].reverse(), has_more: false, next_cursor: null }));
+    if (request.method() === 'POST' && !id) {
+      const body = request.postDataJSON() as { jwk: JWK; name?: string };
+      const key = object({ thumbprint: await calculateJwkThumbprint(body.jwk), name: body.name ?? null, status: 'active', jwk: body.jwk }, keys.length);
+      keys.push(key);
+      return route.fulfill(json(201, key));
+    }
+    const key = keys.find((k) => k.id === id);
+    if (request.method() === 'DELETE' && key) {
+      Object.assign(key, { status: 'revoked', revoked_at: new Date().toISOString() });
+      return route.fulfill(json(200, key));
+    }
+    return route.fulfill(json(404, { error: { type: 'invalid_request_error', code: 'not_found', message: 'No such key.' } }));
+  });
 }
 
 async function noHorizontalOverflow(page: Page): Promise<void> {
@@ -375,6 +418,82 @@ suite('reviewer dashboard (headless Chromium)', () => {
     await shot(page, 'policy');
     await acct.test.patch(`/v1/policies/${heldPolicyId}`, { require_approval_above: 1_000 });
     await context.close();
+  });
+
+  test('policies: the "Require signed requests" checkbox shows the flag and saves it', async () => {
+    const policy = (await acct.test.post('/v1/policies', policyBody({ name: 'Signed only' }))).body;
+    const { page, context } = await newPage();
+    await signIn(page, acct.test.key, `#/policies/${policy.id}`);
+    await page.getByRole('heading', { name: 'Policy: Signed only' }).waitFor();
+    const box = page.getByLabel('Require signed requests');
+    expect(await box.isChecked()).toBe(false);
+    expect(await page.locator('dl.details').textContent()).toContain('not required');
+    await box.check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Saved Signed only');
+    expect((await acct.test.get(`/v1/policies/${policy.id}`)).body.require_signed_requests).toBe(true);
+    // Read back on a fresh load; then cleared again.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Policy: Signed only' }).waitFor();
+    expect(await page.getByLabel('Require signed requests').isChecked()).toBe(true);
+    await page.getByLabel('Require signed requests').uncheck();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(async () => (await acct.test.get(`/v1/policies/${policy.id}`)).body.require_signed_requests).toBe(false);
+    await shot(page, 'policy-signed-requests');
+    await context.close();
+  });
+
+  test("agents: an agent's page lists its signing keys; an admin adds one by pasting its JWK and revokes it; a reviewer only reads", async () => {
+    const agent = (await acct.test.post('/v1/agents', { name: 'Signing bot', policy_id: heldPolicyId })).body;
+    const keysPath = `/v1/agents/${agent.id}/keys`;
+    const { publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+    const jwk = await exportJWK(publicKey);
+    const thumbprint = await calculateJwkThumbprint(jwk);
+    // The keys endpoints (DECISIONS §19) are served by the API when it has them; until then, a fake
+    // of them with §19's shapes, in the browser, stands in for the API.
+    const served = Object.keys((await acct.test.get('/v1/openapi.json')).body.paths ?? {}).includes('/v1/agents/{id}/keys');
+    const { page, context } = await newPage();
+    if (!served) await fakeAgentKeys(page, agent.id);
+    await signIn(page, acct.test.key, '#/agents');
+    await page.getByRole('link', { name: 'Signing bot' }).click();
+    await page.getByRole('heading', { name: 'Agent: Signing bot' }).waitFor();
+    await page.getByRole('region', { name: 'Signing keys' }).getByText('Nothing to show.').waitFor();
+
+    await page.getByLabel('Public key (JWK)').fill('{not json');
+    await page.getByRole('button', { name: 'Add key' }).click();
+    await expect.poll(() => page.locator('#alert').textContent()).toContain('not JSON');
+
+    await page.getByLabel('Public key (JWK)').fill(JSON.stringify(jwk));
+    await page.getByLabel('Name (optional)').fill('laptop');
+    await page.getByRole('button', { name: 'Add key' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain(`Key added: ${thumbprint}`);
+    const row = page.getByRole('row').filter({ hasText: 'laptop' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain(thumbprint);
+    expect(await row.textContent()).toContain('Ed25519');
+    expect(await row.locator('.status').textContent()).toBe('active');
+    if (served) expect((await acct.test.get(keysPath)).body.data).toMatchObject([{ thumbprint, name: 'laptop', status: 'active' }]);
+    await shot(page, 'agent-keys');
+
+    page.once('dialog', (d) => void d.accept());
+    await row.getByRole('button', { name: /^Revoke key laptop/ }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Revoked key laptop');
+    await expect.poll(() => row.locator('.status').textContent()).toBe('revoked');
+    expect(await row.getByRole('button').count()).toBe(0);
+    if (served) expect((await acct.test.get(keysPath)).body.data).toMatchObject([{ thumbprint, status: 'revoked' }]);
+    await context.close();
+
+    // A reviewer sees the list, with no form and no Revoke.
+    const reviewerKey = (await acct.test.post('/v1/api-keys', { name: 'key reader', role: 'reviewer' })).body.key;
+    const second = await newPage();
+    if (!served) await fakeAgentKeys(second.page, agent.id, [{ thumbprint, name: 'laptop', status: 'active' }]);
+    await signIn(second.page, reviewerKey, `#/agents/${agent.id}`);
+    await second.page.getByRole('heading', { name: 'Agent: Signing bot' }).waitFor();
+    await second.page.getByRole('row').filter({ hasText: 'laptop' }).waitFor();
+    expect(await second.page.getByRole('button', { name: 'Add key' }).count()).toBe(0);
+    expect(await second.page.getByRole('button', { name: /^Revoke/ }).count()).toBe(0);
+    expect(await second.page.locator('main').textContent()).toContain('Only admin keys can add or revoke signing keys.');
+    await second.context.close();
   });
 
   test('audit log: filter by type, download the page as CSV, see the chain verified', async () => {

@@ -67,6 +67,7 @@ const changed: { [K in keyof Row]: (v: Row[K]) => Row[K] } = {
   category: () => 'travel',
   policy_id: () => 'pol_2',
   reason: () => 'other',
+  signed_by: (v) => (v ? null : 'x'.repeat(43)),
   metadata: () => ({ note: 'n', nested: { level: 3 } }),
   created_at: (v) => new Date(v.getTime() + 1),
   prev_hash: (v) => `${v.slice(0, -1)}${v.endsWith('0') ? '1' : '0'}`,
@@ -141,6 +142,20 @@ describe('ChainVerifier', () => {
     expect(v.result({ sequence: 2, head_hash: rows[1]!.hash })).toMatchObject({ valid: false, first_invalid: { id: 'aud_1', sequence: 1 } });
   });
 
+  test('signed_by is covered when set: added, removed or changed, the MAC changes; null is no signer, as absent', () => {
+    const { sequence: _, prev_hash: __, hash: ___, mac: ____, ...unsigned } = chain(1)[0]!;
+    const thumbprint = 'poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U';
+    const signed = { ...unsigned, signed_by: thumbprint };
+    expect(recordMac(key, signed)).not.toBe(recordMac(key, unsigned));
+    expect(recordMac(key, signed)).not.toBe(recordMac(key, { ...signed, signed_by: 'ydQXMtvbsOsZyFir-Y7A8t7fKEM1gbKPvyFkdpu4fvI' }));
+    expect(recordMac(key, { ...unsigned, signed_by: null })).toBe(recordMac(key, unsigned));
+    // A record written under a signature verifies in its chain, and fails once its signer is taken away.
+    const mac = recordMac(key, signed);
+    const row = { ...signed, sequence: 1, prev_hash: GENESIS_HASH, mac, hash: chainHash(key, GENESIS_HASH, 1, mac) };
+    expect(verify([row])).toMatchObject({ valid: true });
+    expect(verify([{ ...row, signed_by: null }], { sequence: 1, head_hash: row.hash })).toMatchObject({ valid: false, first_invalid: { id: row.id } });
+  });
+
   test('a null amount is covered as null, distinct from zero', () => {
     const base = { ...chain(1)[0]!, amount: null };
     expect(recordMac(key, base)).not.toBe(recordMac(key, { ...base, amount: 0 }));
@@ -167,6 +182,16 @@ describe('the stored format (chains already written must keep verifying)', () =>
   test('mac = HMAC("record", canonical JSON of the content without sequence)', () => {
     const { sequence: _, prev_hash: __, hash: ___, mac: ____, ...content } = chain(1)[0]!;
     expect(recordMac(key, content)).toBe(hmac(`record\n${canonicalJson({ ...content, created_at: content.created_at.toISOString() })}`));
+  });
+
+  test('a record without a signer (as every record written before signed_by) keeps its MAC; a signer is one more key of the content', () => {
+    const { sequence: _, prev_hash: __, hash: ___, mac: ____, ...content } = chain(1)[0]!;
+    // The content as it was canonicalized before signed_by existed: no such key at all.
+    const before = hmac(`record\n${canonicalJson({ ...content, created_at: content.created_at.toISOString() })}`);
+    expect(recordMac(key, { ...content, signed_by: null })).toBe(before);
+    expect(recordMac(key, { ...content, signed_by: undefined })).toBe(before);
+    const thumbprint = 'poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U';
+    expect(recordMac(key, { ...content, signed_by: thumbprint })).toBe(hmac(`record\n${canonicalJson({ ...content, created_at: content.created_at.toISOString(), signed_by: thumbprint })}`));
   });
 });
 

@@ -3,6 +3,7 @@ import { createAgentSchema, listAgentsQuery, updateAgentSchema } from '../../age
 import { createAgent, getAgent, listAgents, setAgentStatus, updateAgent } from '../../agents/agents.service.js';
 import { ADMIN, ANY_ROLE, STAFF } from '../../kernel/caller.js';
 import { link, list, route } from '../route.js';
+import { changed } from './policies.js';
 
 const agentObject = { status: 200, description: 'The agent object', schema: agentSchema };
 
@@ -54,7 +55,11 @@ export const agentsRoutes = [
     body: updateAgentSchema,
     response: agentObject,
     errors: [409],
-    handler: ({ deps, caller, params, body }) => updateAgent(deps.db, caller, params.id, body, deps.agentHooks),
+    handler: ({ deps, caller, params, body }) => {
+      const updated = updateAgent(deps.db, caller, params.id, body, deps.agentHooks);
+      // A new policy_id changes what the agent's cached keys carry (the policy's `require_signed_requests`).
+      return body.policy_id === undefined ? updated : changed(deps, updated);
+    },
   }),
   route({
     method: 'delete',

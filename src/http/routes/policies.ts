@@ -5,7 +5,17 @@ import { deletedPolicySchema, policyListSchema, policySchema } from '../../polic
 import { simulateSchema } from '../../simulation/simulate.schemas.js';
 import { policySimulationSchema } from '../../simulation/simulation.view.js';
 import { simulatePolicy } from '../../simulation/simulation.service.js';
-import { link, list, route } from '../route.js';
+import { link, list, route, type RouteDeps } from '../route.js';
+
+/**
+ * Cached callers carry their agent's `require_signed_requests` (DECISIONS §19): once a policy
+ * changes, this process drops them, so the next request reads the flag anew.
+ */
+export async function changed<T>(deps: Pick<RouteDeps, 'onCredentialsChanged'>, result: Promise<T>): Promise<T> {
+  const value = await result;
+  deps.onCredentialsChanged?.();
+  return value;
+}
 
 const policyObject = { status: 200, description: 'The policy object', schema: policySchema };
 
@@ -23,7 +33,7 @@ export const policiesRoutes = [
       UpdatePolicy: link('patch /v1/policies/:id', 'id', 'id'),
       DeletePolicy: link('delete /v1/policies/:id', 'id', 'id'),
     },
-    handler: ({ deps, caller, body }) => createPolicy(deps.db, caller, body),
+    handler: ({ deps, caller, body }) => changed(deps, createPolicy(deps.db, caller, body)),
   }),
   route({
     method: 'post',
@@ -65,7 +75,7 @@ export const policiesRoutes = [
     params: { id: 'Policy id' },
     body: updatePolicySchema,
     response: policyObject,
-    handler: ({ deps, caller, params, body }) => updatePolicy(deps.db, caller, params.id, body),
+    handler: ({ deps, caller, params, body }) => changed(deps, updatePolicy(deps.db, caller, params.id, body)),
   }),
   route({
     method: 'delete',
@@ -76,6 +86,6 @@ export const policiesRoutes = [
     params: { id: 'Policy id' },
     response: { status: 200, description: 'The deletion', schema: deletedPolicySchema },
     errors: [409],
-    handler: ({ deps, caller, params }) => deletePolicy(deps.db, caller, params.id),
+    handler: ({ deps, caller, params }) => changed(deps, deletePolicy(deps.db, caller, params.id)),
   }),
 ];
