@@ -4050,7 +4050,16 @@ export interface operations {
                 cursor?: string;
                 status?: "active" | "revoked";
             };
-            header?: never;
+            header?: {
+                /** @description RFC 9421 signature parameters, for requests of an agent key or a vault token: a member tagged `web-bot-auth` with `created`, `expires` (at most 300 s later), `keyid` (the thumbprint of a key registered for the agent), `nonce` (16–256 characters), covering `@method`, `@authority` and `@path` (or `@target-uri`), `@query` with a query, `content-digest` with a body. Required when the agent's policy has `require_signed_requests`; a signature that is sent is always verified (401 `signature_required`, `signature_invalid`, `signature_key_unknown`, `signature_expired`, `signature_replayed`) */
+                "Signature-Input"?: string;
+                /** @description RFC 9421 signatures: for each label of `Signature-Input`, a byte sequence */
+                Signature?: string;
+                /** @description An RFC 8941 dictionary naming, per label, the origin of the key directory a key was registered with; when sent, it must be covered (`"signature-agent";key="<label>"` or the whole field) */
+                "Signature-Agent"?: string;
+                /** @description RFC 9530 digest (`sha-256` or `sha-512`) of the body bytes as sent (before `Content-Encoding` is undone); required, and covered, in a signed request with a body */
+                "Content-Digest"?: string;
+            };
             path: {
                 /** @description Agent id (`agt_…`) */
                 id: string;
@@ -4170,7 +4179,16 @@ export interface operations {
     getV1AgentsIdKeysKeyId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description RFC 9421 signature parameters, for requests of an agent key or a vault token: a member tagged `web-bot-auth` with `created`, `expires` (at most 300 s later), `keyid` (the thumbprint of a key registered for the agent), `nonce` (16–256 characters), covering `@method`, `@authority` and `@path` (or `@target-uri`), `@query` with a query, `content-digest` with a body. Required when the agent's policy has `require_signed_requests`; a signature that is sent is always verified (401 `signature_required`, `signature_invalid`, `signature_key_unknown`, `signature_expired`, `signature_replayed`) */
+                "Signature-Input"?: string;
+                /** @description RFC 9421 signatures: for each label of `Signature-Input`, a byte sequence */
+                Signature?: string;
+                /** @description An RFC 8941 dictionary naming, per label, the origin of the key directory a key was registered with; when sent, it must be covered (`"signature-agent";key="<label>"` or the whole field) */
+                "Signature-Agent"?: string;
+                /** @description RFC 9530 digest (`sha-256` or `sha-512`) of the body bytes as sent (before `Content-Encoding` is undone); required, and covered, in a signed request with a body */
+                "Content-Digest"?: string;
+            };
             path: {
                 /** @description Agent id (`agt_…`) */
                 id: string;

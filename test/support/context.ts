@@ -124,7 +124,7 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   });
   const rateLimit = opts.testModeRateLimit ? { limits: { testMode: opts.testModeRateLimit } } : undefined;
   // startHttpServer hands every service it is given on to createApp.
-  const services: Parameters<typeof startHttpServer>[2] & Pick<AppDeps, 'keyDirectories'> = {
+  const services: Parameters<typeof startHttpServer>[2] = {
     signer,
     gateway,
     engine,
