@@ -2740,7 +2740,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `unauthorized`: missing, malformed, unknown or revoked key */
+        /** @description `unauthorized`: missing, malformed, unknown or revoked key. Requests of a credential bound to one agent (an agent key; a vault token on quick-start authorize) also: `signature_required`, `signature_invalid`, `signature_key_unknown`, `signature_expired`, `signature_replayed` (see "Signed requests") */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];

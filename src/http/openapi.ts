@@ -95,7 +95,11 @@ const RATE_LIMIT_HEADERS = {
 /** Error answers shared by operations; each carries the error envelope. */
 const ERROR_RESPONSES: Record<string, { status: string; description: string; headers?: Record<string, object> }> = {
   BadRequest: { status: '400', description: '`invalid_request`: a missing or malformed field, query parameter or body (`param` names it)' },
-  Unauthorized: { status: '401', description: '`unauthorized`: missing, malformed, unknown or revoked key' },
+  Unauthorized: {
+    status: '401',
+    description:
+      '`unauthorized`: missing, malformed, unknown or revoked key. Requests of a credential bound to one agent (an agent key; a vault token on quick-start authorize) also: `signature_required`, `signature_invalid`, `signature_key_unknown`, `signature_expired`, `signature_replayed` (see "Signed requests")',
+  },
   Forbidden: { status: '403', description: "`forbidden`: the key's role or the account's plan does not allow it (authorize: also `agent_frozen`, `agent_deactivated`)" },
   NotFound: { status: '404', description: '`not_found`: no such object in this account and mode' },
   Conflict: { status: '409', description: '`conflict`: the object is not in a state that allows it, or the Idempotency-Key was used with another request' },
