@@ -95,7 +95,7 @@ export async function verifyRequestSignature(
   checkContentDigest(msg);
   await checkSignature(chosen, params, msg);
   checkNotExpired(params, now);
-  const claim = await claimNonce(deps.db, chosen.key.id, params.nonce, new Date((params.expires + SIGNATURE_CLOCK_SKEW_SECONDS) * 1000));
+  const claim = await claimNonce(deps.db, chosen.key.id, chosen.key.thumbprint, params.nonce, new Date((params.expires + SIGNATURE_CLOCK_SKEW_SECONDS) * 1000));
   if (claim === 'revoked') {
     deps.cache.drop(subject.agentId);
     throw signatureError('signature_key_unknown', "No web-bot-auth signature names an active key of this request's agent.");
