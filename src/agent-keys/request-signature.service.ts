@@ -48,7 +48,7 @@ function neededFields(chosen: ChosenLabel, msg: SignedMessage): RequestDescripto
  * `now: created` (step 4 made sure expires ≥ created): they always pass, and steps 4 and 8 stay ours,
  * in DECISIONS §19's order.
  */
-async function checkSignature(chosen: ChosenLabel, params: SignatureParams, msg: SignedMessage): Promise<void> {
+export async function checkSignature(chosen: ChosenLabel, params: SignatureParams, msg: SignedMessage): Promise<void> {
   const descriptor: RequestDescriptor = { kind: 'request', method: msg.method, targetUri: msg.origin + msg.target, fields: neededFields(chosen, msg) };
   try {
     await verifySignature(descriptor, {
