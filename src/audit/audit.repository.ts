@@ -92,7 +92,15 @@ export function auditInsert(db: DbOrTrx, row: NewAuditRow) {
 /** The same insert as a statement built once per shape, for the authorize path. */
 export const auditInsertStatement = (row: NewAuditRow) => insertRows('audit_records', [auditValues(row)]);
 
-const auditValues = (row: NewAuditRow) => ({ ...row, metadata: JSON.stringify(row.metadata), mac: recordMac(auditHmacKey(), row) });
+/**
+ * One row's values. An unsigned record leaves `signed_by` out (the column's default is null): the
+ * statement then also writes to a database migrated before 026, as the key-binding checks do on
+ * older schemas. Rows written together (`auditJsonValues`) keep it, so they share one column list.
+ */
+const auditValues = (row: NewAuditRow) => {
+  const { signed_by, ...rest } = row;
+  return { ...rest, ...(signed_by === null ? {} : { signed_by }), metadata: JSON.stringify(row.metadata), mac: recordMac(auditHmacKey(), row) };
+};
 
 /** The same values with the metadata as a JSON value, for rows written as one JSON parameter. */
 export const auditJsonValues = (row: NewAuditRow) => ({ ...row, mac: recordMac(auditHmacKey(), row) });
