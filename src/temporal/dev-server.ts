@@ -81,6 +81,8 @@ export interface DevServer {
   stop(): Promise<void>;
   /** Starts it again on the same ports and database file. */
   restart(): Promise<void>;
+  /** What the server printed since its last launch (its log file's tail, else what it wrote to its pipes): for diagnostics. */
+  recentOutput(): string;
 }
 
 /** The last `chars` a file gained since `from`. */
@@ -119,6 +121,9 @@ const SA_TYPE: Record<string, string> = { KEYWORD: 'Keyword', INT: 'Int', BOOL: 
  */
 const DOOMED = /Failed to start gRPC listener|failed running UI server/;
 
+/** One readiness probe's deadline. */
+const READY_PROBE_DEADLINE_MS = 5_000;
+
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
 /** Waits until the frontend answers and the namespace exists, and no service failed to bind its port. */
@@ -138,7 +143,9 @@ async function waitReady(address: string, namespace: string, child: ChildProcess
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {
-        await connection.workflowService.describeNamespace({ namespace });
+        // A deadline per probe: a frontend that accepted the connection but does not answer yet must
+        // not hold the whole wait on one call.
+        await connection.withDeadline(Date.now() + READY_PROBE_DEADLINE_MS, () => connection.workflowService.describeNamespace({ namespace }));
       } finally {
         await connection.close();
       }
@@ -151,7 +158,8 @@ async function waitReady(address: string, namespace: string, child: ChildProcess
     }
   }
   child.kill('SIGKILL');
-  throw new Error(`temporal dev server at ${address} not ready after ${DEV_SERVER_START_TIMEOUT_MS} ms (${lastError})`);
+  const last = output().trim().split('\n').slice(-OUTPUT_QUOTE_LINES).join(' | ');
+  throw new Error(`temporal dev server at ${address} not ready after ${DEV_SERVER_START_TIMEOUT_MS} ms (${lastError})${last ? `; its last lines: ${last}` : ''}`);
 }
 
 /**
@@ -278,5 +286,6 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
       await stop();
       await launch();
     },
+    recentOutput: output,
   };
 }

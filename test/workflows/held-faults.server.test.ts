@@ -205,12 +205,19 @@ describe.skipIf(!cli)('held requests through engine faults', () => {
       const id = await within('the held request', 20_000, heldRequest(acct));
       await waiting(id);
 
-      await within('restarting the server', 90_000, stack.server.devServer!.restart());
+      const server = stack.server.devServer!;
+      try {
+        await within('stopping the server', 30_000, server.stop());
+        await within('starting the server again', 150_000, server.restart());
+      } catch (err) {
+        console.log(`[held faults] the dev server's output since its last launch:\n${server.recentOutput().slice(-4_000)}`);
+        throw err;
+      }
 
       const approved = await approveRetrying(acct, id);
       expect(approved.status).toBe(200);
       expect(approved.body).toMatchObject({ status: 'approved' });
       expect(await within('the workflow result', 30_000, handleOf(id).result())).toMatchObject({ status: 'approved' });
-    }, 330_000);
+    }, 450_000);
   });
 });
