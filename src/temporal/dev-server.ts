@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import { Connection } from '@temporalio/client';
-import { freePort, portConflict, preferredPort, reservePort, retryPortConflicts, waitForPort, type PortConflict } from './ports.js';
+import { freePort, holdPort, portConflict, preferredPort, reservePort, retryPortConflicts, waitForPort, type HeldPort, type PortConflict } from './ports.js';
 import { ALL_SEARCH_ATTRIBUTE_KEYS } from './search-attributes.js';
 import { watchOwners } from './watchdog.js';
 
@@ -202,9 +202,13 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
    * for them: the old server is gone, but another process may have bound its port meanwhile. A port
    * chosen here and taken since is chosen again.
    */
+  let heldPorts: HeldPort[] | undefined;
   const preparePorts = async () => {
     if (started) {
-      for (const p of [port, uiPort]) if (p !== undefined) await waitForPort(p, ip);
+      const held = heldPorts;
+      heldPorts = undefined;
+      if (held) for (const h of held) await h.release();
+      else for (const p of [port, uiPort]) if (p !== undefined) await waitForPort(p, ip);
       return;
     }
     if ((await reservePort(port, ip)) === undefined && choseFrontend) port = await freePort(ip);
@@ -283,7 +287,12 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     watchdogPid: () => watchdog,
     stop,
     restart: async () => {
-      await stop();
+      // The ports are held from the moment the old server lets go of them until the new one is
+      // spawned: while it is down, no other process (another server's CLI picking ports) can take them.
+      const holding = [port, uiPort].filter((p): p is number => p !== undefined);
+      const stopping = stop();
+      heldPorts = holding.map((p) => holdPort(p, ip));
+      await stopping;
       await launch();
     },
     recentOutput: output,

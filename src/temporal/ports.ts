@@ -50,6 +50,43 @@ export async function reservePort(port: number, host = '127.0.0.1'): Promise<num
   return bound;
 }
 
+/**
+ * A port held by a listener of ours, from the moment it can be bound until `release()` closes it
+ * guarded: a stopped server's port then cannot be taken by anyone while it is down. `release()`
+ * waits for it to be held first, for at most `timeoutMs`; false when it never was (something else
+ * holds it).
+ */
+export interface HeldPort {
+  release(): Promise<boolean>;
+}
+
+export function holdPort(port: number, host = '127.0.0.1', timeoutMs = PORT_WAIT_MS): HeldPort {
+  const deadline = Date.now() + timeoutMs;
+  let released = false;
+  const held = (async (): Promise<net.Server | undefined> => {
+    for (;;) {
+      const server = net.createServer((socket) => socket.destroy());
+      const ok = await new Promise<boolean>((resolve) => {
+        server.once('error', () => resolve(false));
+        server.listen(port, host, () => resolve(true));
+      });
+      if (ok) return server;
+      if (released || Date.now() >= deadline) return undefined;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  return {
+    async release() {
+      released = true;
+      const server = await held;
+      if (!server) return waitForPort(port, host, Math.max(0, deadline - Date.now()));
+      server.removeAllListeners('connection');
+      await closeGuarded(server, port, host);
+      return true;
+    },
+  };
+}
+
 /** A port nothing listens on, guarded for the next minute against other processes' bind(0). */
 export async function freePort(host = '127.0.0.1'): Promise<number> {
   const port = await reservePort(0, host);

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { DevServerExitError } from '../../src/temporal/dev-server.js';
-import { freePort, portConflict, reservePort, retryPortConflicts, waitForPort, type PortConflict } from '../../src/temporal/ports.js';
+import { freePort, holdPort, portConflict, reservePort, retryPortConflicts, waitForPort, type PortConflict } from '../../src/temporal/ports.js';
 
 const TCP_STATES: Record<string, string> = { '05': 'FIN_WAIT2', '06': 'TIME_WAIT' };
 
@@ -147,5 +147,30 @@ describe('launching again after a port conflict', () => {
     const thrown = await retryPortConflicts(launch, { attempts: 3, conflictOf }).catch((err: unknown) => err);
     expect(launches).toBe(3);
     expect(thrown).toBe(errors[2]);
+  });
+});
+
+describe('a port held across a restart (holdPort)', () => {
+  test('taken as soon as its server lets go, kept from others until released, then free for an explicit bind', async () => {
+    const port = await freePort();
+    const old = await listen(port);
+    const held = holdPort(port, '127.0.0.1', 5_000);
+    // The old server still listens: the hold waits for it.
+    await new Promise((r) => setTimeout(r, 150));
+    await new Promise<void>((resolve) => old.close(() => resolve()));
+    // Within a few polls the hold has it: another process's bind now fails.
+    await new Promise((r) => setTimeout(r, 200));
+    await expect(listen(port)).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    expect(await held.release()).toBe(true);
+    const next = await listen(port);
+    await new Promise<void>((resolve) => next.close(() => resolve()));
+  });
+
+  test('a port something else keeps: release reports it after waiting', async () => {
+    const port = await freePort();
+    const other = await listen(port);
+    const held = holdPort(port, '127.0.0.1', 300);
+    expect(await held.release()).toBe(false);
+    await new Promise<void>((resolve) => other.close(() => resolve()));
   });
 });
