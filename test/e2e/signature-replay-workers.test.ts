@@ -8,7 +8,6 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +15,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, policyBody } from '../support/context.js';
 import { TEST_SERVER_KEYS_ENV } from '../support/server-keys.js';
+import { freePort } from '../support/dev-server.js';
+import { until } from '../support/wait.js';
 import { newAgentKey, send, sendSigned, signWebBotAuth, spendOf } from '../support/agent-signing.js';
 import { generatePrivateJwk } from '../../src/tokens/signing-keys.js';
 
@@ -30,30 +31,9 @@ let admin: string;
 /** request_id → pid of the worker that logged it. */
 const answeredBy = new Map<string, number>();
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function until<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** The pids of the workers that answered `answers` (their log lines may trail the answers a little). */
 const workersOf = (answers: { headers: Headers }[]) =>
-  until(() => {
+  until('the answering workers\' log lines', () => {
     const pids = answers.map((a) => answeredBy.get(a.headers.get('x-request-id') ?? ''));
     return pids.every((p) => p !== undefined) ? new Set(pids as number[]) : undefined;
   }, 10_000);
@@ -110,7 +90,7 @@ beforeAll(async () => {
     }
   });
   base = `http://127.0.0.1:${port}`;
-  await until(() => (listening.size === 2 ? true : undefined), 180_000);
+  await until('both workers listening', () => (listening.size === 2 ? true : undefined), 180_000);
 }, 240_000);
 
 afterAll(async () => {
