@@ -2,8 +2,6 @@
 import { execFile } from 'node:child_process';
 import { createHash, generateKeyPairSync, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +11,7 @@ import { verifySignature, type FieldOccurrence } from 'http-message-sig';
 import { calculateJwkThumbprint } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpServer } from '../../src/mcp/server.js';
+import { startReceiver, type Received } from '../support/receiver.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -81,23 +80,16 @@ describe("README, Sign your agent's requests: docs/examples/sign-request.mjs pip
   const section = readme.slice(start, readme.indexOf('\n## ', start));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sign-request-'));
   /** What a stand-in for the service on 127.0.0.1 received: headers as sent, the body's bytes. */
-  const received: { method: string; url: string; rawHeaders: string[]; body: Buffer }[] = [];
-  let server: http.Server;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let received: Received[] = [];
   let base: string;
   beforeAll(async () => {
-    server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        received.push({ method: req.method!, url: req.url!, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) });
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    receiver = await startReceiver();
+    received = receiver.received;
+    base = `${new URL(receiver.url).origin}/v1`;
   });
   afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await receiver.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -132,7 +124,7 @@ describe("README, Sign your agent's requests: docs/examples/sign-request.mjs pip
     await pipeline([keyFile, 'POST', `${base}/authorize?expand=policy#not-sent`, bodyFile]);
     await pipeline(['--signature-agent', 'https://agent.example.com/', keyFile, 'GET', `${base}/decisions/dec_1`]);
 
-    expect(received.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1/authorize?expand=policy', 'GET /v1/decisions/dec_1']);
+    expect(received.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/authorize?expand=policy', 'GET /v1/decisions/dec_1']);
     const keyid = await calculateJwkThumbprint(publicJwk as never, 'sha256');
     const expected = [
       ['@method', '@authority', '@path', '@query', 'content-digest'],
@@ -143,7 +135,7 @@ describe("README, Sign your agent's requests: docs/examples/sign-request.mjs pip
       for (let j = 0; j < r.rawHeaders.length; j += 2) fields.push({ name: r.rawHeaders[j]!.toLowerCase(), value: r.rawHeaders[j + 1]! });
       const header = (n: string) => fields.find((f) => f.name === n)?.value;
       const verified = await verifySignature(
-        { kind: 'request', method: r.method, targetUri: `http://${header('host')}${r.url}`, fields },
+        { kind: 'request', method: r.method, targetUri: `http://${header('host')}${r.path}`, fields },
         {
           policy: { algorithms: [alg], requiredComponents: expected[i]!, requiredParameters: ['created', 'expires', 'keyid', 'nonce', 'tag'] },
           resolveVerifier: (c) => {
@@ -157,8 +149,8 @@ describe("README, Sign your agent's requests: docs/examples/sign-request.mjs pip
       expect(Number(verified.parameters.expires) - Number(verified.parameters.created)).toBe(60);
       expect(String(verified.parameters.nonce).length).toBeGreaterThanOrEqual(16);
       if (i === 0) {
-        expect(r.body.toString()).toBe(fs.readFileSync(bodyFile, 'utf8'));
-        expect(header('content-digest')).toBe(`sha-256=:${createHash('sha256').update(r.body).digest('base64')}:`);
+        expect(r.bytes.toString()).toBe(fs.readFileSync(bodyFile, 'utf8'));
+        expect(header('content-digest')).toBe(`sha-256=:${createHash('sha256').update(r.bytes).digest('base64')}:`);
         expect(header('content-type')).toBe('application/json');
       } else {
         expect(header('signature-agent')).toBe('sig1="https://agent.example.com"');

@@ -4,8 +4,6 @@
  * signatures 1.0.6 and http-message-sig 0.3.0 (the service's), for Ed25519 and P-256 alike.
  */
 import { createHash, createPublicKey, generateKeyPairSync, verify as cryptoVerify, type KeyObject } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { isInnerList, parseDictionary, type InnerList } from 'structured-headers';
 import { verifySignature, type FieldOccurrence, type RequestDescriptor, type Verifier } from 'http-message-sig';
 import { createVerifier, httpbis } from 'http-message-signatures';
@@ -13,6 +11,7 @@ import { calculateJwkThumbprint } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createRequestSigner, type RequestSigner } from '../../src/client/request-signer.js';
 import { signingFetch } from '../../src/client/signing-fetch.js';
+import { startReceiver, type Received } from '../support/receiver.js';
 
 type Alg = 'ed25519' | 'ecdsa-p256-sha256';
 const ALGS: readonly Alg[] = ['ed25519', 'ecdsa-p256-sha256'];
@@ -216,30 +215,23 @@ describe.each(ALGS)('%s: the signature verifies with verifiers we did not write'
 
 describe('signingFetch', () => {
   /** A real server on 127.0.0.1 that keeps what it was sent: headers as received, the body's bytes. */
-  const received: { method: string; url: string; rawHeaders: string[]; body: Buffer }[] = [];
-  let server: http.Server;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let received: Received[] = [];
   let base: string;
   let answers: number[] = [];
   beforeAll(async () => {
-    server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        received.push({ method: req.method!, url: req.url!, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) });
-        res.writeHead(answers.shift() ?? 200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    receiver = await startReceiver(() => ({ status: answers.shift() ?? 200 }));
+    received = receiver.received;
+    base = new URL(receiver.url).origin;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => receiver.close());
 
   /** The request as the server saw it, as the service builds its descriptor (target from Host). */
   const descriptorOf = (r: (typeof received)[number]): RequestDescriptor => {
     const fields: FieldOccurrence[] = [];
     for (let i = 0; i < r.rawHeaders.length; i += 2) fields.push({ name: r.rawHeaders[i]!.toLowerCase(), value: r.rawHeaders[i + 1]! });
     const host = fields.find((f) => f.name === 'host')!.value;
-    return { kind: 'request', method: r.method, targetUri: `http://${host}${r.url}`, fields };
+    return { kind: 'request', method: r.method, targetUri: `http://${host}${r.path}`, fields };
   };
   const header = (r: (typeof received)[number], name: string) => descriptorOf(r).fields.find((f) => f.name === name)?.value;
 
@@ -260,8 +252,8 @@ describe('signingFetch', () => {
     const nonces = received.map((r) => input(new Headers({ 'signature-input': header(r, 'signature-input')! })).params.get('nonce'));
     expect(new Set(nonces).size).toBe(2);
     for (const r of received) {
-      expect(r.body.toString('utf8')).toBe(body);
-      expect(header(r, 'content-digest')).toBe(`sha-256=:${createHash('sha256').update(r.body).digest('base64')}:`);
+      expect(r.bytes.toString('utf8')).toBe(body);
+      expect(header(r, 'content-digest')).toBe(`sha-256=:${createHash('sha256').update(r.bytes).digest('base64')}:`);
       expect(header(r, 'idempotency-key')).toBe('k-1');
       const verified = await verifyWithHttpMessageSig(descriptorOf(r), alg, keys[alg].publicKey, signer.keyid);
       expect(verified.components.map((c) => c.name)).toEqual(['@method', '@authority', '@path', '@query', 'content-digest', 'authorization']);
@@ -274,7 +266,7 @@ describe('signingFetch', () => {
     const req = new Request(`${base}/v1/decisions/dec_1`, { headers: { authorization: `Bearer ${API_KEY}` } });
     await signingFetch((r) => fetch(r), signer)(req);
     expect(req.headers.has('signature')).toBe(false);
-    expect(received[0]!.body).toHaveLength(0);
+    expect(received[0]!.bytes).toHaveLength(0);
     expect(header(received[0]!, 'content-digest')).toBeUndefined();
     await verifyWithHttpMessageSig(descriptorOf(received[0]!), 'ed25519', keys.ed25519.publicKey, signer.keyid);
   });
