@@ -83,6 +83,8 @@ export interface DevServer {
   restart(): Promise<void>;
   /** What the server printed since its last launch (its log file's tail, else what it wrote to its pipes): for diagnostics. */
   recentOutput(): string;
+  /** The last stops, launches and port holds, timed: where a slow start or restart spent its time. */
+  timeline(): string[];
 }
 
 /** The last `chars` a file gained since `from`. */
@@ -121,15 +123,19 @@ const SA_TYPE: Record<string, string> = { KEYWORD: 'Keyword', INT: 'Int', BOOL: 
  */
 const DOOMED = /Failed to start gRPC listener|failed running UI server/;
 
+/** Entries kept in a server's timeline. */
+const TIMELINE_KEEP = 60;
+
 /** One readiness probe's deadline. */
 const READY_PROBE_DEADLINE_MS = 5_000;
 
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
 /** Waits until the frontend answers and the namespace exists, and no service failed to bind its port. */
-async function waitReady(address: string, namespace: string, child: ChildProcess, output: () => string): Promise<void> {
+async function waitReady(address: string, namespace: string, child: ChildProcess, output: () => string, note: (event: string) => void = () => undefined): Promise<void> {
   const deadline = Date.now() + DEV_SERVER_START_TIMEOUT_MS;
   let lastError = '';
+  let probes = 0;
   const doomed = async () => {
     if (exited(child) || !DOOMED.test(output())) return false;
     const gone = new Promise((resolve) => child.once('exit', resolve));
@@ -153,7 +159,10 @@ async function waitReady(address: string, namespace: string, child: ChildProcess
       return;
     } catch (err) {
       if (err instanceof DevServerExitError) throw err;
-      lastError = (err as Error).message;
+      const message = (err as Error).message;
+      // The first failed probe and each change of its error, not every 250 ms.
+      if (probes++ === 0 || message !== lastError) note(`probe failed: ${message.split('\n')[0]!.slice(0, 160)}`);
+      lastError = message;
       await new Promise((r) => setTimeout(r, 250));
     }
   }
@@ -196,6 +205,12 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   let logStart = 0;
   /** The server's recent output: from the log file since this launch, else from memory. */
   const output = () => (opts.logFile ? readTail(opts.logFile, logStart) : memory);
+  const events: string[] = [];
+  let since = Date.now();
+  const note = (event: string) => {
+    events.push(`+${((Date.now() - since) / 1000).toFixed(1)}s ${event}`);
+    if (events.length > TIMELINE_KEEP) events.shift();
+  };
 
   /**
    * The frontend and UI ports guarded before a launch (src/temporal/ports.ts). A restart first waits
@@ -207,8 +222,8 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     if (started) {
       const held = heldPorts;
       heldPorts = undefined;
-      if (held) for (const h of held) await h.release();
-      else for (const p of [port, uiPort]) if (p !== undefined) await waitForPort(p, ip);
+      if (held) for (const [i, h] of held.entries()) note(`port ${[port, uiPort][i]} ${(await h.release()) ? 'released' : 'never held (another process has it)'}`);
+      else for (const p of [port, uiPort]) if (p !== undefined) note(`port ${p} ${(await waitForPort(p, ip)) ? 'free' : 'still taken'}`);
       return;
     }
     if ((await reservePort(port, ip)) === undefined && choseFrontend) port = await freePort(ip);
@@ -227,6 +242,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     const c = spawn(opts.cliPath, args(), { stdio: ['ignore', fd ?? 'pipe', fd ?? 'pipe'], cwd: os.tmpdir(), detached: true });
     if (fd !== undefined) fs.closeSync(fd);
     child = c;
+    note(`spawned pid ${c.pid}`);
     const keep = (chunk: Buffer) => {
       memory = (memory + chunk.toString('utf8')).slice(-OUTPUT_KEEP_CHARS);
     };
@@ -235,11 +251,13 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     if (c.pid !== undefined) watchdog = watchOwners(c.pid, opts.diesWith ?? [process.pid]);
     let ready = false;
     c.once('exit', (code, signal) => {
+      note(`pid ${c.pid} exited (${signal ?? code})`);
       // Before it was ready, the failure is launch()'s to report.
       if (ready && child === c && !stopping) opts.onUnexpectedExit?.({ code, signal, output: output() });
     });
-    await waitReady(`${ip}:${port}`, namespace, c, output);
+    await waitReady(`${ip}:${port}`, namespace, c, output, note);
     ready = true;
+    note('ready');
   };
 
   let stopping = false;
@@ -247,10 +265,19 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   let stops = 0;
   const launch = async () => {
     const stopsBefore = stops;
-    await retryPortConflicts(launchOnce, {
+    await retryPortConflicts(async (attempt) => {
+      note(`launch ${attempt}`);
+      try {
+        return await launchOnce();
+      } catch (err) {
+        note(`launch ${attempt} failed: ${(err as Error).message.split('\n')[0]!.slice(0, 300)}`);
+        throw err;
+      }
+    }, {
       attempts: DEV_SERVER_START_ATTEMPTS,
       conflictOf: (err) => (err instanceof DevServerExitError && stops === stopsBefore ? portConflict(err.output) : undefined),
       beforeRetry: async (conflict, attempt) => {
+        note(`port conflict: ${conflict.line.slice(0, 200)}`);
         opts.onPortConflict?.({ ...conflict, attempt });
         // Another process holds a fixed port: wait for it. A port chosen here is chosen again by
         // preparePorts; any other port was one the CLI picks itself, anew at each launch.
@@ -268,8 +295,12 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     stopping = true;
     try {
       const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+      note(`SIGTERM to pid ${c.pid}`);
       c.kill('SIGTERM');
-      const timer = setTimeout(() => c.kill('SIGKILL'), DEV_SERVER_STOP_GRACE_MS);
+      const timer = setTimeout(() => {
+        note(`SIGKILL to pid ${c.pid} (still running after ${DEV_SERVER_STOP_GRACE_MS} ms)`);
+        c.kill('SIGKILL');
+      }, DEV_SERVER_STOP_GRACE_MS);
       await exited;
       clearTimeout(timer);
     } finally {
@@ -289,6 +320,9 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     restart: async () => {
       // The ports are held from the moment the old server lets go of them until the new one is
       // spawned: while it is down, no other process (another server's CLI picking ports) can take them.
+      events.length = 0;
+      since = Date.now();
+      note('restart');
       const holding = [port, uiPort].filter((p): p is number => p !== undefined);
       const stopping = stop();
       heldPorts = holding.map((p) => holdPort(p, ip));
@@ -296,5 +330,6 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
       await launch();
     },
     recentOutput: output,
+    timeline: () => [...events],
   };
 }

@@ -20,8 +20,14 @@ import net from 'node:net';
 export const PORT_WAIT_MS = 20_000;
 const GUARD_TIMEOUT_MS = 2_000;
 
-/** Closes `server` after a connection to it was closed from its side first (see the module comment). */
+/**
+ * Closes `server` after a connection to it was closed from its side first (see the module comment).
+ * Every connection it accepts meanwhile is closed at once, ours and anyone else's (a client of the
+ * stopped server reconnecting): `close()` waits for the connections it accepted, so one left open
+ * would hold the close, and the launch behind it, for as long as that client keeps it.
+ */
 async function closeGuarded(server: net.Server, port: number, host: string): Promise<void> {
+  server.on('connection', (socket) => socket.destroy());
   if (process.platform !== 'win32') {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, GUARD_TIMEOUT_MS);
@@ -29,7 +35,6 @@ async function closeGuarded(server: net.Server, port: number, host: string): Pro
         clearTimeout(timer);
         resolve();
       }
-      server.once('connection', (socket) => socket.destroy());
       const client = net.connect(port, host);
       client.once('error', done);
       // Default allowHalfOpen: the client answers the server's FIN with its own and closes.
@@ -80,7 +85,6 @@ export function holdPort(port: number, host = '127.0.0.1', timeoutMs = PORT_WAIT
       released = true;
       const server = await held;
       if (!server) return waitForPort(port, host, Math.max(0, deadline - Date.now()));
-      server.removeAllListeners('connection');
       await closeGuarded(server, port, host);
       return true;
     },

@@ -166,6 +166,30 @@ describe('a port held across a restart (holdPort)', () => {
     await new Promise<void>((resolve) => next.close(() => resolve()));
   });
 
+  test("clients reconnecting to the stopped server's port while it is released do not hold the release", async () => {
+    const port = await freePort();
+    const held = holdPort(port, '127.0.0.1', 5_000);
+    await new Promise((r) => setTimeout(r, 100));
+    // A worker's gRPC channel reconnects without pause and keeps whatever connection it gets.
+    const kept: net.Socket[] = [];
+    let connecting = true;
+    const reconnect = () => {
+      if (!connecting) return;
+      const socket = net.connect(port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.on('close', () => setImmediate(reconnect));
+      kept.push(socket);
+    };
+    for (let i = 0; i < 8; i++) reconnect();
+    try {
+      const released = await Promise.race([held.release(), new Promise((r) => setTimeout(() => r('release still pending after 5 s'), 5_000))]);
+      expect(released).toBe(true);
+    } finally {
+      connecting = false;
+      for (const socket of kept) socket.destroy();
+    }
+  });
+
   test('a port something else keeps: release reports it after waiting', async () => {
     const port = await freePort();
     const other = await listen(port);

@@ -210,7 +210,8 @@ describe.skipIf(!cli)('held requests through engine faults', () => {
         await within('restarting the server', 180_000, server.restart());
       } catch (err) {
         console.log(`[held faults] the dev server's output since its last launch:\n${server.recentOutput().slice(-4_000)}`);
-        throw err;
+        // On the error's own line: a run's summary quotes only that line.
+        throw new Error(`${(err as Error).message}; the restart's timeline: ${server.timeline().join(' | ')}`);
       }
 
       const approved = await approveRetrying(acct, id);
