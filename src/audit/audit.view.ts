@@ -51,7 +51,7 @@ const ledgerValues = z.record(z.string(), z.union([z.string(), z.number(), z.nul
 
 const ledgerMismatchSchema = z
   .object({
-    kind: z.enum(['decision', 'spend']).describe('`decision`: a decision differs from its audit records; `spend`: an agent spend counter differs from its decisions'),
+    kind: z.enum(['decision', 'spend', 'mandate']).describe('`decision`: a decision differs from its audit records; `spend`: an agent spend counter differs from its decisions; `mandate`: a mandate\'s `uses` or `budget_used` differs from its approved decisions'),
     id: z.string().describe("The decision's id, or for `spend` the agent's id"),
     expected: ledgerValues.describe(
       'What the records say: for `decision` the differing fields (`amount`, `currency`, `vendor`, `agent_id`, `decision`); for `spend` `{period, approved, reserved}` recomputed from the decisions',

@@ -6,8 +6,8 @@ export const LEDGER_EXAMPLES = 10;
 
 /** One place where the books do not balance: `expected` is what the audit records (or the decisions) say, `found` what is stored. */
 export interface LedgerMismatch {
-  kind: 'decision' | 'spend';
-  /** The decision's id, or the agent's id for a spend counter (the period is in `expected` and `found`). */
+  kind: 'decision' | 'spend' | 'mandate';
+  /** The decision's id, the agent's id for a spend counter (the period is in `expected` and `found`), or the mandate's id for its counters. */
   id: string;
   expected: Record<string, string | number | null>;
   found: Record<string, string | number | null>;

@@ -83,7 +83,7 @@ export function countDecision(db: DbOrTrx, agentId: string) {
 }
 
 export function decisionInsert(row: DecisionRow) {
-  return insertRows('decisions', [{ ...row, metadata: JSON.stringify(row.metadata), approvals: JSON.stringify(row.approvals), signature: row.signature && JSON.stringify(row.signature), capture_signature: row.capture_signature && JSON.stringify(row.capture_signature) }]);
+  return insertRows('decisions', [{ ...row, metadata: JSON.stringify(row.metadata), approvals: JSON.stringify(row.approvals), signature: row.signature && JSON.stringify(row.signature), capture_signature: row.capture_signature && JSON.stringify(row.capture_signature), mandate: row.mandate && JSON.stringify(row.mandate) }]);
 }
 
 /**

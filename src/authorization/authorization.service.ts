@@ -1,6 +1,6 @@
 import { approvalsRequiredFor, escalatesAt } from '../policies/approval-rules.js';
 import { actorOf, requireRole, signedByOf, ADMIN, ANY_ROLE, type Caller } from '../kernel/caller.js';
-import type { Db, DbOrTrx } from '../db/database.js';
+import type { Db, DbOrTrx, MandateRef } from '../db/database.js';
 import { appendAudit, auditInsertStatement, auditRecord, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
 import type { AuthorizeBatchSettings } from '../kernel/config.js';
 import { DecisionBatcher } from './decision-batcher.js';
@@ -59,7 +59,7 @@ const EVENT_OF = { approved: 'authorize.approved', denied: 'authorize.denied', h
 type AgentState = NonNullable<Awaited<ReturnType<typeof readAgentState>>>;
 type PreparedDecision = Awaited<ReturnType<typeof prepareDecision>>;
 /** Who a decision is recorded as, and the rail that asked for it. */
-export type DecisionVia = { actor: AuditInput['actor']; rail?: RailRef | undefined; incrementOf?: string | null | undefined };
+export type DecisionVia = { actor: AuditInput['actor']; rail?: RailRef | undefined; incrementOf?: string | null | undefined; mandate?: MandateRef | undefined };
 
 /**
  * Decides one spend request. Everything it changes (decision, spend counters, audit record, event,
@@ -284,6 +284,7 @@ async function prepareDecision(
     over_capture_amount: null,
     signature: caller.signature ?? null,
     capture_signature: null,
+    mandate: via.mandate ?? null,
   };
   const view = toDecisionView(row);
   const event = { ...eventRecord({ accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: {}, now }), data: decisionEventData(row) };

@@ -1204,7 +1204,7 @@ export interface components {
             /** @description Only when denied or held: the human-readable cause */
             reason?: string | null;
             /** @description Machine-readable cause; null when approved */
-            reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated") | null;
+            reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated" | "mandate_inactive" | "mandate_mismatch" | "mandate_unresolved" | "mandate_constraint_failed") | null;
             /** @description The evaluated policy; null when the agent had none bound */
             policy_applied: string | null;
             /** @description The agent that asked */
@@ -1311,6 +1311,15 @@ export interface components {
                 created: number;
                 /** @description The signature's `nonce`, unique per key (a replay is refused) */
                 nonce: string;
+            } | null;
+            /** @description The AP2 mandate presentation that made this decision (DECISIONS §20); null for decisions asked for otherwise */
+            mandate: {
+                /** @description The mandate presented */
+                id: string;
+                /** @description base64url SHA-256 of the closed mandate's JWT: the receipt's `reference` */
+                reference: string;
+                /** @description The closed mandate's `transaction_id` */
+                transaction_id: string;
             } | null;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
@@ -1339,7 +1348,7 @@ export interface components {
             /** @description Only when denied or held: the human-readable cause */
             reason?: string | null;
             /** @description Machine-readable cause; null when approved */
-            reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated") | null;
+            reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated" | "mandate_inactive" | "mandate_mismatch" | "mandate_unresolved" | "mandate_constraint_failed") | null;
             /** @description The evaluated policy; null when the agent had none bound */
             policy_applied: string | null;
             /** @description The agent that asked */
@@ -1446,6 +1455,15 @@ export interface components {
                 created: number;
                 /** @description The signature's `nonce`, unique per key (a replay is refused) */
                 nonce: string;
+            } | null;
+            /** @description The AP2 mandate presentation that made this decision (DECISIONS §20); null for decisions asked for otherwise */
+            mandate: {
+                /** @description The mandate presented */
+                id: string;
+                /** @description base64url SHA-256 of the closed mandate's JWT: the receipt's `reference` */
+                reference: string;
+                /** @description The closed mandate's `transaction_id` */
+                transaction_id: string;
             } | null;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
@@ -1756,7 +1774,7 @@ export interface components {
                 would_be: {
                     /** @enum {string} */
                     decision: "approved" | "denied" | "held";
-                    reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated") | null;
+                    reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated" | "mandate_inactive" | "mandate_mismatch" | "mandate_unresolved" | "mandate_constraint_failed") | null;
                 };
                 /** @description Only when it would be held */
                 hold?: {
@@ -1769,7 +1787,7 @@ export interface components {
                 actual?: {
                     /** @enum {string} */
                     decision: "approved" | "denied" | "held";
-                    reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated") | null;
+                    reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated" | "mandate_inactive" | "mandate_mismatch" | "mandate_unresolved" | "mandate_constraint_failed") | null;
                 };
             }[];
         };
@@ -1857,10 +1875,10 @@ export interface components {
             /** @description Up to 10 of the mismatches, decisions first */
             ledger_mismatch_examples: {
                 /**
-                 * @description `decision`: a decision differs from its audit records; `spend`: an agent spend counter differs from its decisions
+                 * @description `decision`: a decision differs from its audit records; `spend`: an agent spend counter differs from its decisions; `mandate`: a mandate's `uses` or `budget_used` differs from its approved decisions
                  * @enum {string}
                  */
-                kind: "decision" | "spend";
+                kind: "decision" | "spend" | "mandate";
                 /** @description The decision's id, or for `spend` the agent's id */
                 id: string;
                 /** @description What the records say: for `decision` the differing fields (`amount`, `currency`, `vendor`, `agent_id`, `decision`); for `spend` `{period, approved, reserved}` recomputed from the decisions */
@@ -2304,7 +2322,7 @@ export interface components {
              */
             outcome: "approved" | "denied";
             /** @description Null when approved; `approval_expired`, `agent_frozen`, `agent_deactivated` or `policy_denied` when denied */
-            reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated") | null;
+            reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated" | "mandate_inactive" | "mandate_mismatch" | "mandate_unresolved" | "mandate_constraint_failed") | null;
             /** @description The reviewer's note, if any */
             note: string | null;
             /** @description The resolving API key id, the operator named in the signal, or `system` */
@@ -2429,7 +2447,7 @@ export interface components {
             /** @description ISO 4217 code, upper case */
             currency: string;
             /** @description Why it was denied or held; null when approved */
-            reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated") | null;
+            reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated" | "mandate_inactive" | "mandate_mismatch" | "mandate_unresolved" | "mandate_constraint_failed") | null;
             /** @description What happened and what the agent can do next */
             message: string;
             /** @description Only when approved: the signed `gca_` token */
