@@ -6,8 +6,11 @@
  */
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
+import fs from 'node:fs';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { fixturePath, MANDATE_KEY } from '../../scripts/ap2-vectors/inputs.js';
 import { closeMandate } from '../../src/client/mandate-close.js';
+import { checkConstraints } from '../../src/mandates/constraints.js';
 import { checkChain, checkFreshness, closedPayment, payeeVendor, type ChainFailure } from '../../src/mandates/chain.js';
 import { buildOpenMandate, issueCredential, type MandateTerms } from '../../src/mandates/credential.js';
 import type { MandateKeys } from '../../src/mandates/mandate-deps.js';
@@ -440,5 +443,35 @@ describe('closedPayment and the vendor', () => {
     [{ id: 'a', name: 'x'.repeat(256) }, undefined],
   ])('%j → %s', (payee, vendor) => {
     expect(payeeVendor(payee)).toBe(vendor);
+  });
+});
+
+describe("AP2's vectors (test/fixtures/ap2) through our rules, with the clock, nonce and checkout they were made for", () => {
+  interface Vector {
+    chain: string;
+    aud: string;
+    nonce: string;
+    now: number;
+    open_checkout_hash: string;
+    transaction_id: string;
+  }
+  const read = (name: string, inInput: boolean): Vector => {
+    const v = JSON.parse(fs.readFileSync(fixturePath(name), 'utf8')) as Vector & { input: Vector };
+    return inInput ? v.input : v;
+  };
+  test.each([
+    ['ap2-closes-ours.json', false, 'our credential, closed by AP2\'s MandateClient.present'],
+    ['ap2-root-in-our-shape.json', false, 'a root AP2 built in §20\'s shape, closed by AP2'],
+    ['we-issue.json', true, 'ours closed by closeMandate, which AP2\'s verifier accepted'],
+    // AP2 truncates the budget (0.29 → 28 minor units) and reports 29 over it; §20 rounds (29).
+    ['budget-divergence.json', true, 'a budget of 0.29 USD spent whole, which AP2\'s SDK refuses'],
+  ])('%s (%s): steps 1, 2, 4 and 7 pass', (name, inInput) => {
+    const v = read(name, inInput);
+    const p = parsed(v.chain);
+    const now = new Date(v.now * 1000);
+    expect(checkChain(p, mandateKeysFromJwks([MANDATE_KEY as JWK]), v.aud)).toBeUndefined();
+    expect(checkFreshness(p, now, v.nonce)).toBeUndefined();
+    expect(closedPayment(p).transaction_id).toBe(v.transaction_id);
+    expect(checkConstraints(p.open.delegate, p.closed.delegate, { uses: 0, budget_used: 0, last_used_at: null }, now, v.open_checkout_hash)).toBeUndefined();
   });
 });
