@@ -87,3 +87,47 @@ export function decodeCredential(credential: string): { header: any; payload: an
   const json = (s: string) => JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
   return { header: json(h!), payload: json(p!), disclosures: raw.map((d) => json(d) as unknown[]), raw };
 }
+
+/**
+ * The credential's `delegate_payload` resolved as a holder would (array elements `{"...": digest}`
+ * and objects' `_sd` replaced by their disclosures), with the digests that found no disclosure and
+ * the disclosures no digest used. Test-side only: the service's own parser is what verifies.
+ */
+export function resolveCredential(credential: string): { open: any; unresolved: string[]; unused: string[] } {
+  const { payload, raw } = decodeCredential(credential);
+  const byDigest = new Map(raw.map((d) => [createHash('sha256').update(d, 'ascii').digest('base64url'), JSON.parse(Buffer.from(d, 'base64url').toString('utf8')) as unknown[]]));
+  const used = new Set<string>();
+  const unresolved: string[] = [];
+  const take = (digest: string) => {
+    const d = byDigest.get(digest);
+    if (!d) unresolved.push(digest);
+    else used.add(digest);
+    return d;
+  };
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) {
+      return node.flatMap((el) => {
+        if (el && typeof el === 'object' && !Array.isArray(el) && Object.keys(el).length === 1 && typeof (el as Record<string, unknown>)['...'] === 'string') {
+          const d = take((el as Record<string, string>)['...']!);
+          return d ? [walk(d[1])] : [];
+        }
+        return [walk(el)];
+      });
+    }
+    if (node && typeof node === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(node)) {
+        if (k === '_sd' && Array.isArray(v)) {
+          for (const digest of v as string[]) {
+            const d = take(digest);
+            if (d) out[d[1] as string] = walk(d[2]);
+          }
+        } else if (k !== '_sd_alg') out[k] = walk(v);
+      }
+      return out;
+    }
+    return node;
+  };
+  const resolved = walk(payload.delegate_payload) as unknown[];
+  return { open: resolved[0], unresolved, unused: [...byDigest.keys()].filter((d) => !used.has(d)) };
+}
