@@ -310,6 +310,19 @@ describe('POST /v1/mandates', () => {
     expect(c.body.error.code).toBe('conflict');
   });
 
+  test('with an Idempotency-Key: the same mandate again, issued and recorded once', async () => {
+    const a = await mandateAgent(acct.test);
+    const body = mandateBody(a.agentId);
+    const first = await acct.test.post('/v1/mandates', body, { 'Idempotency-Key': 'issue-once' });
+    const again = await acct.test.post('/v1/mandates', body, { 'Idempotency-Key': 'issue-once' });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(await ctx.database.db.selectFrom('mandates').select('id').where('agent_id', '=', a.agentId).execute()).toEqual([{ id: first.body.id }]);
+    expect(await auditOf('mandate.created', a.agentId)).toHaveLength(1);
+  });
+
   test('an agent key (its own agent included) and a reviewer key → 403, nothing issued', async () => {
     const before = await ctx.database.db.selectFrom('mandates').select('id').where('agent_id', '=', agent.agentId).execute();
     for (const client of [ownAgentKey, reviewer]) {
@@ -334,7 +347,20 @@ describe('GET /v1/mandates and /v1/mandates/:id', () => {
     ids.a2 = (await issueMandate(acct.test, a.agentId, { expires_in: 60 })).id;
     ids.a3 = (await issueMandate(acct.test, a.agentId)).id;
     ids.b1 = (await issueMandate(acct.test, b.agentId)).id;
+    ids.b2 = (await issueMandate(acct.test, b.agentId)).id;
     expect((await acct.test.post(`/v1/mandates/${ids.a3}/revoke`)).status).toBe(200);
+    // What an approved single-use presentation leaves (the verify path's own update, made directly here).
+    await ctx.database.db.updateTable('mandates').set({ status: 'used', uses: 1, budget_used: 700, last_used_at: new Date() }).where('id', '=', ids.b2).execute();
+  });
+
+  test('a used mandate reads and filters as used, with its counters; revoking it changes nothing and records nothing', async () => {
+    const used = await acct.test.get(`/v1/mandates?agent_id=${b.agentId}&status=used`);
+    expect(used.body.data.map((m: any) => m.id)).toEqual([ids.b2]);
+    expect(used.body.data[0]).toMatchObject({ status: 'used', uses: 1, budget_used: 700, last_used_at: expect.any(String) });
+    const revoke = await acct.test.post(`/v1/mandates/${ids.b2}/revoke`);
+    expect(revoke.status).toBe(200);
+    expect(revoke.body).toMatchObject({ status: 'used', revoked_at: null });
+    expect(await auditOf('mandate.revoked', b.agentId)).toHaveLength(0);
   });
 
   test('newest first, filtered by agent_id and status, paginated', async () => {
@@ -389,7 +415,7 @@ describe('GET /v1/mandates and /v1/mandates/:id', () => {
 
   test('a reviewer reads them; another account or mode sees none (404)', async () => {
     expect((await reviewer.get(`/v1/mandates/${ids.b1}`)).status).toBe(200);
-    expect((await reviewer.get(`/v1/mandates?agent_id=${b.agentId}`)).body.data).toHaveLength(1);
+    expect((await reviewer.get(`/v1/mandates?agent_id=${b.agentId}`)).body.data).toHaveLength(2);
     const stranger = await ctx.account('growth');
     expect((await stranger.test.get(`/v1/mandates/${ids.a1}`)).status).toBe(404);
     expect((await stranger.test.get('/v1/mandates')).body.data).toEqual([]);
