@@ -2079,7 +2079,7 @@ export interface components {
             first_invalid_sequence: number | null;
             /** @description Decisions of this account and mode that have no `authorization.decision` record; any makes `valid` false */
             decisions_without_record: number;
-            /** @description Places where the books do not balance: decisions whose amount, currency, vendor, agent or outcome differ from their `authorization.decision` record (the outcome from a resolved hold's latest `approval.completed` record), and agent spend counters (each period of each agent) that differ from the sum recomputed from the decisions, their captures, voids, expiries and releases; any makes `valid` false */
+            /** @description Places where the books do not balance: decisions whose amount, currency, vendor, agent or outcome differ from their `authorization.decision` record (the outcome from a resolved hold's latest `approval.completed` record), agent spend counters (each period of each agent) that differ from the sum recomputed from the decisions, their captures, voids, expiries and releases, and mandates whose `uses` or `budget_used` differ from the count and sum of the decisions approved under them; any makes `valid` false */
             ledger_mismatches: number;
             /** @description Up to 10 of the mismatches, decisions first */
             ledger_mismatch_examples: {
@@ -2088,9 +2088,9 @@ export interface components {
                  * @enum {string}
                  */
                 kind: "decision" | "spend" | "mandate";
-                /** @description The decision's id, or for `spend` the agent's id */
+                /** @description The decision's id, for `spend` the agent's id, for `mandate` the mandate's id */
                 id: string;
-                /** @description What the records say: for `decision` the differing fields (`amount`, `currency`, `vendor`, `agent_id`, `decision`); for `spend` `{period, approved, reserved}` recomputed from the decisions */
+                /** @description What the records say: for `decision` the differing fields (`amount`, `currency`, `vendor`, `agent_id`, `decision`); for `spend` `{period, approved, reserved}` recomputed from the decisions; for `mandate` `{uses, budget_used}` recomputed from the decisions approved under it (`found` null when no mandate of this account and mode has that id) */
                 expected: {
                     [key: string]: string | number | null;
                 };
