@@ -245,15 +245,17 @@ describe('step 2: checkChain', () => {
     test('signed by another P-256 key than the mandate\'s cnf (closed by closeMandate with that key)', async () => {
       expect(chain(await close(await credential(), { key: p256().jwk }))).toEqual(invalid(/not signed by the key the mandate was issued to/));
     });
-    test.each<[string, Json | undefined]>([
-      ['with a kid', { kid: 'k' }],
-      ['with alg', { alg: 'ES256' }],
-      ['without y', { y: undefined }],
-      ['on another curve', { crv: 'P-384' }],
-      ['of another type', { kty: 'OKP' }],
-      ['with a short x', { x: 'AAAA' }],
-      ['off the curve', { x: 'A'.repeat(43) }],
-    ])('an open mandate whose cnf.jwk is %s', (_what, change) => {
+    test.each<[string, Json | undefined, RegExp]>([
+      ['with a kid', { kid: 'k' }, /not exactly a P-256/],
+      ['with alg', { alg: 'ES256' }, /not exactly a P-256/],
+      ['without y', { y: undefined }, /not exactly a P-256/],
+      ['on another curve', { crv: 'P-384' }, /not exactly a P-256/],
+      ['of another type', { kty: 'OKP' }, /not exactly a P-256/],
+      ['with a short x', { x: 'AAAA' }, /not exactly a P-256/],
+      ['with an x of 44 characters (jwk.json: 43)', { x: 'A'.repeat(44) }, /not exactly a P-256/],
+      ['with x as an array', { x: ['A'.repeat(43)] }, /not exactly a P-256/],
+      ['off the curve', { x: 'A'.repeat(43) }, /not a point on P-256/],
+    ])('an open mandate whose cnf.jwk is %s', (_what, change, why) => {
       const presentation = tamper(base, {
         open: (m) => {
           const jwk = { ...((m.cnf as Json).jwk as Json), ...change };
@@ -261,7 +263,7 @@ describe('step 2: checkChain', () => {
           m.cnf = { jwk };
         },
       });
-      expect(chain(presentation)).toEqual(invalid(/cnf\.jwk/));
+      expect(chain(presentation)).toEqual(invalid(why));
     });
     test('an open mandate without cnf', () => {
       expect(chain(tamper(base, { open: (m) => delete m.cnf }))).toEqual(invalid(/no cnf\.jwk/));
@@ -399,6 +401,7 @@ describe('step 4: checkFreshness', () => {
       ['an execution_date that is not a date', (m) => (m.execution_date = 'next Tuesday'), /execution_date/],
       ['risk_data that is not an object', (m) => (m.risk_data = 'low'), /risk_data/],
       ['a fractional iat', (m) => (m.iat = T + 0.5), /iat and exp must be integers/],
+      ['a fractional exp', (m) => (m.exp = T + 3_600.5), /iat and exp must be integers/],
       ['a payee with no usable vendor: no website, a blank name', (m) => (m.payee = { id: 'x', name: '  ' }), /vendor/],
       ['a payee with no usable vendor: a name with control characters', (m) => (m.payee = { id: 'x', name: 'Cat\u0007Store' }), /vendor/],
     ])('%s', (_what, edit, why) => {
@@ -441,6 +444,8 @@ describe('closedPayment and the vendor', () => {
     [{ id: 'a', name: 'Cat Store', website: 'our shop' }, 'Cat Store'],
     [{ id: 'a', name: '', website: 'not a url' }, undefined],
     [{ id: 'a', name: 'x'.repeat(256) }, undefined],
+    // A host longer than a decision's vendor (255): the name.
+    [{ id: 'a', name: 'Cat Store', website: `https://${`${'a'.repeat(60)}.`.repeat(5)}com` }, 'Cat Store'],
   ])('%j → %s', (payee, vendor) => {
     expect(payeeVendor(payee)).toBe(vendor);
   });
