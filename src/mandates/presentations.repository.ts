@@ -36,16 +36,31 @@ export async function lockMandate(trx: DbOrTrx, id: string): Promise<MandateRow 
   return trx.selectFrom('mandates').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-/** Whether `transactionId` was already approved under the mandate (the partial index on approved presentations). */
-export async function transactionApproved(db: DbOrTrx, mandateId: string, transactionId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('mandate_presentations')
-    .select('reference')
-    .where('mandate_id', '=', mandateId)
-    .where('transaction_id', '=', transactionId)
-    .where('outcome', '=', 'approved')
+/**
+ * The mandate's row, locked, and in the same statement whether `reference` was decided already and
+ * whether `transactionId` was approved under it. Called under the agent's lock, which every writer
+ * of the mandate's presentations holds until it commits: what they wrote is in this snapshot.
+ */
+export async function lockMandateForPresentation(trx: DbOrTrx, id: string, reference: string, transactionId: string) {
+  return trx
+    .selectFrom('mandates as m')
+    .selectAll('m')
+    .select((eb) => [
+      eb.exists(eb.selectFrom('mandate_presentations as d').select('d.reference').where('d.reference', '=', reference)).as('decided'),
+      eb
+        .exists(
+          eb
+            .selectFrom('mandate_presentations as t')
+            .select('t.reference')
+            .whereRef('t.mandate_id', '=', 'm.id')
+            .where('t.transaction_id', '=', transactionId)
+            .where('t.outcome', '=', 'approved'),
+        )
+        .as('transaction_approved'),
+    ])
+    .where('m.id', '=', id)
+    .forUpdate('m')
     .executeTakeFirst();
-  return row !== undefined;
 }
 
 /** The presentation of `reference` decided before in `scope`, if any. */
