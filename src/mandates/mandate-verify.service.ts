@@ -27,8 +27,8 @@ type Outcome = { status: 'Success' } | { status: 'Error'; error: ReceiptError; e
  * `POST /v1/mandates/verify` (DECISIONS §20 steps 1–9). Answers the exact bytes to send (a replay
  * of a reference decided before gets its first answer's bytes, `replayed: true`).
  *
- * Steps 1, 2 and 4 are checked before any transaction, with two unlocked reads (the mandate with its
- * agent key; a presentation decided before). Steps 5–9 are `decideMandate`'s transaction, under the
+ * Steps 1–4 are checked before any transaction, with one unlocked read (the mandate, its agent key
+ * and the answer given before to this presentation, if any). Steps 5–9 are `decideMandate`'s transaction, under the
  * agent's lock and then the mandate's; the answer is built, signed and stored (sealed) inside it, so
  * a replay is the first answer byte for byte. Steps 1, 2, 4 and 5 record nothing and bill nothing.
  */
@@ -50,14 +50,13 @@ export async function verifyPresentation(deps: MandateDeps, caller: Caller, inpu
   const chain = checkChain(p, deps.mandateKeys, deps.authorization.signer.issuer);
   if (chain) return refuse(chain.error, chain.description);
   const jti = p.open.jwt.payload.jti;
-  const mandate = typeof jti === 'string' ? await findMandateWithKey(deps.authorization.db, scope, jti) : undefined;
+  const mandate = typeof jti === 'string' ? await findMandateWithKey(deps.authorization.db, scope, jti, p.reference) : undefined;
   if (!mandate || (caller.role === 'agent' && mandate.agent_id !== caller.agentId)) return refuse('invalid_credential', NOT_OURS);
   // The root is ours, so its cnf is the key it was issued for; checked again all the same.
   if (!sameKey(p.open.delegate.cnf, mandate.key_jwk)) return refuse('invalid_credential', "The open mandate's cnf is not the agent key it was issued for.");
 
-  // Step 3: decided before → its first answer.
-  const replay = await replayOf(deps, deps.authorization.db, scope, p.reference);
-  if (replay !== undefined) return { body: replay, replayed: true };
+  // Step 3: decided before → its first answer (read with the mandate).
+  if (mandate.decided_answer !== null) return { body: openAnswer(deps, mandate.decided_answer, p.reference), replayed: true };
 
   // Step 4.
   const stale = checkFreshness(p, now, input.nonce);
@@ -97,8 +96,11 @@ const sealScope = (reference: string) => `mandate:${reference}`;
 
 async function replayOf(deps: MandateDeps, db: DbOrTrx, scope: Scope, reference: string): Promise<string | undefined> {
   const row = await findPresentation(db, scope, reference);
-  if (!row) return undefined;
-  const body = deps.cipher.open(row.response_sealed, sealScope(reference));
+  return row && openAnswer(deps, row.response_sealed, reference);
+}
+
+function openAnswer(deps: MandateDeps, sealed: string, reference: string): string {
+  const body = deps.cipher.open(sealed, sealScope(reference));
   if (body === undefined) throw conflict("The answer stored for this presentation can no longer be read (the server's key changed).", 'presentation');
   return body;
 }

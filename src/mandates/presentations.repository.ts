@@ -12,19 +12,26 @@ import { compiledOnce, insertRows } from '../db/statements.js';
 export type MandateRow = Selectable<MandatesTable>;
 export type PresentationRow = Selectable<MandatePresentationsTable>;
 
-/** A mandate with the agent key it is bound to (`cnf`): the key's status and public JWK. */
-export type MandateWithKey = MandateRow & { key_status: 'active' | 'revoked'; key_jwk: Record<string, string> };
+/**
+ * A mandate with the agent key it is bound to (`cnf`): the key's status and public JWK; and the
+ * sealed first answer to the presentation `reference`, when it was decided before.
+ */
+export type MandateWithKey = MandateRow & { key_status: 'active' | 'revoked'; key_jwk: Record<string, string>; decided_answer: string | null };
 
 /**
- * The mandate `id` of `scope` and its agent key, in one statement and without a lock: steps 2 and
- * 4 need them before the decision's transaction (the lock is taken there, after the agent's).
+ * The mandate `id` of `scope`, its agent key and the answer already given to `reference`, in one
+ * statement and without a lock: steps 2–4 need them before the decision's transaction (the lock is
+ * taken there, after the agent's).
  */
-export async function findMandateWithKey(db: DbOrTrx, scope: Scope, id: string): Promise<MandateWithKey | undefined> {
+export async function findMandateWithKey(db: DbOrTrx, scope: Scope, id: string, reference: string): Promise<MandateWithKey | undefined> {
   const row = await db
     .selectFrom('mandates as m')
     .innerJoin('agent_keys as k', 'k.id', 'm.agent_key_id')
     .selectAll('m')
     .select(['k.status as key_status', 'k.jwk as key_jwk'])
+    .select((eb) =>
+      eb.selectFrom('mandate_presentations as p').select('p.response_sealed').where('p.reference', '=', reference).whereRef('p.mandate_id', '=', 'm.id').as('decided_answer'),
+    )
     .where('m.id', '=', id)
     .$call(inScope(scope, 'm'))
     .executeTakeFirst();
