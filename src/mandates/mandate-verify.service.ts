@@ -1,11 +1,228 @@
-import type { Caller } from '../kernel/caller.js';
-import type { MandateDeps } from './mandate-deps.js';
-import type { VerifyMandateInput } from './verify.schemas.js';
+import { createHash } from 'node:crypto';
+import { decideMandate } from '../authorization/authorization.service.js';
+import type { MandateRefusal, MandateRequest } from '../authorization/mandate-request.js';
+import type { DbOrTrx } from '../db/database.js';
+import type { Scope } from '../db/scope.js';
+import { executeTogether } from '../db/statements.js';
+import type { DecisionView } from '../decisions/decision.view.js';
+import { requireRole, type Caller, type Role } from '../kernel/caller.js';
+import { AppError, conflict } from '../kernel/errors.js';
+import { checkChain, checkFreshness, closedPayment, type ClosedPayment } from './chain.js';
+import { checkConstraints } from './constraints.js';
+import { CLOSED_VCT, OPEN_VCT, type MandateDeps } from './mandate-deps.js';
+import { countMandateUse, findMandateWithKey, findPresentation, lockMandateForPresentation, presentationInsert, type MandateWithKey } from './presentations.repository.js';
+import { signReceipt } from './receipt.js';
+import { parsePresentation, type ParsedPresentation } from './sd-jwt-parse.js';
+import type { MandateVerificationView, ReceiptError, VerifyMandateInput } from './verify.schemas.js';
+
+/** Who may verify: an admin key, or a key of the mandate's agent (checked against the credential's `jti`). */
+const VERIFIERS: readonly Role[] = ['admin', 'agent'];
+
+/** The same text whether the `jti` is unknown, another account's or mode's, or another agent's: no existence oracle. */
+const NOT_OURS = 'The credential is not a mandate of this account and mode.';
+
+type Outcome = { status: 'Success' } | { status: 'Error'; error: ReceiptError; error_description: string };
 
 /**
  * `POST /v1/mandates/verify` (DECISIONS §20 steps 1–9). Answers the exact bytes to send (a replay
  * of a reference decided before gets its first answer's bytes, `replayed: true`).
+ *
+ * Steps 1–4 are checked before any transaction, with one unlocked read (the mandate, its agent key
+ * and the answer given before to this presentation, if any). Steps 5–9 are `decideMandate`'s transaction, under the
+ * agent's lock and then the mandate's; the answer is built, signed and stored (sealed) inside it, so
+ * a replay is the first answer byte for byte. Steps 1, 2, 4 and 5 record nothing and bill nothing.
  */
-export async function verifyPresentation(_deps: MandateDeps, _caller: Caller, _input: VerifyMandateInput, _requestId: string): Promise<{ body: string; replayed: boolean }> {
-  throw new Error('verifyPresentation: not built yet');
+export async function verifyPresentation(deps: MandateDeps, caller: Caller, input: VerifyMandateInput, requestId: string): Promise<{ body: string; replayed: boolean }> {
+  requireRole(caller, VERIFIERS);
+  const now = deps.now?.() ?? deps.authorization.now?.() ?? new Date();
+  const scope: Scope = { accountId: caller.accountId, livemode: caller.livemode };
+  const answer = answerer(deps, caller, requestId, now);
+
+  // Step 1 and the structure of step 2.
+  const parsed = parsePresentation(input.presentation);
+  if (!parsed.ok) return answer.unrecorded(parsed.reference ?? referenceOf(input.presentation), null, { status: 'Error', error: parsed.error, error_description: parsed.description });
+  const p = parsed.value;
+  const refuse = (error: ReceiptError, description: string, mandateId: string | null = null) =>
+    answer.unrecorded(p.reference, mandateId, { status: 'Error', error, error_description: description });
+  if (p.open.delegate.vct !== OPEN_VCT || p.closed.delegate.vct !== CLOSED_VCT) return refuse('mandates_not_supported', `Only ${OPEN_VCT} closed as ${CLOSED_VCT} is supported.`);
+
+  // Step 2: the signatures and claims, then the mandate in the caller's scope.
+  const chain = checkChain(p, deps.mandateKeys, deps.authorization.signer.issuer);
+  if (chain) return refuse(chain.error, chain.description);
+  const jti = p.open.jwt.payload.jti;
+  const mandate = typeof jti === 'string' ? await findMandateWithKey(deps.authorization.db, scope, jti, p.reference) : undefined;
+  if (!mandate || (caller.role === 'agent' && mandate.agent_id !== caller.agentId)) return refuse('invalid_credential', NOT_OURS);
+  // The root is ours, so its cnf is the key it was issued for; checked again all the same.
+  if (!sameKey(p.open.delegate.cnf, mandate.key_jwk)) return refuse('invalid_credential', "The open mandate's cnf is not the agent key it was issued for.");
+
+  // Step 3: decided before → its first answer (read with the mandate).
+  if (mandate.decided_answer !== null) return { body: openAnswer(deps, mandate.decided_answer, p.reference), replayed: true };
+
+  // Step 4.
+  const stale = checkFreshness(p, now, input.nonce);
+  if (stale) return refuse(stale.error, stale.description, mandate.id);
+  if (mandate.key_status !== 'active') return refuse('invalid_credential', 'The agent key the mandate is bound to is revoked.', mandate.id);
+
+  // Steps 5–9.
+  const payment = closedPayment(p);
+  const request = mandateRequest(deps, caller, input, p, mandate, payment, answer);
+  const spend = { agent_id: mandate.agent_id, amount: payment.amount, currency: payment.currency, vendor: payment.vendor, ...(mandate.category !== null ? { category: mandate.category } : {}) };
+  try {
+    await decideMandate(deps.authorization, caller, spend, request);
+  } catch (err) {
+    if (err instanceof AppError && (err.code === 'agent_frozen' || err.code === 'agent_deactivated')) return refuse('invalid_mandate', err.code, mandate.id);
+    // The same closed mandate decided by a concurrent presentation (seen under the locks, or the unique reference): its answer.
+    if (err instanceof AlreadyDecided || isUniqueViolation(err)) {
+      const first = await replayOf(deps, deps.authorization.db, scope, p.reference);
+      if (first !== undefined) return { body: first, replayed: true };
+    }
+    throw err;
+  }
+  if (request.body === undefined) throw new Error('verifyPresentation: the decision was committed without its answer');
+  return { body: request.body, replayed: false };
+}
+
+/** The reference decided by a concurrent presentation while this one waited for the locks. */
+class AlreadyDecided extends Error {
+  constructor() {
+    super('this presentation was decided while it waited');
+  }
+}
+
+const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | undefined)?.code === '23505';
+
+/** The sealed answer's scope: a ciphertext moved onto another presentation's row does not open. */
+const sealScope = (reference: string) => `mandate:${reference}`;
+
+async function replayOf(deps: MandateDeps, db: DbOrTrx, scope: Scope, reference: string): Promise<string | undefined> {
+  const row = await findPresentation(db, scope, reference);
+  return row && openAnswer(deps, row.response_sealed, reference);
+}
+
+function openAnswer(deps: MandateDeps, sealed: string, reference: string): string {
+  const body = deps.cipher.open(sealed, sealScope(reference));
+  if (body === undefined) throw conflict("The answer stored for this presentation can no longer be read (the server's key changed).", 'presentation');
+  return body;
+}
+
+/**
+ * The port `decideMandate` takes: steps 6–7 under the mandate's row lock, and, last in the
+ * transaction, the mandate's counters and the presentation with its answer (built and signed here,
+ * so the stored bytes are the ones sent).
+ */
+function mandateRequest(
+  deps: MandateDeps,
+  caller: Caller,
+  input: VerifyMandateInput,
+  p: ParsedPresentation,
+  mandate: MandateWithKey,
+  payment: ClosedPayment,
+  answer: ReturnType<typeof answerer>,
+): MandateRequest & { body: string | undefined } {
+  let refusal: MandateRefusal | undefined;
+  const ref = { id: mandate.id, reference: p.reference, transaction_id: payment.transaction_id };
+  const request: MandateRequest & { body: string | undefined } = {
+    ref,
+    body: undefined,
+    async check(trx, now) {
+      const m = await lockMandateForPresentation(trx, mandate.id, p.reference, payment.transaction_id);
+      if (m?.decided) throw new AlreadyDecided();
+      refusal = mandateRefusal(m, input, p, payment, now);
+      return refusal;
+    },
+    async record(trx, view) {
+      const outcome = outcomeOf(view, refusal);
+      const body = answer.body(p.reference, mandate.id, view.decision_id, outcome, view.authorization_token, new Date(view.timestamp));
+      await executeTogether(trx, [
+        view.decision === 'approved' && countMandateUse(trx, mandate.id, payment.amount, new Date(view.timestamp), 'used'),
+        presentationInsert({
+          reference: p.reference,
+          account_id: caller.accountId,
+          livemode: caller.livemode,
+          mandate_id: mandate.id,
+          transaction_id: payment.transaction_id,
+          decision_id: view.decision_id,
+          outcome: view.decision === 'approved' ? 'approved' : 'denied',
+          response_sealed: deps.cipher.seal(body, sealScope(p.reference)),
+          created_at: new Date(view.timestamp),
+        }),
+      ]);
+      request.body = body;
+    },
+  };
+  return request;
+}
+
+/** Steps 6–7 against the mandate as locked: the first refusal, or undefined. */
+function mandateRefusal(
+  m: Awaited<ReturnType<typeof lockMandateForPresentation>>,
+  input: VerifyMandateInput,
+  p: ParsedPresentation,
+  payment: ClosedPayment,
+  now: Date,
+): MandateRefusal | undefined {
+  if (!m || m.status !== 'active') {
+    return { reason_code: 'mandate_inactive', reason: `The mandate is ${m?.status ?? 'gone'}.`, receiptError: 'invalid_mandate' };
+  }
+  const mismatch = (reason: string): MandateRefusal => ({ reason_code: 'mandate_mismatch', reason, receiptError: 'invalid_mandate' });
+  if (input.checkout_jwt_hash !== undefined && payment.transaction_id !== input.checkout_jwt_hash) return mismatch("The closed mandate's transaction_id is not the checkout_jwt_hash given.");
+  if (m.transaction_approved) return mismatch(`transaction_id ${payment.transaction_id} was already approved under this mandate.`);
+  const counters = { uses: m.uses, budget_used: Number(m.budget_used), last_used_at: m.last_used_at };
+  return checkConstraints(p.open.delegate, p.closed.delegate, counters, now, input.open_checkout_hash);
+}
+
+/** The receipt's outcome of a decision: a mandate refusal names its own error; the policy's denials are invalid_mandate. */
+function outcomeOf(view: DecisionView, refusal: MandateRefusal | undefined): Outcome {
+  if (view.decision === 'approved') return { status: 'Success' };
+  if (refusal) return { status: 'Error', error: refusal.receiptError, error_description: refusal.reason };
+  return { status: 'Error', error: 'invalid_mandate', error_description: view.reason ?? view.reason_code ?? 'denied' };
+}
+
+/** Builds answers (the body as sent, with its signed receipt) for one request. */
+function answerer(deps: MandateDeps, caller: Caller, requestId: string, now: Date) {
+  const body = (reference: string, mandateId: string | null, decisionId: string | null, outcome: Outcome, token: string | null | undefined, at: Date): string => {
+    const receipt = signReceipt(deps.mandateKeys, {
+      issuer: deps.authorization.signer.issuer,
+      audience: caller.accountId,
+      livemode: caller.livemode,
+      reference,
+      paymentId: decisionId ?? requestId,
+      now: at,
+      outcome,
+    });
+    const view: MandateVerificationView = {
+      object: 'mandate_verification',
+      status: outcome.status,
+      error: outcome.status === 'Error' ? outcome.error : null,
+      error_description: outcome.status === 'Error' ? outcome.error_description : null,
+      reference,
+      receipt,
+      mandate_id: mandateId,
+      decision_id: decisionId,
+      ...(outcome.status === 'Success' && token ? { authorization_token: token } : {}),
+    };
+    return JSON.stringify(view);
+  };
+  return {
+    body,
+    /** Steps 1, 2, 4, 5: no decision, nothing stored; the receipt's payment_id is the request's id. */
+    unrecorded: (reference: string, mandateId: string | null, outcome: Outcome) => ({ body: body(reference, mandateId, null, outcome, undefined, now), replayed: false }),
+  };
+}
+
+/**
+ * The reference of whatever was sent, as AP2's SDK finds the closed JWT (`get_closed_mandate_jwt`):
+ * the last `~~` part up to its first `~`, hashed. Used when the presentation could not be parsed.
+ */
+export function referenceOf(presentation: string): string {
+  const closed = presentation.slice(presentation.lastIndexOf('~~') + (presentation.includes('~~') ? 2 : 0));
+  const jwt = closed.split('~', 1)[0] ?? '';
+  return createHash('sha256').update(jwt, 'ascii').digest('base64url');
+}
+
+/** The open mandate's cnf is exactly the stored agent key's {kty, crv, x, y}. */
+function sameKey(cnf: unknown, stored: Record<string, string>): boolean {
+  const jwk = (cnf as { jwk?: Record<string, unknown> } | undefined)?.jwk;
+  if (!jwk || typeof jwk !== 'object') return false;
+  return ['kty', 'crv', 'x', 'y'].every((k) => jwk[k] === stored[k]) && Object.keys(jwk).length === 4;
 }
