@@ -350,7 +350,7 @@ describe('GET /v1/mandates and /v1/mandates/:id', () => {
     ids.b2 = (await issueMandate(acct.test, b.agentId)).id;
     expect((await acct.test.post(`/v1/mandates/${ids.a3}/revoke`)).status).toBe(200);
     // What an approved single-use presentation leaves (the verify path's own update, made directly here).
-    await ctx.database.db.updateTable('mandates').set({ status: 'used', uses: 1, budget_used: 700, last_used_at: new Date() }).where('id', '=', ids.b2).execute();
+    await ctx.database.db.updateTable('mandates').set({ status: 'used', uses: 1, budget_used: 700, last_used_at: new Date() }).where('id', '=', ids.b2!).execute();
   });
 
   test('a used mandate reads and filters as used, with its counters; revoking it changes nothing and records nothing', async () => {

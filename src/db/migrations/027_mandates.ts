@@ -68,6 +68,8 @@ $$`,
    )`,
   `CREATE INDEX mandate_presentations_approved ON mandate_presentations (mandate_id, transaction_id) WHERE outcome = 'approved'`,
   'ALTER TABLE decisions ADD COLUMN mandate jsonb',
+  // The ledger check sums each mandate's approvals (audit verify).
+  `CREATE INDEX decisions_by_mandate ON decisions ((mandate->>'id')) WHERE mandate IS NOT NULL`,
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
