@@ -148,6 +148,7 @@ describe('step 7: a constraint that cannot be evaluated is unresolved', () => {
     ['payment.allowed_payees', { type: 'payment.allowed_payees', allowed: [{ name: 'Cat Store' }] }],
     ['payment.allowed_payees', { type: 'payment.allowed_payees', allowed: [{ id: 'cat-store', name: 'Cat Store', website: 7 }] }],
     ['payment.allowed_payees', { type: 'payment.allowed_payees', allowed: ['cat-store'] }],
+    ['payment.allowed_payees', { type: 'payment.allowed_payees', allowed: [null] }],
     ['payment.allowed_payment_instruments', { type: 'payment.allowed_payment_instruments', allowed: [{ id: 'card-1' }] }],
     ['payment.allowed_payment_instruments', { type: 'payment.allowed_payment_instruments', allowed: [{ id: 'card-1', type: 'card', description: 7 }] }],
     ['payment.allowed_pisps', { type: 'payment.allowed_pisps', allowed: [{ legal_name: 'P', brand_name: 'P' }] }],
@@ -191,6 +192,7 @@ describe('step 7: a failing constraint, its description starting with its type',
       delete closed.payment_amount;
       expect(check(openMandate(), closed)).toEqual(failed('payment.amount_range', 'no payment_amount'));
       expect(check(openMandate({ 'payment.amount_range': undefined, 'payment.agent_recurrence': undefined }), closed)).toEqual(failed('payment.budget', 'no payment_amount'));
+      expect(check(openMandate(), closedMandate({ payment_amount: { amount: '2500', currency: 'USD' } }))).toEqual(failed('payment.amount_range', 'no payment_amount'));
     });
     test('min absent: no minimum', () => {
       const open = openMandate({ 'payment.amount_range': { type: 'payment.amount_range', currency: 'USD', max: 5_000 } });
@@ -365,6 +367,7 @@ describe('mandateInstant: a date or an RFC 3339 date-time, as an instant', () =>
     ['2026-12-01T10:20:30Z', Date.UTC(2026, 11, 1, 10, 20, 30)],
     ['2026-12-01t10:20:30z', Date.UTC(2026, 11, 1, 10, 20, 30)],
     ['2026-12-01T10:20:30.123456Z', Date.UTC(2026, 11, 1, 10, 20, 30, 123)],
+    ['2026-12-01T10:20:30.5-01:00', Date.UTC(2026, 11, 1, 11, 20, 30, 500)],
     ['2026-12-01T10:20:30+05:30', Date.UTC(2026, 11, 1, 4, 50, 30)],
     ['2024-02-29', Date.UTC(2024, 1, 29)],
   ])('%s', (text, at) => {
@@ -373,7 +376,24 @@ describe('mandateInstant: a date or an RFC 3339 date-time, as an instant', () =>
   test('a two-digit year stays that year (not 19xx)', () => {
     expect(new Date(mandateInstant('0099-01-01')!).getUTCFullYear()).toBe(99);
   });
-  test.each(['2026-02-30', '2025-02-29', '2026-13-01', '2026-12-01T24:00:00Z', '2026-12-01T10:60:00Z', '2026-12-01T10:20:30', '2026-12-01 10:20:30Z', '1 Dec 2026', '', 20_261_201])(
+  test.each([
+    '2026-02-30',
+    '2025-02-29',
+    '2026-13-01',
+    '2026-00-10',
+    '2026-12-00',
+    '2026-12-01T24:00:00Z',
+    '2026-12-01T10:60:00Z',
+    '2026-12-01T10:20:60Z',
+    '2026-12-01T10:20:30+24:00',
+    '2026-12-01T10:20:30+01:60',
+    '2026-12-01T10:20:30',
+    '2026-12-01 10:20:30Z',
+    '1 Dec 2026',
+    '',
+    20_261_201,
+    ['2026-12-01'],
+  ])(
     '%j is not',
     (text) => {
       expect(mandateInstant(text)).toBeUndefined();
