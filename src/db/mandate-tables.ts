@@ -47,6 +47,8 @@ export interface MandatesTable {
 /** A closed mandate decided once: its first answer, sealed (it may hold a `gca_` token). */
 export interface MandatePresentationsTable {
   reference: string;
+  /** base64url SHA-256 of the closed JWT's `header.payload`: the same signed bytes under any signature encoding. */
+  closed_digest: string;
   account_id: string;
   livemode: boolean;
   mandate_id: string;

@@ -12,7 +12,7 @@ import { checkConstraints } from './constraints.js';
 import { CLOSED_VCT, OPEN_VCT, type MandateDeps } from './mandate-deps.js';
 import { countMandateUse, findMandateWithKey, findPresentation, lockMandateForPresentation, presentationInsert, type MandateWithKey } from './presentations.repository.js';
 import { signReceipt } from './receipt.js';
-import { parsePresentation, type ParsedPresentation } from './sd-jwt-parse.js';
+import { parsePresentation, sha256B64url, type ParsedPresentation } from './sd-jwt-parse.js';
 import type { MandateVerificationView, ReceiptError, VerifyMandateInput } from './verify.schemas.js';
 
 /** Who may verify: an admin key, or a key of the mandate's agent (checked against the credential's `jti`). */
@@ -50,13 +50,15 @@ export async function verifyPresentation(deps: MandateDeps, caller: Caller, inpu
   const chain = checkChain(p, deps.mandateKeys, deps.authorization.signer.issuer);
   if (chain) return refuse(chain.error, chain.description);
   const jti = p.open.jwt.payload.jti;
-  const mandate = typeof jti === 'string' ? await findMandateWithKey(deps.authorization.db, scope, jti, p.reference) : undefined;
+  // What is decided once: the closed mandate's signed bytes, whatever the encoding of its signature.
+  const digest = sha256B64url(p.closed.jwt.signingInput);
+  const mandate = typeof jti === 'string' ? await findMandateWithKey(deps.authorization.db, scope, jti, digest) : undefined;
   if (!mandate || (caller.role === 'agent' && mandate.agent_id !== caller.agentId)) return refuse('invalid_credential', NOT_OURS);
   // The root is ours, so its cnf is the key it was issued for; checked again all the same.
   if (!sameKey(p.open.delegate.cnf, mandate.key_jwk)) return refuse('invalid_credential', "The open mandate's cnf is not the agent key it was issued for.");
 
   // Step 3: decided before → its first answer (read with the mandate).
-  if (mandate.decided_answer !== null) return { body: openAnswer(deps, mandate.decided_answer, p.reference), replayed: true };
+  if (mandate.decided_answer !== null) return { body: openAnswer(deps, mandate.decided_answer, digest), replayed: true };
 
   // Step 4.
   const stale = checkFreshness(p, now, input.nonce);
@@ -65,7 +67,7 @@ export async function verifyPresentation(deps: MandateDeps, caller: Caller, inpu
 
   // Steps 5–9.
   const payment = closedPayment(p);
-  const request = mandateRequest(deps, caller, input, p, mandate, payment, answer);
+  const request = mandateRequest(deps, caller, input, p, digest, mandate, payment, answer);
   const spend = { agent_id: mandate.agent_id, amount: payment.amount, currency: payment.currency, vendor: payment.vendor, ...(mandate.category !== null ? { category: mandate.category } : {}) };
   try {
     await decideMandate(deps.authorization, caller, spend, request);
@@ -73,7 +75,7 @@ export async function verifyPresentation(deps: MandateDeps, caller: Caller, inpu
     if (err instanceof AppError && (err.code === 'agent_frozen' || err.code === 'agent_deactivated')) return refuse('invalid_mandate', err.code, mandate.id);
     // The same closed mandate decided by a concurrent presentation (seen under the locks, or the unique reference): its answer.
     if (err instanceof AlreadyDecided || isUniqueViolation(err)) {
-      const first = await replayOf(deps, deps.authorization.db, scope, p.reference);
+      const first = await replayOf(deps, deps.authorization.db, scope, digest);
       if (first !== undefined) return { body: first, replayed: true };
     }
     throw err;
@@ -92,15 +94,15 @@ class AlreadyDecided extends Error {
 const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | undefined)?.code === '23505';
 
 /** The sealed answer's scope: a ciphertext moved onto another presentation's row does not open. */
-const sealScope = (reference: string) => `mandate:${reference}`;
+const sealScope = (closedDigest: string) => `mandate:${closedDigest}`;
 
-async function replayOf(deps: MandateDeps, db: DbOrTrx, scope: Scope, reference: string): Promise<string | undefined> {
-  const row = await findPresentation(db, scope, reference);
-  return row && openAnswer(deps, row.response_sealed, reference);
+async function replayOf(deps: MandateDeps, db: DbOrTrx, scope: Scope, closedDigest: string): Promise<string | undefined> {
+  const row = await findPresentation(db, scope, closedDigest);
+  return row && openAnswer(deps, row.response_sealed, closedDigest);
 }
 
-function openAnswer(deps: MandateDeps, sealed: string, reference: string): string {
-  const body = deps.cipher.open(sealed, sealScope(reference));
+function openAnswer(deps: MandateDeps, sealed: string, closedDigest: string): string {
+  const body = deps.cipher.open(sealed, sealScope(closedDigest));
   if (body === undefined) throw conflict("The answer stored for this presentation can no longer be read (the server's key changed).", 'presentation');
   return body;
 }
@@ -115,6 +117,7 @@ function mandateRequest(
   caller: Caller,
   input: VerifyMandateInput,
   p: ParsedPresentation,
+  digest: string,
   mandate: MandateWithKey,
   payment: ClosedPayment,
   answer: ReturnType<typeof answerer>,
@@ -125,7 +128,7 @@ function mandateRequest(
     ref,
     body: undefined,
     async check(trx, now) {
-      const m = await lockMandateForPresentation(trx, mandate.id, p.reference, payment.transaction_id);
+      const m = await lockMandateForPresentation(trx, mandate.id, digest, payment.transaction_id);
       if (m?.decided) throw new AlreadyDecided();
       refusal = mandateRefusal(m, input, p, payment, now);
       return refusal;
@@ -137,13 +140,14 @@ function mandateRequest(
         view.decision === 'approved' && countMandateUse(trx, mandate.id, payment.amount, new Date(view.timestamp), 'used'),
         presentationInsert({
           reference: p.reference,
+          closed_digest: digest,
           account_id: caller.accountId,
           livemode: caller.livemode,
           mandate_id: mandate.id,
           transaction_id: payment.transaction_id,
           decision_id: view.decision_id,
           outcome: view.decision === 'approved' ? 'approved' : 'denied',
-          response_sealed: deps.cipher.seal(body, sealScope(p.reference)),
+          response_sealed: deps.cipher.seal(body, sealScope(digest)),
           created_at: new Date(view.timestamp),
         }),
       ]);

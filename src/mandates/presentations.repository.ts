@@ -14,23 +14,24 @@ export type PresentationRow = Selectable<MandatePresentationsTable>;
 
 /**
  * A mandate with the agent key it is bound to (`cnf`): the key's status and public JWK; and the
- * sealed first answer to the presentation `reference`, when it was decided before.
+ * sealed first answer to the closed mandate `closedDigest`, when it was decided before.
  */
 export type MandateWithKey = MandateRow & { key_status: 'active' | 'revoked'; key_jwk: Record<string, string>; decided_answer: string | null };
 
 /**
- * The mandate `id` of `scope`, its agent key and the answer already given to `reference`, in one
+ * The mandate `id` of `scope`, its agent key and the answer already given to the closed mandate
+ * whose signed bytes hash to `closedDigest` (any encoding of its signature), in one
  * statement and without a lock: steps 2–4 need them before the decision's transaction (the lock is
  * taken there, after the agent's).
  */
-export async function findMandateWithKey(db: DbOrTrx, scope: Scope, id: string, reference: string): Promise<MandateWithKey | undefined> {
+export async function findMandateWithKey(db: DbOrTrx, scope: Scope, id: string, closedDigest: string): Promise<MandateWithKey | undefined> {
   const row = await db
     .selectFrom('mandates as m')
     .innerJoin('agent_keys as k', 'k.id', 'm.agent_key_id')
     .selectAll('m')
     .select(['k.status as key_status', 'k.jwk as key_jwk'])
     .select((eb) =>
-      eb.selectFrom('mandate_presentations as p').select('p.response_sealed').where('p.reference', '=', reference).whereRef('p.mandate_id', '=', 'm.id').as('decided_answer'),
+      eb.selectFrom('mandate_presentations as p').select('p.response_sealed').where('p.closed_digest', '=', closedDigest).whereRef('p.mandate_id', '=', 'm.id').as('decided_answer'),
     )
     .where('m.id', '=', id)
     .$call(inScope(scope, 'm'))
@@ -44,16 +45,16 @@ export async function lockMandate(trx: DbOrTrx, id: string): Promise<MandateRow 
 }
 
 /**
- * The mandate's row, locked, and in the same statement whether `reference` was decided already and
+ * The mandate's row, locked, and in the same statement whether `closedDigest` was decided already and
  * whether `transactionId` was approved under it. Called under the agent's lock, which every writer
  * of the mandate's presentations holds until it commits: what they wrote is in this snapshot.
  */
-export async function lockMandateForPresentation(trx: DbOrTrx, id: string, reference: string, transactionId: string) {
+export async function lockMandateForPresentation(trx: DbOrTrx, id: string, closedDigest: string, transactionId: string) {
   return trx
     .selectFrom('mandates as m')
     .selectAll('m')
     .select((eb) => [
-      eb.exists(eb.selectFrom('mandate_presentations as d').select('d.reference').where('d.reference', '=', reference)).as('decided'),
+      eb.exists(eb.selectFrom('mandate_presentations as d').select('d.reference').where('d.closed_digest', '=', closedDigest)).as('decided'),
       eb
         .exists(
           eb
@@ -70,9 +71,9 @@ export async function lockMandateForPresentation(trx: DbOrTrx, id: string, refer
     .executeTakeFirst();
 }
 
-/** The presentation of `reference` decided before in `scope`, if any. */
-export async function findPresentation(db: DbOrTrx, scope: Scope, reference: string): Promise<PresentationRow | undefined> {
-  return db.selectFrom('mandate_presentations').selectAll().where('reference', '=', reference).$call(inScope(scope)).executeTakeFirst();
+/** The presentation of the closed mandate `closedDigest` decided before in `scope`, if any. */
+export async function findPresentation(db: DbOrTrx, scope: Scope, closedDigest: string): Promise<PresentationRow | undefined> {
+  return db.selectFrom('mandate_presentations').selectAll().where('closed_digest', '=', closedDigest).$call(inScope(scope)).executeTakeFirst();
 }
 
 /**

@@ -93,6 +93,7 @@ function request(mandateId: string, amount: number, opts: { refuse?: MandateRefu
         view.decision === 'approved' && countMandateUse(trx, mandateId, amount, new Date(), 'used'),
         presentationInsert({
           reference: ref.reference,
+          closed_digest: `digest-${ref.reference}`,
           account_id: acct.id,
           livemode: false,
           mandate_id: mandateId,

@@ -8,8 +8,9 @@ import { sql, type Kysely } from 'kysely';
  * - A mandate's signed content never changes: an UPDATE may only move `status` active → used or
  *   active → revoked (never back), and the counters `uses`, `budget_used`, `last_used_at`, which
  *   never decrease. `expired` is not stored: an active mandate past `expires_at` reads as expired.
- * - `reference` (base64url SHA-256 of the closed JWT) is the primary key of a presentation: the
- *   same closed mandate presented twice, even at once, is decided once.
+ * - `reference` (base64url SHA-256 of the closed JWT) is the primary key of a presentation, and
+ *   `closed_digest` (base64url SHA-256 of the closed JWT's signed `header.payload`) is unique: the
+ *   same closed mandate presented twice, even at once or with its signature re-encoded, is decided once.
  * One statement each: the embedded engine runs a single statement per query.
  */
 const FROZEN = 'id, account_id, livemode, agent_id, agent_key_id, credential, open_mandate, signing_kid, currency, category, single_use, max_occurrences, budget_minor, expires_at, created_at, metadata';
@@ -57,6 +58,7 @@ $$`,
      EXECUTE FUNCTION mandates_immutable()`,
   `CREATE TABLE mandate_presentations (
      reference text PRIMARY KEY,
+     closed_digest text NOT NULL,
      account_id text NOT NULL REFERENCES accounts(id),
      livemode boolean NOT NULL,
      mandate_id text NOT NULL REFERENCES mandates(id),
@@ -66,6 +68,9 @@ $$`,
      response_sealed text NOT NULL,
      created_at timestamptz NOT NULL
    )`,
+  // An ECDSA signature has a second valid encoding (s and n − s): the same closed mandate with it is
+  // another JWT, another reference, but the same signed bytes. Those are what is decided once.
+  'CREATE UNIQUE INDEX mandate_presentations_closed_digest ON mandate_presentations (closed_digest)',
   `CREATE INDEX mandate_presentations_approved ON mandate_presentations (mandate_id, transaction_id) WHERE outcome = 'approved'`,
   'ALTER TABLE decisions ADD COLUMN mandate jsonb',
   // The ledger check sums each mandate's approvals (audit verify).
