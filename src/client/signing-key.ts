@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createECDH, createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { AgentKeyAlg } from '../kernel/caller.js';
 
 /**
@@ -45,6 +45,17 @@ export interface SigningKey {
  * are derived from `d`, and a given `x`/`y` that differs is refused: the thumbprint (the keyid the
  * service looks the key up by) must be that of the key that signs.
  */
+/**
+ * The P-256 public point of `d`, computed: node:crypto keeps the `x` and `y` a JWK gives beside `d`
+ * without checking them, so the key it imports would sign with `d` under someone else's thumbprint.
+ */
+function p256PublicOf(d: string): JsonWebKey {
+  const ecdh = createECDH('prime256v1');
+  ecdh.setPrivateKey(Buffer.from(d, 'base64url'));
+  const point = ecdh.getPublicKey(); // 0x04 ‖ x ‖ y
+  return { x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33, 65).toString('base64url') };
+}
+
 export function parseSigningKey(jwk: unknown): SigningKey {
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw new TypeError('must be a private JWK (a JSON object)');
   const { kty, crv, d, x, y } = jwk as Record<string, unknown>;
@@ -55,7 +66,7 @@ export function parseSigningKey(jwk: unknown): SigningKey {
   let derived: JsonWebKey;
   try {
     privateKey = createPrivateKey({ key: { kty, crv, d, x, y } as JsonWebKey, format: 'jwk' });
-    derived = createPublicKey(privateKey).export({ format: 'jwk' });
+    derived = alg === 'ed25519' ? createPublicKey(privateKey).export({ format: 'jwk' }) : p256PublicOf(d);
   } catch {
     throw new TypeError('is not a valid key of its kind (x, y and d must be base64url-encoded points and scalars of that curve)');
   }

@@ -145,12 +145,16 @@ describe('createRequestSigner', () => {
     const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
     const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey.export({ format: 'jwk' });
     const other = keyPair('ed25519').privateJwk;
+    const otherP256 = keyPair('ecdsa-p256-sha256').privateJwk;
     const cases: [unknown, RegExp][] = [
       [publicOnly, /privateJwk must be a private key/],
       [rsa, /privateJwk must be an Ed25519 .* or P-256/],
       [p384, /privateJwk must be an Ed25519 .* or P-256/],
       [{ kty: 'oct', k: 'c2VjcmV0' }, /privateJwk must be an Ed25519/],
       [{ ...ed, x: other.x }, /privateJwk does not hold the public key of its d/],
+      // node:crypto imports a P-256 JWK whose x and y are another key's without a word: the point is computed from d.
+      [{ ...keys['ecdsa-p256-sha256'].privateJwk, x: otherP256.x, y: otherP256.y }, /privateJwk does not hold the public key of its d/],
+      [{ ...keys['ecdsa-p256-sha256'].privateJwk, y: otherP256.y }, /privateJwk does not hold the public key of its d|privateJwk is not a valid key/],
       [{ ...ed, d: 'not base64url!' }, /privateJwk is not a valid key|privateJwk does not hold/],
       ['{"kty":"OKP"}', /privateJwk must be a private JWK/],
     ];
