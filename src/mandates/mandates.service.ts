@@ -12,6 +12,7 @@ import { newId } from '../kernel/ids.js';
 import { findAgentInScope } from '../agents/agents.repository.js';
 import { findPolicyInScope, type PolicyRow } from '../policies/policies.repository.js';
 import { vendorListed } from '../policies/vendor.js';
+import { payeeVendor } from './chain.js';
 import { buildOpenMandate, issueCredential, type MandateTerms } from './credential.js';
 import type { MandateDeps } from './mandate-deps.js';
 import { auditRevoked } from './mandate-hooks.js';
@@ -45,13 +46,13 @@ async function cnfKey(trx: DbOrTrx, scope: Scope, agentId: string, keyId: string
   return { id: keys[0]!.id, jwk: jwkOf(keys[0]!.jwk) };
 }
 
-/** The vendor a payee's payments are decided as (the verify side derives the same): the host of its website, else its name. */
-const payeeVendor = (p: CreateMandateInput['payees'][number]) => p.website ?? p.name;
 
 /** What the policy says of the request: payees off its lists, an amount above its single maximum. */
 function checkAgainstPolicy(input: CreateMandateInput, policy: PolicyRow): { amountMax: number } {
   input.payees.forEach((payee, i) => {
+    // The vendor its payments will be decided as, derived as verification derives it from the closed mandate's payee.
     const vendor = payeeVendor(payee);
+    if (vendor === undefined) throw invalid(`Payee ${i} has no vendor: its website's host is too long and its name has no normal form.`, `payees.${i}`);
     if (vendorListed(vendor, policy.vendor_denylist)) throw invalid(`Payee ${i} is on the policy's vendor denylist.`, `payees.${i}`);
     if (policy.vendor_allowlist.length > 0 && !vendorListed(vendor, policy.vendor_allowlist)) {
       throw invalid(`Payee ${i} is not on the policy's vendor allowlist.`, `payees.${i}`);
