@@ -517,7 +517,8 @@ async function mandatesRun() {
       api_cpu_ratio: api,
       postgres_cpu_ratio: ratio(v.postgres_cpu_ms_per_request.total, a.postgres_cpu_ms_per_request.total),
       // Fewer approvals than requests: replays (ran out of presentations) or refusals; the figure is then not that of decided verifications.
-      verifications_not_approved: v.requests - (v.approved ?? 0),
+      // (Approvals may exceed the requests counted: those still in flight when the step's clock ran out are decided all the same.)
+      verifications_not_approved: Math.max(0, v.requests - (v.approved ?? 0)),
       budget: MANDATE_CPU_RATIO_BUDGET,
       met: api === null ? null : api <= MANDATE_CPU_RATIO_BUDGET,
     };

@@ -126,7 +126,7 @@ describe('mandates through spend-auth/client', () => {
     expect(unreachable).toMatchObject({ ok: false, code: 'network_error' });
   });
 
-  test.skip('the agent closes with closeMandate and presents it signed; the receipt verifies against the JWKS; a second presentation replays', async () => {
+  test('the agent closes with closeMandate and presents it signed; the receipt verifies against the JWKS; a second presentation replays', async () => {
     const a = await agent(true);
     const mandate = await issued(admin(), issueBody(a));
     const signer = await createRequestSigner({ privateJwk: a.privateJwk });
@@ -170,7 +170,8 @@ describe('mandates through spend-auth/client', () => {
     const after = await admin().get(mandate.id);
     expect(after.ok && after.body).toMatchObject({ status: 'used', uses: 1, budget_used: 4_200 });
     const second = await agentClient.verify({ presentation: await close(a, mandate), open_checkout_hash: checkout });
-    expect(second.ok && second.body).toMatchObject({ status: 'Error', error: 'invalid_mandate', authorization_token: undefined });
+    expect(second.ok && second.body).toMatchObject({ status: 'Error', error: 'invalid_mandate' });
+    expect(second.ok && 'authorization_token' in second.body).toBe(false);
     expect(second.ok && second.body.decision_id).toMatch(/^dec_/);
 
     const decision = await acct.test.get(`/v1/decisions/${first.body.decision_id}`);

@@ -416,6 +416,26 @@ describe('step 9: approved', () => {
   });
 });
 
+describe('billing (live mode): a decision is one check; refusals before step 6 and replays are none', () => {
+  test('step 1 and step 4: nothing; approval: one; its replay: nothing; a step-6 denial: one', async () => {
+    const live = acct.live!;
+    const checks = async () => (await live.get('/v1/usage')).body.checks as number;
+    const fx = await mandateFixture(live, { mandate: { budget: 50_000, recurrence: { frequency: 'ON_DEMAND' } } });
+    const send = (presentation: string, body: Record<string, unknown> = {}) => live.post('/v1/mandates/verify', { presentation, open_checkout_hash: fx.openCheckoutHash, ...body });
+    const before = await checks();
+    const p = await close(fx);
+    expect((await send(`${p}~${partText(splitPresentation(p).closed)}`)).body.error).toBe('mandates_not_supported');
+    expect((await send(await close(fx, { nonce: 'a' }), { nonce: 'b' })).body.error).toBe('invalid_credential');
+    expect(await checks()).toBe(before);
+    expect((await send(p)).body.status).toBe('Success');
+    expect(await checks()).toBe(before + 1);
+    expect((await send(p)).headers.get('idempotent-replayed')).toBe('true');
+    expect(await checks()).toBe(before + 1);
+    expect((await send(await close(fx), { checkout_jwt_hash: 'another' })).body.error).toBe('invalid_mandate');
+    expect(await checks()).toBe(before + 2);
+  });
+});
+
 describe('receipts', () => {
   async function verifyReceipt(receipt: string) {
     const jwks = (await ctx.raw('/v1/.well-known/jwks.json')).body;
