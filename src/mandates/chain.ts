@@ -100,10 +100,13 @@ export function checkChain(p: ParsedPresentation, keys: MandateKeys, issuer: str
 }
 
 const SKEW_MS = MANDATE_CLOCK_SKEW_SECONDS * 1000;
-const isNumericDate = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+/** Seconds since the epoch within what a Date holds (±8.64e12 s): beyond it an instant cannot be compared or shown. */
+const MAX_NUMERIC_DATE = 8.64e12;
+const isNumericDate = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= MAX_NUMERIC_DATE;
 const isInteger = (v: unknown): v is number => Number.isSafeInteger(v);
 const optional = (o: Json, name: string, test: (v: unknown) => boolean) => !Object.hasOwn(o, name) || test(o[name]);
 const CURRENCY = /^[A-Z]{3}$/;
+const MAX_TRANSACTION_ID_LENGTH = 255;
 /** The longest vendor a decision takes (policies/vendor.ts). */
 const MAX_VENDOR_LENGTH = 255;
 
@@ -125,7 +128,9 @@ const objectWith = (v: unknown, required: readonly string[], optionalNames: read
 
 /** payment_mandate.json (types/*.json by $ref), then what a decision needs of it. */
 function closedMandateProblem(m: Json): string | undefined {
-  if (!isString(own(m, 'transaction_id'))) return 'transaction_id must be a string';
+  const txn = own(m, 'transaction_id');
+  // Bounded: it is stored and indexed with the presentation, and compared with checkout_jwt_hash (≤ 255).
+  if (!isString(txn) || txn.length === 0 || txn.length > MAX_TRANSACTION_ID_LENGTH) return `transaction_id must be a string of 1–${MAX_TRANSACTION_ID_LENGTH} characters`;
   if (!objectWith(own(m, 'payee'), ['id', 'name'], ['website'])) return 'payee must be {id, name, website?} strings';
   if (!optional(m, 'pisp', (v) => objectWith(v, ['legal_name', 'brand_name', 'domain_name']))) return 'pisp must be {legal_name, brand_name, domain_name} strings';
   const pa = own(m, 'payment_amount');

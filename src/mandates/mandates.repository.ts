@@ -2,6 +2,7 @@ import type { Insertable } from 'kysely';
 import type { DbOrTrx, MandatesTable, Selectable } from '../db/database.js';
 import { afterRow } from '../db/pagination.js';
 import { inScope, type Scope } from '../db/scope.js';
+import { MANDATE_CLOCK_SKEW_SECONDS } from './mandate-deps.js';
 
 /**
  * The mandates' own SQL (DECISIONS §20). A leaf: it imports the database layer only, so the
@@ -56,12 +57,15 @@ export async function listMandates(
 export type RevokedMandate = Pick<MandateRow, 'id' | 'account_id' | 'livemode' | 'agent_id' | 'agent_key_id'>;
 
 /**
- * Revokes the mandates `which` selects that are still live at `at` (active, not expired): used,
- * revoked and expired ones have nothing left to revoke and stay as they are. The rows are locked
- * in id order first, so two revocations sweeping the same mandates never deadlock.
+ * Revokes the mandates `which` selects that are still live at `at`: active, and not expired by more
+ * than the clock skew a presentation's `exp` is allowed (DECISIONS §20 step 4), since until then one
+ * may still be accepted. Used, revoked and long-expired ones have nothing left to revoke and stay as
+ * they are. The rows are locked in id order first, so two revocations sweeping the same mandates
+ * never deadlock.
  */
 async function revokeLive(db: DbOrTrx, which: { id?: string; agentKeyId?: string; agentId?: string }, at: Date): Promise<RevokedMandate[]> {
-  let live = db.selectFrom('mandates').select('id').where('status', '=', 'active').where('expires_at', '>', at);
+  const presentableSince = new Date(at.getTime() - MANDATE_CLOCK_SKEW_SECONDS * 1000);
+  let live = db.selectFrom('mandates').select('id').where('status', '=', 'active').where('expires_at', '>', presentableSince);
   if (which.id) live = live.where('id', '=', which.id);
   if (which.agentKeyId) live = live.where('agent_key_id', '=', which.agentKeyId);
   if (which.agentId) live = live.where('agent_id', '=', which.agentId);

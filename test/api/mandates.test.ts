@@ -390,16 +390,39 @@ describe('GET /v1/mandates and /v1/mandates/:id', () => {
       expect(expired.body.data.map((m: any) => m.id)).toEqual([ids.a2]);
       const active = await acct.test.get(`/v1/mandates?agent_id=${a.agentId}&status=active`);
       expect(active.body.data.map((m: any) => m.id)).toEqual([ids.a1]);
-      // Nothing left to revoke: answered as it is, no record.
-      const revoke = await acct.test.post(`/v1/mandates/${ids.a2}/revoke`);
-      expect(revoke.status).toBe(200);
-      expect(revoke.body).toMatchObject({ status: 'expired', revoked_at: null });
-      const records = await auditOf('mandate.revoked', a.agentId);
-      expect(records.map((r) => (r.metadata as any).mandate_id)).not.toContain(ids.a2);
     } finally {
       offsetMs = 0;
     }
     expect((await acct.test.get(`/v1/mandates/${ids.a2}`)).body.status).toBe('active');
+  });
+
+  test('revoking an expired mandate: past the 300 s a presentation may still be late by, nothing is left to revoke; within them it is revoked', async () => {
+    const own = await mandateAgent(acct.test);
+    const late = (await issueMandate(acct.test, own.agentId, { expires_in: 60 })).id;
+    const grace = (await issueMandate(acct.test, own.agentId, { expires_in: 60 })).id;
+    offsetMs = 60_000 + 301_000;
+    try {
+      // Answered as it is, no record: no presentation can pass step 4 any more.
+      const revoke = await acct.test.post(`/v1/mandates/${late}/revoke`);
+      expect(revoke.status).toBe(200);
+      expect(revoke.body).toMatchObject({ status: 'expired', revoked_at: null });
+    } finally {
+      offsetMs = 0;
+    }
+    offsetMs = 61_000;
+    try {
+      // Expired by its own clock, yet a presentation may still be accepted for 300 s (§20's skew): revoked.
+      const revoke = await acct.test.post(`/v1/mandates/${grace}/revoke`);
+      expect(revoke.status).toBe(200);
+      expect(revoke.body.status).toBe('revoked');
+      expect(revoke.body.revoked_at).not.toBeNull();
+    } finally {
+      offsetMs = 0;
+    }
+    const records = await auditOf('mandate.revoked', own.agentId);
+    const revoked = records.map((r) => (r.metadata as any).mandate_id);
+    expect(revoked).toContain(grace);
+    expect(revoked).not.toContain(late);
   });
 
   test("an agent key reads its own agent's mandates only: another agent's is 404, its list is its own", async () => {

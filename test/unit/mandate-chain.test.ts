@@ -337,6 +337,10 @@ describe('step 4: checkFreshness', () => {
     test('an exp that is not a number', () => {
       expect(fresh(tamper(base, { closed: (_h, p) => (p.exp = String(T + 3_600)) }))).toEqual(invalid(/exp is not a NumericDate/));
     });
+    test('an exp or iat beyond what an instant can hold is refused, not thrown on', () => {
+      expect(fresh(tamper(base, { closed: (_h, p) => (p.exp = -1e13) }))).toEqual(invalid(/exp is not a NumericDate/));
+      expect(fresh(tamper(base, { closed: (_h, p) => (p.iat = 1e13) }))).toEqual(invalid(/iat is not a NumericDate/));
+    });
   });
 
   describe('iat (design Q4)', () => {
@@ -381,6 +385,8 @@ describe('step 4: checkFreshness', () => {
     test.each<[string, (m: Json) => void, RegExp]>([
       ['no transaction_id', (m) => delete m.transaction_id, /transaction_id/],
       ['a transaction_id that is not a string', (m) => (m.transaction_id = 7), /transaction_id/],
+      ['an empty transaction_id', (m) => (m.transaction_id = ''), /transaction_id/],
+      ['a transaction_id over 255 characters', (m) => (m.transaction_id = 'x'.repeat(256)), /transaction_id/],
       ['no payee', (m) => delete m.payee, /payee must be/],
       ['a payee without an id', (m) => delete (m.payee as Json).id, /payee must be/],
       ['a payee without a name', (m) => delete (m.payee as Json).name, /payee must be/],
