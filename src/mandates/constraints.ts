@@ -143,7 +143,13 @@ const RULES: Record<string, Rule> = {
       const payee = own(closed, 'payee');
       const id = isObject(payee) ? own(payee, 'id') : undefined;
       if (!isString(id)) return 'the closed mandate has no payee id';
-      return (c.allowed as Json[]).some((e) => e.id === id) ? undefined : `payee ${JSON.stringify(id)} is not one of the mandate's payees`;
+      const entry = (c.allowed as Json[]).find((e) => e.id === id);
+      if (!entry) return `payee ${JSON.stringify(id)} is not one of the mandate's payees`;
+      // The payment's vendor (what the policy checks and the token names) is derived from the closed
+      // payee's website or name, which the agent writes: they must be the allowed entry's own.
+      const p = payee as Json;
+      if (p.name !== entry.name || own(p, 'website') !== own(entry, 'website')) return `payee ${JSON.stringify(id)} must have the name and website the mandate allows for it`;
+      return undefined;
     },
   },
   'payment.allowed_payment_instruments': {

@@ -209,6 +209,12 @@ describe('step 7: a failing constraint, its description starting with its type',
         failed('payment.allowed_payees', 'cat-store-2'),
       );
     });
+    test("an allowed id with another name or website fails: the vendor decided is derived from them", () => {
+      const cat = payees[0]!;
+      for (const changed of [{ ...cat, website: 'https://dogs.example' }, { ...cat, name: 'Dog Store' }, { id: cat.id, name: cat.name }, { ...cat, website: 'https://cats.example.evil' }]) {
+        expect(check(openMandate(), closedMandate({ payee: changed }))).toEqual(failed('payment.allowed_payees', 'name and website'));
+      }
+    });
     test('a payee without an id fails', () => {
       expect(check(openMandate(), closedMandate({ payee: { name: 'Cat Store' } }))).toEqual(failed('payment.allowed_payees', 'no payee id'));
     });
