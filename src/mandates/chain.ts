@@ -74,6 +74,7 @@ export function checkChain(p: ParsedPresentation, keys: MandateKeys, issuer: str
   const root = open.jwt;
   if (root.header.typ !== CREDENTIAL_TYP) return invalid(`the credential's typ is not ${CREDENTIAL_TYP}`);
   if (root.header.alg !== 'ES256') return invalid('the credential is not signed with ES256');
+  if (Object.hasOwn(root.header, 'crit')) return invalid("the credential's header names critical extensions (crit)");
   const kid = root.header.kid;
   const rootKey = isString(kid) ? keys.verifyKeys.get(kid) : undefined;
   if (!rootKey) return invalid('the credential is not signed by a mandate key of this service');
@@ -85,6 +86,8 @@ export function checkChain(p: ParsedPresentation, keys: MandateKeys, issuer: str
   const kb = closed.jwt;
   if (!isString(kb.header.typ) || !CLOSED_TYPS.includes(kb.header.typ)) return invalid(`the closed mandate's typ is not one of ${CLOSED_TYPS.join(', ')}`);
   if (kb.header.alg !== 'ES256') return invalid('the closed mandate is not signed with ES256');
+  // RFC 7515 §4.1.11: an extension named critical must be understood; we understand none.
+  if (Object.hasOwn(kb.header, 'crit')) return invalid("the closed mandate's header names critical extensions (crit), none of which is understood here");
   const agentKey = cnfKey(open.delegate);
   if (typeof agentKey === 'string') return invalid(agentKey);
   if (!es256Verifies(kb, agentKey)) return invalid('the closed mandate is not signed by the key the mandate was issued to');

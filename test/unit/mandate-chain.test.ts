@@ -213,6 +213,9 @@ describe('step 2: checkChain', () => {
     test.each(['ES384', 'ES256K', 'HS256', 'none'])('alg %s (the signature is still ES256)', (alg) => {
       expect(chain(tamper(base, { root: (h) => (h.alg = alg) }))).toEqual(invalid(/not signed with ES256/));
     });
+    test('a header naming critical extensions (crit)', () => {
+      expect(chain(tamper(base, { root: (h) => (h.crit = ['exp']) }))).toEqual(invalid(/critical extensions/));
+    });
     test.each([['another kid', 'kid-other'], ['no kid', undefined], ['a kid that is not a string', 7]])('%s', (_what, kid) => {
       expect(chain(tamper(base, { root: (h) => (kid === undefined ? delete h.kid : (h.kid = kid)) }))).toEqual(invalid(/not signed by a mandate key/));
     });
@@ -241,6 +244,9 @@ describe('step 2: checkChain', () => {
     });
     test('alg ES384', () => {
       expect(chain(tamper(base, { closed: (h) => (h.alg = 'ES384') }))).toEqual(invalid(/closed mandate is not signed with ES256/));
+    });
+    test('a header naming critical extensions (crit)', () => {
+      expect(chain(tamper(base, { closed: (h) => (h.crit = ['exp']) }))).toEqual(invalid(/critical extensions/));
     });
     test('signed by another P-256 key than the mandate\'s cnf (closed by closeMandate with that key)', async () => {
       expect(chain(await close(await credential(), { key: p256().jwk }))).toEqual(invalid(/not signed by the key the mandate was issued to/));
