@@ -41,11 +41,6 @@ export interface SigningKey {
 }
 
 /**
- * Reads a private JWK; a TypeError says what is wrong, never quoting the key. The public members
- * are derived from `d`, and a given `x`/`y` that differs is refused: the thumbprint (the keyid the
- * service looks the key up by) must be that of the key that signs.
- */
-/**
  * The P-256 public point of `d`, computed: node:crypto keeps the `x` and `y` a JWK gives beside `d`
  * without checking them, so the key it imports would sign with `d` under someone else's thumbprint.
  */
@@ -56,6 +51,11 @@ function p256PublicOf(d: string): JsonWebKey {
   return { x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33, 65).toString('base64url') };
 }
 
+/**
+ * Reads a private JWK; a TypeError says what is wrong, never quoting the key. The public members
+ * are derived from `d`, and a given `x`/`y` that differs is refused: the thumbprint (the keyid the
+ * service looks the key up by) must be that of the key that signs.
+ */
 export function parseSigningKey(jwk: unknown): SigningKey {
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw new TypeError('must be a private JWK (a JSON object)');
   const { kty, crv, d, x, y } = jwk as Record<string, unknown>;

@@ -135,7 +135,6 @@ const exited = (child: ChildProcess) => child.exitCode !== null || child.signalC
 async function waitReady(address: string, namespace: string, child: ChildProcess, output: () => string, note: (event: string) => void = () => undefined): Promise<void> {
   const deadline = Date.now() + DEV_SERVER_START_TIMEOUT_MS;
   let lastError = '';
-  let probes = 0;
   const doomed = async () => {
     if (exited(child) || !DOOMED.test(output())) return false;
     const gone = new Promise((resolve) => child.once('exit', resolve));
@@ -161,7 +160,7 @@ async function waitReady(address: string, namespace: string, child: ChildProcess
       if (err instanceof DevServerExitError) throw err;
       const message = (err as Error).message;
       // The first failed probe and each change of its error, not every 250 ms.
-      if (probes++ === 0 || message !== lastError) note(`probe failed: ${message.split('\n')[0]!.slice(0, 160)}`);
+      if (message !== lastError) note(`probe failed: ${message.split('\n')[0]!.slice(0, 160)}`);
       lastError = message;
       await new Promise((r) => setTimeout(r, 250));
     }
