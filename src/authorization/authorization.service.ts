@@ -208,8 +208,8 @@ async function decideLocked(
  * takes it: agent first, as deactivation does, design Q1), so concurrent presentations of one
  * mandate never jointly pass its budget, its count or its single use, nor the agent's budgets.
  * The mandate's own refusal is recorded as a denied decision; otherwise the policy decides, without
- * the hold and duplicate steps. `mandate.record` writes the mandate's side last. A frozen or
- * deactivated agent is an error (step 5): nothing is written.
+ * the hold and duplicate steps. `mandate.record`'s statements (the mandate's side) are written with
+ * the decision's, in one statement. A frozen or deactivated agent is an error (step 5): nothing is written.
  */
 export async function decideMandate(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, mandate: MandateRequest): Promise<DecisionView> {
   if (caller.role === 'reviewer') throw forbidden('Reviewer keys cannot request spend authorizations.');
@@ -229,13 +229,15 @@ export async function decideMandate(deps: AuthorizationDeps, caller: Caller, inp
 async function decideMandateLocked(deps: AuthorizationDeps, trx: DbOrTrx, caller: Caller, input: AuthorizeInput, mandate: MandateRequest): Promise<DecisionView> {
   const locked = await lockAgentWithPolicy(trx, caller.accountId, caller.livemode, input.agent_id);
   const now = deps.now?.() ?? new Date();
+  const periods = periodsOf(now);
   // An agent that cannot transact is prepareDecision's error (step 5), before the mandate is looked at.
-  const refusal = locked?.agent.status === 'active' ? await mandate.check(trx, now) : undefined;
-  const state = locked && { ...locked, spend: await readSpend(trx, locked.agent.id, periodsOf(now)) };
-  const decision = await prepareDecision(deps, trx, caller, input, undefined, state, now, { actor: actorOf(caller), mandate: mandate.ref, refusal });
-  await executeTogether(trx, [countDecision(trx, decision.agent.id), ...writesOf(trx, decision, undefined)]);
+  const checked = locked?.agent.status === 'active' ? await mandate.check(trx, locked.agent.id, now, periods) : undefined;
+  // The spend comes with the mandate's lock (a statement begun under the agent's lock, as readSpend would be).
+  const state = locked && { ...locked, spend: checked?.spend ?? (await readSpend(trx, locked.agent.id, periods)) };
+  const decision = await prepareDecision(deps, trx, caller, input, undefined, state, now, { actor: actorOf(caller), mandate: mandate.ref, refusal: checked?.refusal });
+  // The mandate's side in the decision's own statement: one round trip writes both.
+  await executeTogether(trx, [countDecision(trx, decision.agent.id), ...writesOf(trx, decision, undefined), ...mandate.record(decision.view)]);
   await freezeIfTipped(trx, decision, now);
-  await mandate.record(trx, decision.view);
   return decision.view;
 }
 

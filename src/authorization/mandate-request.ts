@@ -1,5 +1,7 @@
+import type { CompiledQuery } from 'kysely';
 import type { DbOrTrx, MandateRef } from '../db/database.js';
 import type { DecisionView } from '../decisions/decision.view.js';
+import type { SpendState } from '../policies/evaluate.js';
 
 /** Why a mandate presentation was denied before the policy was asked (DECISIONS §20 steps 6–7). */
 export type MandateReasonCode = 'mandate_inactive' | 'mandate_mismatch' | 'mandate_unresolved' | 'mandate_constraint_failed';
@@ -24,9 +26,14 @@ export interface MandateRequest {
   ref: MandateRef;
   /**
    * Under the agent's lock: locks the mandate's row, reads it again and checks steps 6–7 against
-   * it as it stands. A refusal, or undefined to go on to the policy.
+   * it as it stands. In the same statement, begun once the agent's lock was granted (so the latest
+   * committed), the agent's spend in `periods`: one round trip for both. A refusal (undefined: on
+   * to the policy), and that spend.
    */
-  check(trx: DbOrTrx, now: Date): Promise<MandateRefusal | undefined>;
-  /** Written last in the same transaction: the mandate's counters (approved only) and the presentation with its first answer. */
-  record(trx: DbOrTrx, view: DecisionView): Promise<void>;
+  check(trx: DbOrTrx, agentId: string, now: Date, periods: { month: string; day: string }): Promise<{ refusal: MandateRefusal | undefined; spend: SpendState }>;
+  /**
+   * The mandate's side of the decision (its counters when approved, the presentation with its first
+   * answer): statements written in the decision's own statement, after steps 5–8 decided `view`.
+   */
+  record(view: DecisionView): readonly (CompiledQuery | false | undefined)[];
 }

@@ -3,14 +3,14 @@ import { decideMandate } from '../authorization/authorization.service.js';
 import type { MandateRefusal, MandateRequest } from '../authorization/mandate-request.js';
 import type { DbOrTrx } from '../db/database.js';
 import type { Scope } from '../db/scope.js';
-import { executeTogether } from '../db/statements.js';
+import { readSpend, spendFromPeriods } from '../decisions/spend.repository.js';
 import type { DecisionView } from '../decisions/decision.view.js';
 import { requireRole, type Caller, type Role } from '../kernel/caller.js';
 import { AppError, conflict } from '../kernel/errors.js';
 import { checkChain, checkFreshness, closedPayment, type ClosedPayment } from './chain.js';
 import { checkConstraints } from './constraints.js';
 import { CLOSED_VCT, OPEN_VCT, type MandateDeps } from './mandate-deps.js';
-import { countMandateUse, findMandateWithKey, findPresentation, lockMandateForPresentation, presentationInsert, type MandateWithKey } from './presentations.repository.js';
+import { countMandateUse, findMandateWithKey, findPresentation, lockMandateForPresentation, presentationInsert, type LockedMandate, type MandateWithKey } from './presentations.repository.js';
 import { signReceipt } from './receipt.js';
 import { parsePresentation, sha256B64url, type ParsedPresentation } from './sd-jwt-parse.js';
 import type { MandateVerificationView, ReceiptError, VerifyMandateInput } from './verify.schemas.js';
@@ -108,9 +108,9 @@ function openAnswer(deps: MandateDeps, sealed: string, closedDigest: string): st
 }
 
 /**
- * The port `decideMandate` takes: steps 6–7 under the mandate's row lock, and, last in the
- * transaction, the mandate's counters and the presentation with its answer (built and signed here,
- * so the stored bytes are the ones sent).
+ * The port `decideMandate` takes: steps 6–7 under the mandate's row lock (with the agent's spend, in
+ * the same statement), and the mandate's counters and the presentation with its answer (built and
+ * signed here, so the stored bytes are the ones sent), written with the decision.
  */
 function mandateRequest(
   deps: MandateDeps,
@@ -127,17 +127,19 @@ function mandateRequest(
   const request: MandateRequest & { body: string | undefined } = {
     ref,
     body: undefined,
-    async check(trx, now) {
-      const m = await lockMandateForPresentation(trx, mandate.id, digest, payment.transaction_id);
+    async check(trx, agentId, now, periods) {
+      const m = await lockMandateForPresentation(trx, mandate.id, digest, payment.transaction_id, agentId, periods);
       if (m?.decided) throw new AlreadyDecided();
       refusal = mandateRefusal(m, input, p, payment, now);
-      return refusal;
+      // No mandate row (never deleted, so never in practice): the spend by its own statement.
+      return { refusal, spend: m ? spendFromPeriods(periods, m.spend) : await readSpend(trx, agentId, periods) };
     },
-    async record(trx, view) {
+    record(view) {
       const outcome = outcomeOf(view, refusal);
       const body = answer.body(p.reference, mandate.id, view.decision_id, outcome, view.authorization_token, new Date(view.timestamp));
-      await executeTogether(trx, [
-        view.decision === 'approved' && countMandateUse(trx, mandate.id, payment.amount, new Date(view.timestamp), 'used'),
+      request.body = body;
+      return [
+        view.decision === 'approved' && countMandateUse(deps.authorization.db, mandate.id, payment.amount, new Date(view.timestamp), 'used'),
         presentationInsert({
           reference: p.reference,
           closed_digest: digest,
@@ -150,21 +152,14 @@ function mandateRequest(
           response_sealed: deps.cipher.seal(body, sealScope(digest)),
           created_at: new Date(view.timestamp),
         }),
-      ]);
-      request.body = body;
+      ];
     },
   };
   return request;
 }
 
 /** Steps 6–7 against the mandate as locked: the first refusal, or undefined. */
-function mandateRefusal(
-  m: Awaited<ReturnType<typeof lockMandateForPresentation>>,
-  input: VerifyMandateInput,
-  p: ParsedPresentation,
-  payment: ClosedPayment,
-  now: Date,
-): MandateRefusal | undefined {
+function mandateRefusal(m: LockedMandate | undefined, input: VerifyMandateInput, p: ParsedPresentation, payment: ClosedPayment, now: Date): MandateRefusal | undefined {
   if (!m || m.status !== 'active') {
     return { reason_code: 'mandate_inactive', reason: `The mandate is ${m?.status ?? 'gone'}.`, receiptError: 'invalid_mandate' };
   }

@@ -14,7 +14,7 @@ import type { MandateRefusal, MandateRequest } from '../../src/authorization/man
 import type { Caller } from '../../src/kernel/caller.js';
 import { AppError } from '../../src/kernel/errors.js';
 import { newId } from '../../src/kernel/ids.js';
-import { executeTogether } from '../../src/db/statements.js';
+import { readSpend } from '../../src/decisions/spend.repository.js';
 import { countMandateUse, lockMandate, presentationInsert } from '../../src/mandates/presentations.repository.js';
 import { createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
 
@@ -70,27 +70,29 @@ async function newMandate(agent: { agentId: string; keyId: string }, over: { sin
 
 let refs = 0;
 /**
- * A stand-in for the verify service's request: locks the mandate, refuses an inactive one or one
- * whose budget the amount would pass, and records the counters and the presentation.
+ * A stand-in for the verify service's request: locks the mandate and reads the agent's spend (the
+ * real one in one statement), refuses an inactive mandate or one whose budget the amount would
+ * pass, and records the counters and the presentation with the decision.
  */
 function request(mandateId: string, amount: number, opts: { refuse?: MandateRefusal } = {}): MandateRequest & { checked: number } {
   const ref = { id: mandateId, reference: `ref-${Date.now()}-${++refs}`, transaction_id: `txn-${refs}` };
   const req = {
     ref,
     checked: 0,
-    async check(trx: any, _now: Date): Promise<MandateRefusal | undefined> {
+    async check(trx: any, agentId: string, _now: Date, periods: { month: string; day: string }) {
       req.checked++;
       const m = await lockMandate(trx, mandateId);
-      if (!m || m.status !== 'active') return { reason_code: 'mandate_inactive', reason: 'The mandate is not active.', receiptError: 'invalid_mandate' };
-      if (opts.refuse) return opts.refuse;
+      const spend = await readSpend(trx, agentId, periods);
+      if (!m || m.status !== 'active') return { refusal: { reason_code: 'mandate_inactive', reason: 'The mandate is not active.', receiptError: 'invalid_mandate' } as const, spend };
+      if (opts.refuse) return { refusal: opts.refuse, spend };
       if (m.budget_minor !== null && Number(m.budget_used) + amount > Number(m.budget_minor)) {
-        return { reason_code: 'mandate_constraint_failed', reason: 'payment.budget: over', receiptError: 'invalid_mandate' };
+        return { refusal: { reason_code: 'mandate_constraint_failed', reason: 'payment.budget: over', receiptError: 'invalid_mandate' } as const, spend };
       }
-      return undefined;
+      return { refusal: undefined, spend };
     },
-    async record(trx: any, view: any): Promise<void> {
-      await executeTogether(trx, [
-        view.decision === 'approved' && countMandateUse(trx, mandateId, amount, new Date(), 'used'),
+    record(view: any) {
+      return [
+        view.decision === 'approved' && countMandateUse(ctx.database.db, mandateId, amount, new Date(), 'used'),
         presentationInsert({
           reference: ref.reference,
           closed_digest: `digest-${ref.reference}`,
@@ -103,7 +105,7 @@ function request(mandateId: string, amount: number, opts: { refuse?: MandateRefu
           response_sealed: JSON.stringify(view),
           created_at: new Date(),
         }),
-      ]);
+      ];
     },
   };
   return req;
