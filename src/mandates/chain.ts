@@ -9,7 +9,7 @@ import { vendorForm } from '../policies/vendor.js';
 import { mandateInstant } from './constraints.js';
 import { CLOSED_TYPS, CLOSED_VCT, CREDENTIAL_TYP, MANDATE_CLOCK_SKEW_SECONDS, OPEN_VCT, SD_ALG, type MandateKeys } from './mandate-deps.js';
 import { verifyEs256 } from './mandate-signing-keys.js';
-import { sha256B64url, type ParsedJwt, type ParsedPresentation } from './sd-jwt-parse.js';
+import { sha256B64url, type ParsedJwt, type ParsedPart, type ParsedPresentation } from './sd-jwt-parse.js';
 
 export interface ChainFailure {
   error: 'mandates_not_supported' | 'invalid_credential';
@@ -62,6 +62,28 @@ function cnfKey(open: Json): KeyObject | string {
 }
 
 /**
+ * Credentials whose signature verified, by their open part's digest (which fixes the root JWT's
+ * bytes), with the key that verified it: an open mandate is presented again with every payment.
+ * Only a success is kept, and only for that very key object. Bounded, the least recent dropped first.
+ */
+const verifiedRoots = new Map<string, KeyObject>();
+const MAX_VERIFIED_ROOTS = 10_000;
+
+/** The root's ES256 signature under `key`, verified once per open part and key. */
+function rootVerifies(open: ParsedPart, key: KeyObject): boolean {
+  const verifiedBy = verifiedRoots.get(open.digest);
+  if (verifiedBy === key) {
+    verifiedRoots.delete(open.digest);
+    verifiedRoots.set(open.digest, key);
+    return true;
+  }
+  if (!es256Verifies(open.jwt, key)) return false;
+  if (verifiedRoots.size >= MAX_VERIFIED_ROOTS) verifiedRoots.delete(verifiedRoots.keys().next().value!);
+  verifiedRoots.set(open.digest, key);
+  return true;
+}
+
+/**
  * Step 1's `vct`s, then step 2: our root (typ, alg, kid, signature, iss, jti), then the closed part
  * (typ, alg, signed by the open mandate's `cnf.jwk`, no `cnf` of its own, bound to the open part by
  * exactly one of `sd_hash` / `issuer_jwt_hash`, addressed to us), `_sd_alg` on both.
@@ -78,7 +100,7 @@ export function checkChain(p: ParsedPresentation, keys: MandateKeys, issuer: str
   const kid = root.header.kid;
   const rootKey = isString(kid) ? keys.verifyKeys.get(kid) : undefined;
   if (!rootKey) return invalid('the credential is not signed by a mandate key of this service');
-  if (!es256Verifies(root, rootKey)) return invalid('the credential\'s signature does not verify');
+  if (!rootVerifies(open, rootKey)) return invalid('the credential\'s signature does not verify');
   if (root.payload.iss !== issuer) return invalid('the credential was not issued by this service');
   if (!isString(root.payload.jti)) return invalid('the credential has no jti');
   if (root.payload._sd_alg !== SD_ALG) return invalid(`the credential's _sd_alg is not ${SD_ALG}`);
@@ -95,7 +117,7 @@ export function checkChain(p: ParsedPresentation, keys: MandateKeys, issuer: str
   if (Object.hasOwn(kb.payload, 'cnf') || Object.hasOwn(closed.delegate, 'cnf')) return invalid('the closed mandate must not carry a cnf');
   const hasSdHash = Object.hasOwn(kb.payload, 'sd_hash');
   if (hasSdHash === Object.hasOwn(kb.payload, 'issuer_jwt_hash')) return invalid('the closed mandate needs exactly one of sd_hash and issuer_jwt_hash');
-  const binding = hasSdHash ? kb.payload.sd_hash === sha256B64url(open.asSent) : kb.payload.issuer_jwt_hash === sha256B64url(root.compact);
+  const binding = hasSdHash ? kb.payload.sd_hash === open.digest : kb.payload.issuer_jwt_hash === sha256B64url(root.compact);
   if (!binding) return invalid(`the closed mandate's ${hasSdHash ? 'sd_hash' : 'issuer_jwt_hash'} does not match the credential presented`);
   if (kb.payload.aud !== issuer) return invalid('the closed mandate is not addressed to this service');
   if (kb.payload._sd_alg !== SD_ALG) return invalid(`the closed mandate's _sd_alg is not ${SD_ALG}`);

@@ -4,7 +4,7 @@
  * every digest resolved to exactly one disclosure and every disclosure used once. No signature is
  * checked here (chain.ts does, with the keys).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { parseIJson } from '../kernel/i-json.js';
 import { CLOSED_VCT, MAX_DISCLOSURES, MAX_DISCLOSURE_DEPTH, OPEN_VCT, PRESENTATION_MAX_PARTS, SD_ALG } from './mandate-deps.js';
 
@@ -26,11 +26,14 @@ export interface ParsedPart {
   disclosures: string[];
   /** The part as sent, ending `~` (for the open part: what `sd_hash` covers). */
   asSent: string;
+  /** base64url SHA-256 of `asSent` (for the open part: its `sd_hash`). */
+  digest: string;
   /** The single object of `delegate_payload`, every digest replaced by its disclosure. */
   delegate: Record<string, unknown>;
 }
 
 export interface ParsedPresentation {
+  /** Shared with every presentation of the same open part (read-only: frozen). */
   open: ParsedPart;
   closed: ParsedPart;
   /** base64url SHA-256 of the closed JWT: the receipt's `reference`. */
@@ -46,10 +49,10 @@ export type ParseFailure = {
 
 export type ParseResult = { ok: true; value: ParsedPresentation } | ({ ok: false } & ParseFailure);
 
-/** SHA-256 of a string's UTF-8 bytes (ASCII for every JWT and disclosure) or of bytes. */
-export const sha256 = (data: string | Uint8Array): Buffer => createHash('sha256').update(data).digest();
+/** SHA-256 of a string's UTF-8 bytes (ASCII for every JWT and disclosure) or of bytes (one-shot: no Hash object). */
+export const sha256 = (data: string | Uint8Array): Buffer => hash('sha256', data, 'buffer');
 /** base64url SHA-256: a disclosure's digest, `sd_hash`, `issuer_jwt_hash`, a receipt's `reference`. */
-export const sha256B64url = (data: string): string => sha256(data).toString('base64url');
+export const sha256B64url = (data: string): string => hash('sha256', data, 'base64url');
 
 /** What a part failed on; thrown inside the parser, answered as `invalid_credential`. */
 class Malformed extends Error {}
@@ -217,8 +220,8 @@ function hasDigests(value: unknown): boolean {
   return '_sd' in value || Object.values(value).some(hasDigests);
 }
 
-/** One part, `jwt~d1~…~dn~`, strictly. */
-function parsePart(asSent: string, what: string): ParsedPart {
+/** One part, `jwt~d1~…~dn~` whose SHA-256 is `digest`, strictly. */
+function parsePart(asSent: string, digest: string, what: string): ParsedPart {
   const segments = asSent.split('~');
   segments.pop(); // `asSent` ends with `~`: the last segment is the empty one after it
   const [compact, ...disclosures] = segments as [string, ...string[]];
@@ -234,15 +237,17 @@ function parsePart(asSent: string, what: string): ParsedPart {
   const resolved = resolver.resolve(delegate_payload, 0) as unknown[];
   resolver.assertAllUsed();
   if (resolved.length !== 1 || !isObject(resolved[0])) throw new Malformed(`${what}: delegate_payload must hold exactly one object`);
-  return { jwt, disclosures, asSent, delegate: resolved[0] };
+  return { jwt, disclosures, asSent, digest, delegate: resolved[0] };
 }
+
+type Peek = { found: boolean; vct?: unknown };
 
 /**
  * The `vct` of a part's delegate object, read leniently (no I-JSON, no strictness), for step 1:
  * `found` is false when the object cannot be told at all. Step 1 beats step 2 wherever the `vct`
  * can be read.
  */
-function peekVct(asSent: string): { found: boolean; vct?: unknown } {
+function peekVct(asSent: string): Peek {
   try {
     const [compact, ...disclosures] = asSent.split('~');
     const payload: unknown = JSON.parse(Buffer.from(compact!.split('.')[1] ?? '', 'base64url').toString('utf8'));
@@ -257,6 +262,47 @@ function peekVct(asSent: string): { found: boolean; vct?: unknown } {
   } catch {
     return { found: false };
   }
+}
+
+/**
+ * Open parts parsed before, by their digest, with their lenient `vct`: an open mandate is presented
+ * again with every payment closed under it, and what is read of it is a function of its text alone.
+ * Shared between requests, so frozen; bounded by their total length, the least recently presented
+ * dropped first.
+ */
+const openParts = new Map<string, { part: ParsedPart; peek: Peek }>();
+const OPEN_PARTS_MAX_CHARS = 8 * 1024 * 1024;
+/** Longer open parts are parsed each time (ours are a few KB). */
+const OPEN_PART_MAX_CHARS = 64 * 1024;
+let openPartsChars = 0;
+
+function knownOpenPart(digest: string): { part: ParsedPart; peek: Peek } | undefined {
+  const known = openParts.get(digest);
+  if (known) {
+    openParts.delete(digest);
+    openParts.set(digest, known);
+  }
+  return known;
+}
+
+function rememberOpenPart(part: ParsedPart, peek: Peek): void {
+  if (part.asSent.length > OPEN_PART_MAX_CHARS || openParts.has(part.digest)) return;
+  for (const [digest, old] of openParts) {
+    if (openPartsChars + part.asSent.length <= OPEN_PARTS_MAX_CHARS) break;
+    openParts.delete(digest);
+    openPartsChars -= old.part.asSent.length;
+  }
+  openParts.set(part.digest, { part: deepFreeze(part), peek: deepFreeze(peek) });
+  openPartsChars += part.asSent.length;
+}
+
+/** Freezes objects and arrays all the way down (bytes are left as they are: nothing writes them). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !ArrayBuffer.isView(value) && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
+  }
+  return value;
 }
 
 /** What AP2's `get_closed_mandate_jwt` takes: the last `~~` part up to its first `~`. */
@@ -287,8 +333,10 @@ export function parsePresentation(presentation: string): ParseResult {
   if (segments - parts.length > MAX_DISCLOSURES) return fail('invalid_credential', `a presentation carries at most ${MAX_DISCLOSURES} disclosures`);
 
   const openAsSent = `${parts[0]}~`;
+  const openDigest = sha256B64url(openAsSent);
+  const known = knownOpenPart(openDigest);
   const closedAsSent = parts[1];
-  const open = peekVct(openAsSent);
+  const open = known?.peek ?? peekVct(openAsSent);
   if (open.found && open.vct !== OPEN_VCT) return fail('mandates_not_supported', `the open mandate's vct must be "${OPEN_VCT}"`);
   if (closedAsSent !== undefined) {
     const closed = peekVct(closedAsSent);
@@ -300,8 +348,9 @@ export function parsePresentation(presentation: string): ParseResult {
     if (parts[0] === '') throw new Malformed('the open part is empty');
     if (parts[0]!.endsWith('~')) throw new Malformed('open part: an empty disclosure segment');
     if (!closedAsSent.endsWith('~')) throw new Malformed('the closed part must end with "~" (no key-binding JWT follows it)');
-    const openPart = parsePart(openAsSent, 'open part');
-    const closedPart = parsePart(closedAsSent, 'closed part');
+    const openPart = known?.part ?? parsePart(openAsSent, openDigest, 'open part');
+    if (!known && openPart.delegate.vct === OPEN_VCT) rememberOpenPart(openPart, open);
+    const closedPart = parsePart(closedAsSent, sha256B64url(closedAsSent), 'closed part');
     if (closedPart.disclosures.length === 0) throw new Malformed('closed part: the closed mandate must be disclosed');
     if (openPart.delegate.vct !== OPEN_VCT) return fail('mandates_not_supported', `the open mandate's vct must be "${OPEN_VCT}"`);
     if (closedPart.delegate.vct !== CLOSED_VCT) return fail('mandates_not_supported', `the closed mandate's vct must be "${CLOSED_VCT}"`);

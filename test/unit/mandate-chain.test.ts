@@ -91,6 +91,9 @@ function parsed(presentation: string): ParsedPresentation {
   return r.value;
 }
 
+/** A copy to change what the parser would refuse (its open part is shared between calls, frozen). */
+const editable = (p: ParsedPresentation): ParsedPresentation => structuredClone(p);
+
 // --- the wire, taken apart and put back together (a tampering tool, not the parser under test) ---
 
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64url');
@@ -195,12 +198,12 @@ describe('step 2: checkChain', () => {
 
   describe('step 1 (the vcts, before any signature): mandates_not_supported', () => {
     test('an open mandate of another vct', () => {
-      const p = parsed(base);
+      const p = editable(parsed(base));
       p.open.delegate.vct = 'mandate.payment.open.2';
       expect(checkChain(p, keys, ISS)).toEqual({ error: 'mandates_not_supported', description: expect.stringMatching(/open mandate's vct/) });
     });
     test('a closed mandate of another vct, before any signature is checked', () => {
-      const p = parsed(tamper(base, { rootKey: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey }));
+      const p = editable(parsed(tamper(base, { rootKey: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey })));
       p.closed.delegate.vct = 'mandate.checkout.1';
       expect(checkChain(p, keys, ISS)).toEqual({ error: 'mandates_not_supported', description: expect.stringMatching(/closed mandate's vct/) });
     });
@@ -232,7 +235,7 @@ describe('step 2: checkChain', () => {
       expect(chain(tamper(base, { root: (_h, p) => (jti === undefined ? delete p.jti : (p.jti = jti)) }))).toEqual(invalid(/no jti/));
     });
     test('_sd_alg other than sha-256', () => {
-      const p = parsed(base);
+      const p = editable(parsed(base));
       p.open.jwt.payload._sd_alg = 'sha-512';
       expect(checkChain(p, keys, ISS)).toEqual(invalid(/credential's _sd_alg/));
     });
