@@ -10,7 +10,8 @@ import { AppError, conflict } from '../kernel/errors.js';
 import { checkChain, checkFreshness, closedPayment, type ClosedPayment } from './chain.js';
 import { checkConstraints } from './constraints.js';
 import { CLOSED_VCT, OPEN_VCT, type MandateDeps } from './mandate-deps.js';
-import { countMandateUse, findMandateWithKey, findPresentation, lockMandateForPresentation, presentationInsert, type LockedMandate, type MandateWithKey } from './presentations.repository.js';
+import { knownMandates, type MandateFacts } from './known-mandates.js';
+import { countMandateUse, findMandateWithKey, findPresentation, lockMandateForPresentation, presentationInsert, type LockedMandate } from './presentations.repository.js';
 import { signReceipt } from './receipt.js';
 import { parsePresentation, sha256B64url, type ParsedPresentation } from './sd-jwt-parse.js';
 import type { MandateVerificationView, ReceiptError, VerifyMandateInput } from './verify.schemas.js';
@@ -31,6 +32,12 @@ type Outcome = { status: 'Success' } | { status: 'Error'; error: ReceiptError; e
  * and the answer given before to this presentation, if any). Steps 5–9 are `decideMandate`'s transaction, under the
  * agent's lock and then the mandate's; the answer is built, signed and stored (sealed) inside it, so
  * a replay is the first answer byte for byte. Steps 1, 2, 4 and 5 record nothing and bill nothing.
+ *
+ * A mandate read before (known-mandates.ts) skips the unlocked read when what never changes of it
+ * passes step 2 and the presentation is fresh (step 4): its key's status and whether the closed
+ * mandate was decided are then read under the locks, and any answer the unlocked read could have
+ * given first (a replay, a revoked key, an agent that cannot transact) is given the long way, in
+ * §20's order, after the transaction is rolled back.
  */
 export async function verifyPresentation(deps: MandateDeps, caller: Caller, input: VerifyMandateInput, requestId: string): Promise<{ body: string; replayed: boolean }> {
   requireRole(caller, VERIFIERS);
@@ -50,38 +57,84 @@ export async function verifyPresentation(deps: MandateDeps, caller: Caller, inpu
   const chain = checkChain(p, deps.mandateKeys, deps.authorization.signer.issuer);
   if (chain) return refuse(chain.error, chain.description);
   const jti = p.open.jwt.payload.jti;
+  if (typeof jti !== 'string') return refuse('invalid_credential', NOT_OURS);
   // What is decided once: the closed mandate's signed bytes, whatever the encoding of its signature.
   const digest = sha256B64url(p.closed.jwt.signingInput);
-  const mandate = typeof jti === 'string' ? await findMandateWithKey(deps.authorization.db, scope, jti, digest) : undefined;
-  if (!mandate || (caller.role === 'agent' && mandate.agent_id !== caller.agentId)) return refuse('invalid_credential', NOT_OURS);
+  const known = knownMandates(deps.authorization.db);
+  const ours = (m: MandateFacts) => caller.role !== 'agent' || m.agent_id === caller.agentId;
+  const step = { deps, caller, input, p, digest, answer, refuse, known };
+
+  const facts = known.decided(digest) ? undefined : known.facts(scope, jti);
+  if (facts && ours(facts) && sameKey(p.open.delegate.cnf, facts.key_jwk) && !checkFreshness(p, now, input.nonce)) {
+    const decided = await decide(step, facts, true);
+    if (decided) return decided;
+  }
+
+  const mandate = await findMandateWithKey(deps.authorization.db, scope, jti, digest);
+  if (!mandate || !ours(mandate)) return refuse('invalid_credential', NOT_OURS);
+  known.remember(scope, mandate);
   // The root is ours, so its cnf is the key it was issued for; checked again all the same.
   if (!sameKey(p.open.delegate.cnf, mandate.key_jwk)) return refuse('invalid_credential', "The open mandate's cnf is not the agent key it was issued for.");
 
   // Step 3: decided before → its first answer (read with the mandate).
-  if (mandate.decided_answer !== null) return { body: openAnswer(deps, mandate.decided_answer, digest), replayed: true };
+  if (mandate.decided_answer !== null) {
+    known.markDecided(digest);
+    return { body: openAnswer(deps, mandate.decided_answer, digest), replayed: true };
+  }
 
   // Step 4.
   const stale = checkFreshness(p, now, input.nonce);
   if (stale) return refuse(stale.error, stale.description, mandate.id);
   if (mandate.key_status !== 'active') return refuse('invalid_credential', 'The agent key the mandate is bound to is revoked.', mandate.id);
 
-  // Steps 5–9.
+  return (await decide(step, mandate, false))!;
+}
+
+/** What `decide` works with: one request's presentation, its answers and the caches. */
+interface Step {
+  deps: MandateDeps;
+  caller: Caller;
+  input: VerifyMandateInput;
+  p: ParsedPresentation;
+  digest: string;
+  answer: ReturnType<typeof answerer>;
+  refuse: (error: ReceiptError, description: string, mandateId?: string | null) => { body: string; replayed: boolean };
+  known: ReturnType<typeof knownMandates>;
+}
+
+/**
+ * Steps 5–9: the decision's transaction. With `quick` (the unlocked read skipped), undefined when
+ * the answer is one that read gives first (the long way then gives it; nothing was written).
+ */
+async function decide({ deps, caller, input, p, digest, answer, refuse, known }: Step, mandate: MandateFacts, quick: boolean): Promise<{ body: string; replayed: boolean } | undefined> {
   const payment = closedPayment(p);
-  const request = mandateRequest(deps, caller, input, p, digest, mandate, payment, answer);
+  const request = mandateRequest(deps, caller, input, p, digest, mandate, payment, answer, quick);
   const spend = { agent_id: mandate.agent_id, amount: payment.amount, currency: payment.currency, vendor: payment.vendor, ...(mandate.category !== null ? { category: mandate.category } : {}) };
   try {
     await decideMandate(deps.authorization, caller, spend, request);
   } catch (err) {
-    if (err instanceof AppError && (err.code === 'agent_frozen' || err.code === 'agent_deactivated')) return refuse('invalid_mandate', err.code, mandate.id);
+    if (err instanceof AppError && (err.code === 'agent_frozen' || err.code === 'agent_deactivated')) return quick ? undefined : refuse('invalid_mandate', err.code, mandate.id);
+    if (err instanceof TheLongWay) return undefined;
     // The same closed mandate decided by a concurrent presentation (seen under the locks, or the unique reference): its answer.
     if (err instanceof AlreadyDecided || isUniqueViolation(err)) {
-      const first = await replayOf(deps, deps.authorization.db, scope, digest);
-      if (first !== undefined) return { body: first, replayed: true };
+      const first = await replayOf(deps, deps.authorization.db, { accountId: caller.accountId, livemode: caller.livemode }, digest);
+      if (first !== undefined) {
+        known.markDecided(digest);
+        return { body: first, replayed: true };
+      }
     }
     throw err;
   }
   if (request.body === undefined) throw new Error('verifyPresentation: the decision was committed without its answer');
+  known.markDecided(digest);
   return { body: request.body, replayed: false };
+}
+
+/** Under the locks of a quick decision: what the unlocked read would have answered first (a revoked key, no such mandate). */
+class TheLongWay extends Error {
+  constructor() {
+    super('this presentation is answered before its decision');
+  }
 }
 
 /** The reference decided by a concurrent presentation while this one waited for the locks. */
@@ -118,9 +171,10 @@ function mandateRequest(
   input: VerifyMandateInput,
   p: ParsedPresentation,
   digest: string,
-  mandate: MandateWithKey,
+  mandate: MandateFacts,
   payment: ClosedPayment,
   answer: ReturnType<typeof answerer>,
+  quick: boolean,
 ): MandateRequest & { body: string | undefined } {
   let refusal: MandateRefusal | undefined;
   const ref = { id: mandate.id, reference: p.reference, transaction_id: payment.transaction_id };
@@ -130,6 +184,8 @@ function mandateRequest(
     async check(trx, agentId, now, periods) {
       const m = await lockMandateForPresentation(trx, mandate.id, digest, payment.transaction_id, agentId, periods);
       if (m?.decided) throw new AlreadyDecided();
+      // Step 4's key, which a quick decision did not read before.
+      if (quick && (!m || m.key_status !== 'active')) throw new TheLongWay();
       refusal = mandateRefusal(m, input, p, payment, now);
       // No mandate row (never deleted, so never in practice): the spend by its own statement.
       return { refusal, spend: m ? spendFromPeriods(periods, m.spend) : await readSpend(trx, agentId, periods) };

@@ -49,14 +49,20 @@ export async function lockMandate(trx: DbOrTrx, id: string): Promise<MandateRow 
   return trx.selectFrom('mandates').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-/** The mandate as steps 6–7 read it under its lock, and the agent's spend (`spendFromPeriods` reads it). */
-export type LockedMandate = Pick<MandateRow, 'status' | 'uses' | 'budget_used' | 'last_used_at'> & { decided: boolean; transaction_approved: boolean; spend: SpendByPeriod };
+/** The mandate as steps 6–7 read it under its lock, its agent key's status, and the agent's spend (`spendFromPeriods` reads it). */
+export type LockedMandate = Pick<MandateRow, 'status' | 'uses' | 'budget_used' | 'last_used_at'> & {
+  key_status: 'active' | 'revoked';
+  decided: boolean;
+  transaction_approved: boolean;
+  spend: SpendByPeriod;
+};
 
 /** Built once, and only the columns steps 6–7 read: it runs on every presentation decided. */
 const lockedMandateQuery = compiledOnce((db: DbOrTrx, id: string, closedDigest: string, transactionId: string, agentId: string, month: string, day: string) =>
   db
     .selectFrom('mandates as m')
-    .select(['m.status', 'm.uses', 'm.budget_used', 'm.last_used_at'])
+    .innerJoin('agent_keys as k', 'k.id', 'm.agent_key_id')
+    .select(['m.status', 'm.uses', 'm.budget_used', 'm.last_used_at', 'k.status as key_status'])
     .select((eb) => [
       eb.exists(eb.selectFrom('mandate_presentations as d').select('d.reference').where('d.closed_digest', '=', closedDigest)).as('decided'),
       eb
@@ -76,8 +82,9 @@ const lockedMandateQuery = compiledOnce((db: DbOrTrx, id: string, closedDigest: 
 );
 
 /**
- * The mandate's row, locked, and in the same statement whether `closedDigest` was decided already,
- * whether `transactionId` was approved under it, and the spend of its agent `agentId` in `periods`.
+ * The mandate's row, locked, and in the same statement its agent key's status, whether
+ * `closedDigest` was decided already, whether `transactionId` was approved under it, and the spend
+ * of its agent `agentId` in `periods`.
  * Called under the agent's lock, which every writer of the mandate's presentations and of the
  * agent's spend holds until it commits: what they wrote is in this statement's snapshot.
  */
