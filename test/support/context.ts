@@ -142,7 +142,11 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   const baseUrl = `http://127.0.0.1:${server.port}`;
 
   const raw = async (path: string, init?: RequestInit) => {
-    const res = await toResponse(await fetch(baseUrl + path, init));
+    // fetch's own error says only "fetch failed"; its cause (a reset, a refused connection) is what explains it.
+    const sent = await fetch(baseUrl + path, init).catch((err: Error) => {
+      throw new Error(`${init?.method ?? 'GET'} ${path}: ${err.message} (${(err.cause as Error | undefined)?.message ?? 'no cause given'})`, { cause: err });
+    });
+    const res = await toResponse(sent);
     checkResponse(init?.method ?? 'GET', path, res);
     return res;
   };
