@@ -119,7 +119,9 @@ async function startDev(dataDir: string, overrides: Record<string, string | unde
     exited,
     async stop() {
       if (!hasExited) child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      // Past the process's own 25 s shutdown deadline (docs/operations.md, "Graceful shutdown"),
+      // as a container's stop timeout is: a drain that is slow on a loaded machine still ends by itself.
+      const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
       try {
         return await exited;
       } finally {
