@@ -3,7 +3,7 @@ import { createAccount } from '../../src/accounts/accounts.service.js';
 import type { Plan } from '../../src/db/database.js';
 import { connectDatabase, type ConnectOptions, type Database } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { embeddedTemplate } from './embedded-template.js';
+import { openEmbeddedDatabase } from './embedded-template.js';
 import { createLogger, type Logger } from '../../src/kernel/logger.js';
 import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
@@ -107,14 +107,12 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   const sharedUrl = process.env.DATABASE_URL;
   const own = sharedUrl && opts.ownDatabase && !opts.databaseUrl ? await createScratchDatabase(sharedUrl) : undefined;
   const url = opts.databaseUrl ?? own?.url ?? sharedUrl;
-  const template = url ? undefined : embeddedTemplate();
   // A generous pool wait: the 200-way concurrency tests queue on one agent's lock on a loaded machine.
   const hooks = { ...(opts.onQuery ? { onQuery: opts.onQuery } : {}), ...(opts.wrapDriver ? { wrapDriver: opts.wrapDriver } : {}) };
   const database =
-    opts.database ??
-    (await connectDatabase(url ? { databaseUrl: url, poolSize: 10, connectTimeoutMs: 30_000, ...hooks } : { dataDir: 'memory://', ...(template ? { loadDataDir: template } : {}), ...hooks }));
-  // Global setup already migrated the shared server database and the embedded template; an own one is new.
-  if (((!sharedUrl && !template) || own) && !opts.databaseUrl && !opts.database) await migrateToLatest(database.db);
+    opts.database ?? (url ? await connectDatabase({ databaseUrl: url, poolSize: 10, connectTimeoutMs: 30_000, ...hooks }) : await openEmbeddedDatabase(hooks));
+  // Global setup already migrated the shared server database, and an embedded one opens migrated; an own one is new.
+  if (own && !opts.database) await migrateToLatest(database.db);
   const keys = await keysFromJwks([await generatePrivateJwk()]);
   const signer = { issuer: 'spend-auth-test', keys };
   // No engine runs here: the gateway points at a port nothing listens on, so approvals answer 503.

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
+import { connectDatabase, type ConnectOptions, type Database } from '../../src/db/connect.js';
 import type { DB } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { useTestAuditKey } from './server-keys.js';
@@ -37,9 +38,17 @@ export async function makeEmbeddedTemplate(): Promise<() => void> {
 let template: Blob | undefined;
 
 /** The template to start an embedded database from, or undefined (no global setup made one). */
-export function embeddedTemplate(): Blob | undefined {
+function embeddedTemplate(): Blob | undefined {
   const file = process.env[EMBEDDED_TEMPLATE_ENV];
   if (!file) return undefined;
   template ??= new Blob([readFileSync(file)]);
   return template;
+}
+
+/** A new in-memory database at the latest migration: a copy of the template when there is one, else migrated here. */
+export async function openEmbeddedDatabase(hooks: Pick<ConnectOptions, 'onQuery' | 'wrapDriver'> = {}): Promise<Database> {
+  const template = embeddedTemplate();
+  const database = await connectDatabase({ dataDir: 'memory://', ...hooks, ...(template ? { loadDataDir: template } : {}) });
+  if (!template) await migrateToLatest(database.db);
+  return database;
 }
