@@ -1,25 +1,24 @@
-import { useAuditHmacKey } from '../kernel/audit-key.js';
-import { useEncryptionKey } from '../kernel/encryption-key.js';
-import { loadConfig } from '../config.js';
-import { ConfigError, type Config } from '../kernel/config.js';
-import { describeDatabaseError } from '../db/connect.js';
 import { DataDirInUseError } from '../db/data-dir-lock.js';
+import { ConfigError, type Config } from '../kernel/config.js';
 import { AppError } from '../kernel/errors.js';
 import { ListenError } from '../kernel/listen.js';
-import { migrateBound, PendingMigrationsError } from '../process/migrations.js';
-import { loadServerKeys, type ServerKeys } from '../server-keys.js';
-import { accountInput, accountsCommand } from './accounts.js';
+import type { ServerKeys } from '../server-keys.js';
+import { accountInput, reportMonth } from './arguments.js';
 import { parseCommand, parseSubcommand, USAGE, UsageError } from './commands.js';
-import { withDatabase } from './database.js';
-import { mcpCommand } from './mcp.js';
-import { processCommand } from './serve.js';
-import { temporalSetupCommand } from './temporal-setup.js';
-import { reportMonth, usageCommand } from './usage-report.js';
+
+// A command's module (and with it the service) is imported only once its arguments are good, so
+// `--help` and a refused argument answer without loading, or compiling, the rest of the code.
 
 /** Set once the configuration is read, so a failure can be described in its terms. */
 let loadedConfig: Config | undefined;
 
 async function serverSetup(): Promise<{ config: Config; serverKeys: ServerKeys }> {
+  const [{ loadConfig }, { loadServerKeys }, { useAuditHmacKey }, { useEncryptionKey }] = await Promise.all([
+    import('../config.js'),
+    import('../server-keys.js'),
+    import('../kernel/audit-key.js'),
+    import('../kernel/encryption-key.js'),
+  ]);
   const config = loadConfig(process.env);
   loadedConfig = config;
   // Every command but mcp reads or writes the database, audit records and webhook secrets included
@@ -40,7 +39,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     switch (command) {
       case 'mcp':
-        if (parseCommand('mcp', args)) await mcpCommand();
+        if (parseCommand('mcp', args)) await (await import('./mcp.js')).mcpCommand();
         return;
       case 'serve':
       case 'worker':
@@ -48,12 +47,14 @@ export async function main(argv: string[]): Promise<void> {
         const values = parseCommand(command, args);
         if (!values) return;
         const { config, serverKeys } = await serverSetup();
+        const { processCommand } = await import('./serve.js');
         await processCommand(command, values, config, serverKeys);
         return;
       }
       case 'migrate': {
         if (!parseCommand('migrate', args)) return;
         const { config, serverKeys } = await serverSetup();
+        const [{ withDatabase }, { migrateBound }] = await Promise.all([import('./database.js'), import('../process/migrations.js')]);
         const applied = await withDatabase(config, serverKeys, ({ db }) => migrateBound(db, serverKeys));
         process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
         return;
@@ -63,7 +64,7 @@ export async function main(argv: string[]): Promise<void> {
         if (!values) return;
         const input = accountInput(values);
         const { config, serverKeys } = await serverSetup();
-        await accountsCommand(config, serverKeys, input);
+        await (await import('./accounts.js')).accountsCommand(config, serverKeys, input);
         return;
       }
       case 'usage': {
@@ -71,12 +72,12 @@ export async function main(argv: string[]): Promise<void> {
         if (!values) return;
         const month = reportMonth(values);
         const { config, serverKeys } = await serverSetup();
-        await usageCommand(config, serverKeys, month, values.json === true);
+        await (await import('./usage-report.js')).usageCommand(config, serverKeys, month, values.json === true);
         return;
       }
       case 'temporal': {
         const values = parseSubcommand('temporal', 'temporal setup', args);
-        if (values) await temporalSetupCommand((await serverSetup()).config, values.json === true);
+        if (values) await (await import('./temporal-setup.js')).temporalSetupCommand((await serverSetup()).config, values.json === true);
         return;
       }
       default:
@@ -87,20 +88,27 @@ export async function main(argv: string[]): Promise<void> {
       process.stderr.write(`spend-auth: ${err.message}\n`);
       process.exit(1);
     }
-    if (err instanceof ConfigError || err instanceof UsageError || err instanceof PendingMigrationsError || err instanceof AppError) {
-      process.stderr.write(`spend-auth: ${err.message}\n`);
+    if (err instanceof ConfigError || err instanceof UsageError || err instanceof AppError || (await pendingMigrations(err))) {
+      process.stderr.write(`spend-auth: ${(err as Error).message}\n`);
       if (err instanceof UsageError && err.usage) process.stderr.write(err.usage);
       process.exit(err instanceof ConfigError ? 78 : 2);
     }
-    process.stderr.write(`spend-auth: ${failureLine(err)}\n`);
+    process.stderr.write(`spend-auth: ${await failureLine(err)}\n`);
     // The stack is for whoever debugs the service, not for every user of the command.
     if (loadedConfig && ['debug', 'trace'].includes(loadedConfig.logLevel) && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
     process.exit(1);
   }
 }
 
+/** A command that found the database behind the code (imported here: a usage error needs none of it). */
+async function pendingMigrations(err: unknown): Promise<boolean> {
+  const { PendingMigrationsError } = await import('../process/migrations.js');
+  return err instanceof PendingMigrationsError;
+}
+
 /** Any other failure as one line: the database's in its own terms, anything else by its message. */
-function failureLine(err: unknown): string {
+async function failureLine(err: unknown): Promise<string> {
+  const { describeDatabaseError } = await import('../db/connect.js');
   const described = describeDatabaseError(err, loadedConfig?.databaseUrl);
   if (described) return described;
   const message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim() || 'unknown error';

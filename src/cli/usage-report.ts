@@ -3,18 +3,7 @@ import type { Config } from '../kernel/config.js';
 import { createLogger } from '../kernel/logger.js';
 import { requireMigrated } from '../process/migrations.js';
 import type { ServerKeys } from '../server-keys.js';
-import { isMonth, monthEnd } from '../usage/month.js';
-import { COMMANDS, UsageError, type OptionValues } from './commands.js';
 import { withDatabase } from './database.js';
-
-/** Checked before any configuration or database is touched. */
-export function reportMonth(values: OptionValues): string {
-  const usage = COMMANDS['usage report'].usage;
-  const month = values.month as string | undefined;
-  if (!month || !isMonth(month)) throw new UsageError('--month must be a month as YYYY-MM', usage);
-  if (new Date() < monthEnd(month)) throw new UsageError(`--month ${month} has not ended yet: only a whole month is reported`, usage);
-  return month;
-}
 
 export async function usageCommand(config: Config, serverKeys: ServerKeys, month: string, json: boolean): Promise<void> {
   const { createUsageReporter } = await import('../usage/usage-report.service.js');

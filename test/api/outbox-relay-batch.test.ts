@@ -32,17 +32,30 @@ async function holds(acct: TestAccount, n: number): Promise<string[]> {
 
 const heldRows = (ids: string[]) => ctx.database.db.selectFrom('outbox').selectAll().where('topic', '=', 'held_decision').where('ref_id', 'in', ids).orderBy('id').execute();
 
-/** FAKE engine whose starts take a while, counting how many are in flight at once, and logging what it was asked in order. */
+/**
+ * FAKE engine whose starts take a while, counting how many are in flight at once, and logging what it
+ * was asked in order. With `together`, a start waits (at most 10 s) until that many are in flight
+ * before its own delay, so how many the relay runs at once does not depend on how fast the machine
+ * reads each row before its start.
+ */
 class SlowGateway extends FakeInlineGateway {
   inFlight = 0;
   maxInFlight = 0;
   readonly calls: string[] = [];
-  constructor(private readonly startMs: (decisionId: string) => number) {
+  private readonly gathered: Promise<void>;
+  private gather = () => {};
+  constructor(
+    private readonly startMs: (decisionId: string) => number,
+    private readonly together = 0,
+  ) {
     super({ db: ctx.database.db, signer: ctx.signer });
+    this.gathered = new Promise((resolve) => (this.gather = resolve));
   }
   override async startHeld(decision: DecisionRow) {
     this.inFlight += 1;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    if (this.inFlight >= this.together) this.gather();
+    else await Promise.race([this.gathered, new Promise((r) => setTimeout(r, 10_000).unref())]);
     await sleep(this.startMs(decision.id));
     this.inFlight -= 1;
     this.calls.push(`start ${decision.id}`);
@@ -61,7 +74,7 @@ describe('outbox relay batches', () => {
     // The same hold's resolution, in the same batch as its start (an agent frozen at once writes one).
     await enqueueOutbox(ctx.database.db, 'held_resolved', ids[0]!, acct.id);
     // Its start the slowest of the batch: the other rows are carried meanwhile, the resolution not.
-    const gateway = new SlowGateway((id) => (id === ids[0] ? 300 : 30));
+    const gateway = new SlowGateway((id) => (id === ids[0] ? 300 : 30), Math.min(RELAY_CONCURRENCY, ids.length));
     const relay = new OutboxRelay({ accountId: acct.id, db: ctx.database.db, gateway, log });
     await relay.tick(later());
     expect(gateway.maxInFlight).toBe(Math.min(RELAY_CONCURRENCY, ids.length));

@@ -267,6 +267,7 @@ suite('reviewer dashboard (headless Chromium)', () => {
     await context.close();
   });
 
+  // Its own time limit: two polls of the queue, two 4.5 s waits for the next poll and an approval answered 503.
   test('approvals: a held request appears without a reload; approving it shows the API 503 message; its detail page opens', async () => {
     const { page, context } = await newPage();
     await signIn(page, acct.test.key);
@@ -324,7 +325,7 @@ suite('reviewer dashboard (headless Chromium)', () => {
     expect(await page.locator('main').textContent()).toContain('Status: pending');
     await shot(page, 'decision');
     await context.close();
-  });
+  }, 90_000);
 
   test('approvals: a hold that needs two approvals shows "0 of 2", then "1 of 2 approvals" with who approved (name, time, note) without a reload', async () => {
     const policy = await acct.test.post('/v1/policies', policyBody({ name: 'Two-person spend', budget_single_max: 50_000, require_approval_above: 1_000, approval_rules: [{ above: 10_000, approvals_required: 2 }] }));

@@ -3,6 +3,7 @@ import { createAccount } from '../../src/accounts/accounts.service.js';
 import type { Plan } from '../../src/db/database.js';
 import { connectDatabase, type ConnectOptions, type Database } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { openEmbeddedDatabase } from './embedded-template.js';
 import { createLogger, type Logger } from '../../src/kernel/logger.js';
 import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
@@ -115,9 +116,9 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   // A generous pool wait: the 200-way concurrency tests queue on one agent's lock on a loaded machine.
   const hooks = { ...(opts.onQuery ? { onQuery: opts.onQuery } : {}), ...(opts.wrapDriver ? { wrapDriver: opts.wrapDriver } : {}) };
   const database =
-    opts.database ?? (await connectDatabase(url ? { databaseUrl: url, poolSize: 10, connectTimeoutMs: 30_000, ...hooks } : { dataDir: 'memory://', ...hooks }));
-  // Global setup already migrated the shared server database; an embedded or own one is new.
-  if ((!sharedUrl || own) && !opts.databaseUrl && !opts.database) await migrateToLatest(database.db);
+    opts.database ?? (url ? await connectDatabase({ databaseUrl: url, poolSize: 10, connectTimeoutMs: 30_000, ...hooks }) : await openEmbeddedDatabase(hooks));
+  // Global setup already migrated the shared server database, and an embedded one opens migrated; an own one is new.
+  if (own && !opts.database) await migrateToLatest(database.db);
   const keys = await keysFromJwks([await generatePrivateJwk()]);
   const signer = { issuer: 'spend-auth-test', keys };
   const mandateKeys = opts.mandateKeys ?? mandateKeysFromJwks([await generateMandatePrivateJwk()]);
@@ -150,7 +151,11 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   const baseUrl = `http://127.0.0.1:${server.port}`;
 
   const raw = async (path: string, init?: RequestInit) => {
-    const res = await toResponse(await fetch(baseUrl + path, init));
+    // fetch's own error says only "fetch failed"; its cause (a reset, a refused connection) is what explains it.
+    const sent = await fetch(baseUrl + path, init).catch((err: Error) => {
+      throw new Error(`${init?.method ?? 'GET'} ${path}: ${err.message} (${(err.cause as Error | undefined)?.message ?? 'no cause given'})`, { cause: err });
+    });
+    const res = await toResponse(sent);
     checkResponse(init?.method ?? 'GET', path, res);
     return res;
   };

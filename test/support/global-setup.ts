@@ -2,6 +2,7 @@ import { loadConfig } from '../../src/config.js';
 import { connectDatabase } from '../../src/db/connect.js';
 import { acquireTemporalCli, TemporalCliUnavailableError } from '../../src/temporal/cli-acquisition.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { makeEmbeddedTemplate } from './embedded-template.js';
 import { startConformanceCount } from './openapi-conformance-count.js';
 import { bindServerKeys } from '../../src/server-keys.js';
 import { TEST_AUDIT_HMAC_KEY, TEST_IDEMPOTENCY_KEY, TEST_SERVER_KEYS_ENV, useTestAuditKey } from './server-keys.js';
@@ -15,7 +16,11 @@ export default async function setup(): Promise<() => void> {
   const url = process.env.DATABASE_URL;
   if (!url) {
     console.log('[tests] DATABASE_URL unset: each test file runs on its own embedded PGlite database');
-    return reportConformance;
+    const removeTemplate = await makeEmbeddedTemplate();
+    return () => {
+      removeTemplate();
+      reportConformance();
+    };
   }
   // A database left by an earlier run may hold audit chains that a migration re-seals with the key.
   useTestAuditKey();

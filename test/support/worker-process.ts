@@ -7,8 +7,8 @@
  * would need the test's rows. Prints "ready" once the worker polls.
  */
 import { connectDatabase } from '../../src/db/connect.js';
+import { openEmbeddedDatabase } from './embedded-template.js';
 import { useTestAuditKey } from './server-keys.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/kernel/logger.js';
 import { startWorker } from '../../src/temporal/worker.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
@@ -18,8 +18,7 @@ useTestAuditKey();
 const address = process.env.TEMPORAL_ADDRESS;
 if (!address) throw new Error('TEMPORAL_ADDRESS is required');
 const url = process.env.WORKER_DATABASE_URL;
-const database = await connectDatabase(url ? { databaseUrl: url, poolSize: 2 } : { dataDir: 'memory://' });
-if (!url) await migrateToLatest(database.db);
+const database = url ? await connectDatabase({ databaseUrl: url, poolSize: 2 }) : await openEmbeddedDatabase();
 const signer = { issuer: 'spend-auth-test', keys: await keysFromJwks([await generatePrivateJwk()]) };
 const log = createLogger('silent');
 await startWorker(
