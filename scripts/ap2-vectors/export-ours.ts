@@ -8,14 +8,14 @@
  *   npx tsx scripts/ap2-vectors/export-ours.ts chain           (c) every constraint we issue, closed by us
  *   npx tsx scripts/ap2-vectors/export-ours.ts budget          (d) budget 29 cents, a payment of 29 cents
  *   npx tsx scripts/ap2-vectors/export-ours.ts ed25519-cnf     (e) an open mandate bound to an Ed25519 key
- *   npx tsx scripts/ap2-vectors/export-ours.ts receipts FILE   (f) a Success and an Error receipt for FILE's chain
+ *   npx tsx scripts/ap2-vectors/export-ours.ts receipts FILE   (f) a Success and two Error receipts for FILE's chain, by the service's signer
  */
 import fs from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
 import { closeMandate } from '../../src/client/mandate-close.js';
 import { buildOpenMandate, issueCredential, type MandateTerms, type OpenMandate } from '../../src/mandates/credential.js';
-import { RECEIPT_TYP } from '../../src/mandates/mandate-deps.js';
-import { mandateKeysFromJwks, signEs256 } from '../../src/mandates/mandate-signing-keys.js';
+import { mandateKeysFromJwks } from '../../src/mandates/mandate-signing-keys.js';
+import { signReceipt, type ReceiptInput } from '../../src/mandates/receipt.js';
 import { sha256B64url } from '../../src/mandates/sd-jwt-parse.js';
 import { AGENT_KEY, BUDGET_TERMS, CLAIMS, FULL_TERMS, ISS, MANDATE_KEY, NONCE, OPEN_CHECKOUT_HASH, PAYMENT, T, TRANSACTION_ID, VERIFY_AT, publicOf } from './inputs.js';
 
@@ -36,13 +36,6 @@ const checkInput = (chain: string, context = { total_amount: 0, total_uses: 0 })
   transaction_id: TRANSACTION_ID,
   mandate_context: context,
 });
-
-/** A receipt as §20 writes it: `{alg: ES256, typ: payment-receipt+jwt, kid}` over payment_receipt.json's claims plus aud and livemode. */
-function receipt(claims: Record<string, unknown>): string {
-  const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
-  const signingInput = `${b64({ alg: 'ES256', typ: RECEIPT_TYP, kid: keys.current.kid })}.${b64(claims)}`;
-  return `${signingInput}.${signEs256(keys.current.privateKey, signingInput)}`;
-}
 
 async function main(mode: string | undefined, arg: string | undefined): Promise<unknown> {
   switch (mode) {
@@ -66,16 +59,18 @@ async function main(mode: string | undefined, arg: string | undefined): Promise<
       const { input } = JSON.parse(fs.readFileSync(arg!, 'utf8')) as { input: { chain: string } };
       const closedJwt = input.chain.slice(input.chain.lastIndexOf('~~') + 2).split('~', 1)[0]!;
       const reference = sha256B64url(closedJwt);
-      const common = { iss: ISS, iat: VERIFY_AT, reference, aud: 'acct_0123456789abcdef01234567', livemode: false };
+      // Signed by the service's own signer (src/mandates/receipt.ts), as POST /v1/mandates/verify answers.
+      const common = { issuer: ISS, audience: 'acct_0123456789abcdef01234567', livemode: false, reference, now: new Date(VERIFY_AT * 1000) };
       const decisionId = 'dec_0123456789abcdef01234567';
+      const sign = (paymentId: string, outcome: ReceiptInput['outcome']) => signReceipt(keys, { ...common, paymentId, outcome });
       return {
         chain: input.chain,
         reference,
         mandate_public_jwk: publicOf(MANDATE_KEY),
         receipts: {
-          success: receipt({ ...common, status: 'Success', payment_id: decisionId, psp_confirmation_id: decisionId, network_confirmation_id: decisionId }),
-          error: receipt({ ...common, status: 'Error', error: 'invalid_mandate', error_description: 'payment.budget: 2500 USD would take the budget past 120.00 USD', payment_id: decisionId }),
-          error_before_decision: receipt({ ...common, status: 'Error', error: 'invalid_credential', error_description: 'the closed mandate is not signed by the mandate\'s cnf key', payment_id: 'req_5b0f8c1e2d3a4b5c6d7e8f90' }),
+          success: sign(decisionId, { status: 'Success' }),
+          error: sign(decisionId, { status: 'Error', error: 'invalid_mandate', error_description: 'payment.budget: 2500 USD would take the budget past 120.00 USD' }),
+          error_before_decision: sign('req_5b0f8c1e2d3a4b5c6d7e8f90', { status: 'Error', error: 'invalid_credential', error_description: 'the closed mandate is not signed by the mandate\'s cnf key' }),
         },
       };
     }

@@ -14,6 +14,7 @@ import { buildOpenMandate, issueCredential } from '../../src/mandates/credential
 import { CLOSED_TYPS, CLOSED_VCT, CREDENTIAL_TYP, OPEN_VCT, RECEIPT_TYP } from '../../src/mandates/mandate-deps.js';
 import { mandateKeysFromJwks, verifyEs256 } from '../../src/mandates/mandate-signing-keys.js';
 import { parsePresentation, sha256B64url, type ParsedPresentation } from '../../src/mandates/sd-jwt-parse.js';
+import { signReceipt } from '../../src/mandates/receipt.js';
 import { minorDigits } from '../../src/kernel/money.js';
 import { AGENT_KEY, CLAIMS, FULL_TERMS, ISS, MANDATE_KEY, PAYMENT, T, fixturePath } from '../../scripts/ap2-vectors/inputs.js';
 
@@ -214,6 +215,19 @@ describe('(f) receipts in §20\'s shape', () => {
         expect(claims.error_description).toEqual(expect.any(String));
         expect(claims).not.toHaveProperty('psp_confirmation_id');
       }
+    }
+  });
+
+  test("they are what the service's receipt signer makes: the same header and claims from the same inputs", () => {
+    const keys = mandateKeysFromJwks([MANDATE_KEY]);
+    for (const jws of Object.values(v.input.receipts)) {
+      const [h, p] = jws.split('.') as [string, string];
+      const c = decode(p) as { iss: string; aud: string; iat: number; livemode: boolean; reference: string; payment_id: string; status: 'Success' | 'Error'; error?: string; error_description?: string };
+      const outcome = c.status === 'Success' ? { status: 'Success' as const } : { status: 'Error' as const, error: c.error!, error_description: c.error_description! };
+      const ours = signReceipt(keys, { issuer: c.iss, audience: c.aud, livemode: c.livemode, reference: c.reference, paymentId: c.payment_id, now: new Date(c.iat * 1000), outcome });
+      const [oh, op] = ours.split('.') as [string, string];
+      expect(oh).toBe(h);
+      expect(op).toBe(p);
     }
   });
 });
