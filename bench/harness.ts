@@ -115,8 +115,10 @@ export function selfCpu<T>(work: () => Promise<T>): Promise<{ value: T; user_ms:
 /** Production needs its keys given: fresh ones for the run. */
 export async function productionKeys(): Promise<Record<string, string>> {
   const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+  const mandateKey = await generateKeyPair('ES256', { extractable: true });
   return {
     TOKEN_SIGNING_KEY: JSON.stringify({ ...(await exportJWK(privateKey)), kid: 'bench' }),
+    MANDATE_SIGNING_KEY: JSON.stringify({ ...(await exportJWK(mandateKey.privateKey)), kid: 'bench-mandates' }),
     IDEMPOTENCY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     AUDIT_HMAC_KEY: randomBytes(32).toString('hex'),
   };

@@ -8,6 +8,7 @@
 //   npm run bench -- --batch-sizes 64,1 --label group-commit   (a service per group-commit batch size)
 //   npm run bench -- --soak 600     (10 minutes at 64 connections: RSS, p99 and unsealed audit records per minute)
 //   npm run bench -- --signed --rate 2000 --connections 64   (signed requests, DECISIONS §19: Δ API CPU per request against unsigned)
+//   npm run bench -- --mandates --rate 500 --connections 64  (AP2 mandate verification, DECISIONS §20: API CPU per request ÷ authorize's)
 import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -33,6 +34,7 @@ import {
 } from './harness.js';
 import { BATCH_PHASES } from '../src/authorization/batch-decide.js';
 import { CpuMeter, descendants, measure } from './proc.js';
+import { authorizeLoad, closePresentations, issueMandates, MANDATE_CPU_RATIO_BUDGET, mandateUses, verifyLoad } from './mandates.js';
 import { SIGNED_VARIANTS, signedAgents, signedLoad, type LoadRequest } from './signed-agents.js';
 
 const { values: args } = parseArgs({
@@ -66,18 +68,27 @@ const { values: args } = parseArgs({
      * request against unsigned. Best with --rate (the same work in each variant). No baselines.
      */
     signed: { type: 'boolean', default: false },
+    /**
+     * AP2 mandate verification (DECISIONS §20): an ON_DEMAND mandate per agent; at each connection
+     * count, approved authorize requests, then first presentations of closed mandates (closed before
+     * the clock starts); reports the API CPU per verification ÷ per authorize, held to
+     * MANDATE_CPU_RATIO_BUDGET. Best with --rate (the same work in each). No baselines.
+     */
+    mandates: { type: 'boolean', default: false },
     // Writes a V8 CPU profile of the API process to bench/profiles/ (steady state dominates it).
     profile: { type: 'boolean', default: false },
     /** Node options of the API process alone, space-separated, given as `--api-node-args=--max-semi-space-size=32` (a value that starts with a dash needs the `=`): baselines keep theirs. */
     'api-node-args': { type: 'string' },
     'admin-url': { type: 'string', default: DEFAULT_ADMIN_URL },
+    /** The scratch database the service runs on (dropped and created again by every run). */
+    database: { type: 'string', default: 'spend_auth_bench' },
   },
 });
 const DURATION_S = Number(args.duration);
 const CONNECTIONS = args.connections!.split(',').map(Number);
 const ADMIN_URL = args['admin-url']!;
 const BATCH_SIZES = parseBatchSizes(args['batch-sizes']);
-const DB_NAME = 'spend_auth_bench';
+const DB_NAME = args.database!;
 const PGBENCH_DB = 'spend_auth_pgbench';
 const { admin, dbUrl, backendsOf } = postgresAdmin(ADMIN_URL);
 /** Warm-up of each service start (JIT, pools, caches) before anything is measured. */
@@ -189,8 +200,8 @@ async function load(
         setupRequest: (req) => {
           // Built per request: a signed one carries its own nonce and digest.
           if (opts.request) {
-            const { body, headers } = opts.request();
-            return { ...req, body, headers: { ...req.headers, ...headers } };
+            const { body, headers, path: requestPath } = opts.request();
+            return { ...req, body, headers: { ...req.headers, ...headers }, ...(requestPath ? { path: requestPath } : {}) };
           }
           return { ...req, body: opts.body ? opts.body() : '{}' };
         },
@@ -464,6 +475,86 @@ async function signedRun() {
   console.log(`written to ${path.relative(ROOT, file)}`);
 }
 
+/** Verify bodies to close for a step: one per request at --rate (and a margin), else as many as the unpaced service is expected to take. */
+const UNPACED_VERIFICATIONS_PER_SECOND = 1_500;
+const presentationsFor = (durationS: number) => Math.ceil((args.rate ? Number(args.rate) * 1.1 : UNPACED_VERIFICATIONS_PER_SECOND) * durationS) + 100;
+
+/**
+ * --mandates: on one service (the first batch size), at each connection count, approved authorize
+ * requests and then first presentations of closed AP2 mandates, both with the admin key; the API
+ * CPU per verification ÷ per authorize, held to MANDATE_CPU_RATIO_BUDGET (the run exits 1 above it).
+ */
+async function mandatesRun() {
+  const [batchSize, ...skipped] = BATCH_SIZES as [BatchSize, ...BatchSize[]];
+  if (skipped.length) console.log(`mandates: batch size ${batchLabel(batchSize)} only (the first of --batch-sizes; ${skipped.join(', ')} not run)`);
+  if (!args.rate) console.log('mandates: no --rate, so each variant runs as fast as it goes; CPU per request compares best at one fixed rate');
+  const service = await benchService(batchSize, !args['no-build']);
+  console.log(`issuing a P-256 agent key and an ON_DEMAND mandate for each of ${service.agents.length} agents`);
+  const mandates = await issueMandates(service.base, service.key, service.agents);
+  const authorize = authorizeLoad(service.key, mandates);
+  await service.warm(authorize);
+  await service.warm(verifyLoad(service.key, await closePresentations(mandates, presentationsFor(WARMUP_S))));
+  const stamp = new Date().toISOString();
+  const rows: (AuthorizeRow & { variant: 'authorize' | 'verify'; replays: number; approved: number | null })[] = [];
+  for (const c of CONNECTIONS) {
+    console.log(`authorize (approvals), at ${c} connections for ${DURATION_S} s`);
+    rows.push({ variant: 'authorize', replays: 0, approved: null, ...(await service.step(c, DURATION_S, authorize)) });
+    // Closed before the clock starts: the agent's signing is not the service's CPU.
+    const bodies = await closePresentations(mandates, presentationsFor(DURATION_S));
+    const usesBefore = await mandateUses(service.base, service.key, mandates);
+    const verify = verifyLoad(service.key, bodies);
+    console.log(`mandate verification (${bodies.length} presentations closed), at ${c} connections for ${DURATION_S} s`);
+    const row = await service.step(c, DURATION_S, verify);
+    rows.push({ variant: 'verify', replays: verify.replays(), approved: (await mandateUses(service.base, service.key, mandates)) - usesBefore, ...row });
+  }
+  await service.close();
+  const ratios = CONNECTIONS.map((c) => {
+    const a = rows.find((r) => r.variant === 'authorize' && r.connections === c)!;
+    const v = rows.find((r) => r.variant === 'verify' && r.connections === c)!;
+    const api = ratio(v.api_cpu_ms_per_request.total, a.api_cpu_ms_per_request.total);
+    return {
+      connections: c,
+      api_cpu_ratio: api,
+      postgres_cpu_ratio: ratio(v.postgres_cpu_ms_per_request.total, a.postgres_cpu_ms_per_request.total),
+      // Fewer approvals than requests: replays (ran out of presentations) or refusals; the figure is then not that of decided verifications.
+      // (Approvals may exceed the requests counted: those still in flight when the step's clock ran out are decided all the same.)
+      verifications_not_approved: Math.max(0, v.requests - (v.approved ?? 0)),
+      budget: MANDATE_CPU_RATIO_BUDGET,
+      met: api === null ? null : api <= MANDATE_CPU_RATIO_BUDGET,
+    };
+  });
+  const result = {
+    date: stamp,
+    label: args.label,
+    mode: 'mandates',
+    machine: MACHINE,
+    build: 'dist/ (npm run build), NODE_ENV=production',
+    workers: args.workers ?? 'default',
+    batch_size: batchSize,
+    fixed_rate: args.rate ? Number(args.rate) : null,
+    duration_s: DURATION_S,
+    mandates: mandates.length,
+    rows,
+    ratios,
+  };
+  const file = saveResult(stamp, `mandates-${args.label}`, result);
+  console.log('\n| variant | connections | req/s | p99 ms | non-2xx | approved | replays | API CPU ms/req | PostgreSQL CPU ms/req | load generator CPU ms/req |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    console.log(
+      `| ${r.variant} | ${r.connections} | ${r.rps} | ${r.p99} | ${r.non2xx} | ${orDash(r.approved)} | ${r.replays} | ${r.api_cpu_ms_per_request.total} | ${r.postgres_cpu_ms_per_request.total} | ${r.load_generator_cpu_ms_per_request.total} |`,
+    );
+  }
+  console.log('\nAPI CPU per mandate verification ÷ per authorize decision:');
+  for (const r of ratios) {
+    const warn = r.verifications_not_approved > 0 ? ` (${r.verifications_not_approved} verifications not approved: replays or refusals)` : '';
+    const verdict = r.met === null ? 'not measured' : r.met ? 'met' : 'not met';
+    console.log(`  at ${r.connections} connections: ${orDash(r.api_cpu_ratio)}× (≤ ${r.budget}: ${verdict}), PostgreSQL ${orDash(r.postgres_cpu_ratio)}×${warn}`);
+  }
+  console.log(`written to ${path.relative(ROOT, file)}`);
+  if (ratios.some((r) => r.met === false)) process.exitCode = 1;
+}
+
 interface GoalCheck {
   batch_size: BatchSize;
   metric: Goal['metric'];
@@ -487,6 +578,8 @@ function checkGoals(table: (AuthorizeRow & Record<Goal['metric'], number | null>
 }
 
 async function main() {
+  // No pgbench in a mandates run: its database is left alone.
+  if (args.mandates) return mandatesRun();
   console.log(`preparing databases ${DB_NAME} and ${PGBENCH_DB}`);
   await admin(`DROP DATABASE IF EXISTS ${PGBENCH_DB} WITH (FORCE)`);
   await admin(`CREATE DATABASE ${PGBENCH_DB}`);

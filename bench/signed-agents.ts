@@ -16,8 +16,8 @@ interface SignedAgent {
   signers: Record<Exclude<SignedVariant, 'unsigned'>, RequestSigner>;
 }
 
-/** One request of the load: its body and headers. */
-export type LoadRequest = () => { body: string; headers: Record<string, string> };
+/** One request of the load: its body and headers, and its path when not the step's own (POST /v1/authorize). */
+export type LoadRequest = () => { body: string; headers: Record<string, string>; path?: string };
 
 async function registeredSigner(base: string, adminKey: string, agentId: string, alg: 'ed25519' | 'ecdsa-p256-sha256'): Promise<RequestSigner> {
   const { privateKey } = alg === 'ed25519' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'P-256' });

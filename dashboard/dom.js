@@ -96,7 +96,7 @@ export function details(pairs) {
 
 const minorDigitsCache = new Map();
 /** Digits after the decimal point for a currency (JPY 0, USD 2, KWD 3), from the browser's ISO 4217 data. */
-function minorDigits(currency) {
+export function minorDigits(currency) {
   if (!minorDigitsCache.has(currency)) {
     let digits = 2;
     try {

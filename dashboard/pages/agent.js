@@ -1,7 +1,9 @@
-// One agent: its settings and the public keys it signs its requests with (RFC 9421, DECISIONS §19).
-// Admins add a key by pasting its public JWK and revoke one; reviewers see the list only.
+// One agent: its settings, the public keys it signs its requests with (RFC 9421, DECISIONS §19)
+// and the AP2 mandates issued to it (§20). Admins add a key by pasting its public JWK and revoke
+// keys and mandates; reviewers see the lists only.
 import { api, listAll } from '../api.js';
 import { breakable, busy, details, field, fill, h, pageHeading, table, when } from '../dom.js';
+import { budgetUsedWords, mandateWords, usesWords } from '../mandate-words.js';
 
 const LIST_CAP = 500;
 const ALG_NAMES = { ed25519: 'Ed25519', 'ecdsa-p256-sha256': 'ECDSA P-256' };
@@ -77,6 +79,64 @@ export async function render(view) {
     );
   }
 
+  const mandatesArea = h('div');
+
+  /** The agent's mandates, newest first; `focusTable` as for the keys. */
+  async function loadMandates(focusTable) {
+    let page;
+    try {
+      page = await listAll('/mandates', { query: { agent_id: agent.id }, cap: LIST_CAP });
+    } catch (err) {
+      if (!view.alive()) return;
+      fill(mandatesArea, h('p', {}, 'The mandates could not be loaded.'));
+      view.showError(err);
+      return;
+    }
+    if (!view.alive()) return;
+    fill(mandatesArea,
+      page.truncated ? h('p', { class: 'hint' }, `The list is cut off: only the newest ${LIST_CAP} mandates are shown.`) : null,
+      table(
+        'Mandates',
+        ['Mandate', 'Allows', 'Uses', 'Budget used', 'Status', 'Expires', 'Created', 'Actions'],
+        page.data.map((m) => [
+          h('code', {}, breakable(m.id)),
+          mandateWords(m.open_mandate),
+          usesWords(m),
+          budgetUsedWords(m),
+          h('span', { class: `status status-${m.status}` }, m.status),
+          when(m.expires_at),
+          when(m.created_at),
+          canEdit && m.status === 'active' ? revokeMandateButton(m) : '—',
+        ]),
+      ),
+    );
+    if (focusTable) mandatesArea.querySelector('.table-wrap')?.focus();
+  }
+
+  function revokeMandateButton(m) {
+    return h(
+      'button',
+      {
+        type: 'button',
+        class: 'deny',
+        'aria-label': `Revoke mandate ${m.id}`,
+        onclick: (e) =>
+          busy(e.currentTarget, async () => {
+            if (!window.confirm(`Revoke mandate ${m.id}? Payments the agent closes under it will be refused from now on; the mandate stays listed.`)) return;
+            view.showError(null);
+            try {
+              await api('POST', `/mandates/${encodeURIComponent(m.id)}/revoke`);
+              view.notify(`Revoked mandate ${m.id}.`);
+              await loadMandates(true);
+            } catch (err) {
+              view.showError(err);
+            }
+          }),
+      },
+      'Revoke',
+    );
+  }
+
   const form = h(
     'form',
     { class: 'stack', novalidate: true },
@@ -139,7 +199,15 @@ export async function render(view) {
       h('h2', { id: 'add-key-heading' }, 'Add a key'),
       canEdit ? form : h('p', {}, 'Only admin keys can add or revoke signing keys.'),
     ),
+    h(
+      'section',
+      { 'aria-labelledby': 'mandates-heading' },
+      h('h2', { id: 'mandates-heading' }, 'Mandates'),
+      h('p', { class: 'hint' }, 'AP2 payment mandates issued to this agent: what each allows, and how much of it is used. A revoked mandate stays listed; the agent can no longer pay under it.'),
+      canEdit ? null : h('p', {}, 'Only admin keys can revoke mandates.'),
+      mandatesArea,
+    ),
     h('p', {}, h('a', { href: '#/agents' }, 'All agents')),
   );
-  await load();
+  await Promise.all([load(), loadMandates()]);
 }

@@ -1,4 +1,5 @@
-import type { Db } from '../db/database.js';
+import type { Db, DbOrTrx } from '../db/database.js';
+import type { Caller } from '../kernel/caller.js';
 import type { HostResolver } from '../webhooks/ssrf.js';
 
 /** Names and limits of DECISIONS §19, in one place. */
@@ -36,4 +37,9 @@ export interface AgentKeyDeps {
   directories: KeyDirectoryFetchSettings;
   /** Told when an agent's keys change in this process, so caches of its keys drop it at once. */
   onKeysChanged: (agentId: string) => void;
+  /**
+   * Called inside a key's revocation, in its transaction (after the key row is revoked): what was
+   * bound to the key goes with it (the mandates whose `cnf` it is, DECISIONS §20).
+   */
+  onKeyRevoked?: ((trx: DbOrTrx, key: { id: string; agent_id: string; account_id: string; livemode: boolean }, caller: Caller) => Promise<void>) | undefined;
 }

@@ -167,6 +167,7 @@ export async function revokeAgentKey(deps: AgentKeyDeps, caller: Caller, agentId
       metadata: { agent_key_id: revoked.id, thumbprint: revoked.thumbprint },
       signedBy: signedByOf(caller),
     });
+    await deps.onKeyRevoked?.(trx, revoked, caller);
     return { row: { ...revoked, directory_url: existing.directory_url }, changed: true };
   });
   if (changed) deps.onKeysChanged(agentId);

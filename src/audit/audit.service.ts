@@ -55,7 +55,7 @@ export async function verifyAuditChain(db: Db, accountId: string, livemode: bool
 export interface AuditVerification extends ChainCheck {
   /** Decisions of the account and mode without their `authorization.decision` record. */
   decisions_without_record: number;
-  /** Decisions that differ from their records, and spend counters that differ from the decisions' sum. */
+  /** Decisions that differ from their records, spend counters that differ from the decisions' sum, and mandate counters that differ from their approvals. */
   ledger_mismatches: number;
   /** Up to 10 of them. */
   ledger_mismatch_examples: LedgerMismatch[];
@@ -67,7 +67,7 @@ export interface AuditVerification extends ChainCheck {
 
 /**
  * Verifies the chain, counts decisions whose record is missing, checks that the books balance
- * (decisions against their records, spend counters against the decisions) and checks a checkpoint
+ * (decisions against their records, spend and mandate counters against the decisions) and checks a checkpoint
  * the caller kept, all in one snapshot, and signs a checkpoint of the head that verified. A checkpoint that is
  * not this service's for this account and mode is refused (400) before anything is read.
  */

@@ -51,10 +51,10 @@ const ledgerValues = z.record(z.string(), z.union([z.string(), z.number(), z.nul
 
 const ledgerMismatchSchema = z
   .object({
-    kind: z.enum(['decision', 'spend']).describe('`decision`: a decision differs from its audit records; `spend`: an agent spend counter differs from its decisions'),
-    id: z.string().describe("The decision's id, or for `spend` the agent's id"),
+    kind: z.enum(['decision', 'spend', 'mandate']).describe('`decision`: a decision differs from its audit records; `spend`: an agent spend counter differs from its decisions; `mandate`: a mandate\'s `uses` or `budget_used` differs from its approved decisions'),
+    id: z.string().describe("The decision's id, for `spend` the agent's id, for `mandate` the mandate's id"),
     expected: ledgerValues.describe(
-      'What the records say: for `decision` the differing fields (`amount`, `currency`, `vendor`, `agent_id`, `decision`); for `spend` `{period, approved, reserved}` recomputed from the decisions',
+      'What the records say: for `decision` the differing fields (`amount`, `currency`, `vendor`, `agent_id`, `decision`); for `spend` `{period, approved, reserved}` recomputed from the decisions; for `mandate` `{uses, budget_used}` recomputed from the decisions approved under it (`found` null when no mandate of this account and mode has that id)',
     ),
     found: ledgerValues.describe('What is stored, with the same fields'),
   })
@@ -83,7 +83,7 @@ export const auditVerificationSchema = z
       .int()
       .nonnegative()
       .describe(
-        "Places where the books do not balance: decisions whose amount, currency, vendor, agent or outcome differ from their `authorization.decision` record (the outcome from a resolved hold's latest `approval.completed` record), and agent spend counters (each period of each agent) that differ from the sum recomputed from the decisions, their captures, voids, expiries and releases; any makes `valid` false",
+        "Places where the books do not balance: decisions whose amount, currency, vendor, agent or outcome differ from their `authorization.decision` record (the outcome from a resolved hold's latest `approval.completed` record), agent spend counters (each period of each agent) that differ from the sum recomputed from the decisions, their captures, voids, expiries and releases, and mandates whose `uses` or `budget_used` differ from the count and sum of the decisions approved under them; any makes `valid` false",
       ),
     ledger_mismatch_examples: z
       .array(ledgerMismatchSchema)

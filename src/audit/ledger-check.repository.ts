@@ -6,8 +6,8 @@ export const LEDGER_EXAMPLES = 10;
 
 /** One place where the books do not balance: `expected` is what the audit records (or the decisions) say, `found` what is stored. */
 export interface LedgerMismatch {
-  kind: 'decision' | 'spend';
-  /** The decision's id, or the agent's id for a spend counter (the period is in `expected` and `found`). */
+  kind: 'decision' | 'spend' | 'mandate';
+  /** The decision's id, the agent's id for a spend counter (the period is in `expected` and `found`), or the mandate's id for its counters. */
   id: string;
   expected: Record<string, string | number | null>;
   found: Record<string, string | number | null>;
@@ -139,12 +139,64 @@ export async function spendMismatches(db: DbOrTrx, accountId: string, livemode: 
   };
 }
 
-/** Both checks in the caller's snapshot: decisions against their records first, then the counters. */
-export async function checkLedger(db: DbOrTrx, accountId: string, livemode: boolean): Promise<LedgerCheck> {
-  const decisions = await decisionMismatches(db, accountId, livemode);
-  const spend = await spendMismatches(db, accountId, livemode);
+interface MandateMismatchRow {
+  total: string | number;
+  id: string | null;
+  expected_uses: string | number;
+  expected_budget_used: string | number;
+  found_uses: string | number | null;
+  found_budget_used: string | number | null;
+}
+
+const countOrNull = (v: string | number | null) => (v === null ? null : Number(v));
+
+/**
+ * Mandate counters (DECISIONS §20) against their approved decisions: `uses` is the number of
+ * decisions approved under the mandate (`decisions.mandate->>'id'`), `budget_used` the sum of
+ * their amounts as approved. Captures, voids and expiries change neither (they free the agent's
+ * budget, never the mandate's), and denials count nothing. An approval naming a mandate this
+ * account and mode does not hold is listed too, with `found` null: its use is counted nowhere.
+ * One aggregate statement over the decisions and the mandates.
+ */
+export async function mandateMismatches(db: DbOrTrx, accountId: string, livemode: boolean): Promise<LedgerCheck> {
+  const { rows } = await sql<MandateMismatchRow>`
+    WITH counted AS (
+      SELECT d.mandate->>'id' AS mandate_id, count(*) AS uses, sum(d.amount) AS budget_used
+      FROM decisions d
+      WHERE d.account_id = ${accountId} AND d.livemode = ${livemode} AND d.decision = 'approved' AND d.mandate->>'id' IS NOT NULL
+      GROUP BY d.mandate->>'id'),
+    kept AS (
+      SELECT m.id, m.uses, m.budget_used FROM mandates m WHERE m.account_id = ${accountId} AND m.livemode = ${livemode}),
+    bad AS MATERIALIZED (
+      SELECT coalesce(k.id, c.mandate_id) AS id,
+             coalesce(c.uses, 0) AS expected_uses, coalesce(c.budget_used, 0) AS expected_budget_used,
+             k.uses AS found_uses, k.budget_used AS found_budget_used
+      FROM counted c FULL JOIN kept k ON k.id = c.mandate_id
+      WHERE k.id IS NULL OR k.uses <> coalesce(c.uses, 0) OR k.budget_used <> coalesce(c.budget_used, 0))
+    SELECT (SELECT count(*) FROM bad) AS total, first.*
+    FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT * FROM bad ORDER BY id LIMIT ${LEDGER_EXAMPLES}) first ON true`.execute(db);
   return {
-    mismatches: decisions.mismatches + spend.mismatches,
-    examples: [...decisions.examples, ...spend.examples].slice(0, LEDGER_EXAMPLES),
+    mismatches: Number(rows[0]?.total ?? 0),
+    examples: rows
+      .filter((r) => r.id !== null)
+      .map((r) => ({
+        kind: 'mandate' as const,
+        id: r.id!,
+        expected: { uses: Number(r.expected_uses), budget_used: Number(r.expected_budget_used) },
+        found: { uses: countOrNull(r.found_uses), budget_used: countOrNull(r.found_budget_used) },
+      })),
+  };
+}
+
+/** All checks in the caller's snapshot: decisions against their records first, then the spend counters, then the mandates' counters. */
+export async function checkLedger(db: DbOrTrx, accountId: string, livemode: boolean): Promise<LedgerCheck> {
+  const checks = [
+    await decisionMismatches(db, accountId, livemode),
+    await spendMismatches(db, accountId, livemode),
+    await mandateMismatches(db, accountId, livemode),
+  ];
+  return {
+    mismatches: checks.reduce((n, c) => n + c.mismatches, 0),
+    examples: checks.flatMap((c) => c.examples).slice(0, LEDGER_EXAMPLES),
   };
 }

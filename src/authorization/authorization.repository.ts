@@ -2,9 +2,9 @@ import { sql } from 'kysely';
 import type { DbOrTrx, DecisionsTable, PoliciesTable, Selectable } from '../db/database.js';
 import { inScope } from '../db/scope.js';
 import type { DecisionRow } from '../decisions/decision.view.js';
-import { spendState } from '../decisions/spend.repository.js';
+import { spendByPeriod, spendFromPeriods } from '../decisions/spend.repository.js';
 import { stillUsable } from '../decisions/decisions.repository.js';
-import { compiledOnce, executePrepared, insertRows } from '../db/statements.js';
+import { compiledOnce, insertRows } from '../db/statements.js';
 
 /** A policy as read alongside its agent: its rules; the timestamps are left out. */
 export type BoundPolicy = Omit<Selectable<PoliciesTable>, 'created_at' | 'updated_at' | 'deleted_at'>;
@@ -20,27 +20,25 @@ function agentWithPolicy(db: DbOrTrx, accountId: string, livemode: boolean, agen
     .$call(inScope({ accountId, livemode }, 'a'));
 }
 
+type AgentWithPolicyRow = Awaited<ReturnType<ReturnType<typeof agentWithPolicy>['executeTakeFirstOrThrow']>>;
+/** Built once: it runs on every decision of the locked path. */
+const lockAgentQuery = compiledOnce((db: DbOrTrx, accountId: string, livemode: boolean, agentId: string) => agentWithPolicy(db, accountId, livemode, agentId).forUpdate('a'));
+
 /**
  * Locks the agent's row (every spend change of one agent takes this lock first) and reads its
  * policy in the same round trip. Anything that changes under the lock, like spend, must be read by
  * a later statement: this one's snapshot is taken before the lock is granted.
  */
 export async function lockAgentWithPolicy(trx: DbOrTrx, accountId: string, livemode: boolean, agentId: string) {
-  const [row] = await executePrepared(trx, agentWithPolicy(trx, accountId, livemode, agentId).forUpdate('a'));
+  const { rows } = await trx.executeQuery<AgentWithPolicyRow>(lockAgentQuery(trx, accountId, livemode, agentId));
+  const row = rows[0];
   if (!row) return undefined;
   const { bound_policy: policy, ...agent } = row;
   return { agent, policy: policy ?? undefined };
 }
 
 const agentStateBuilder = (db: DbOrTrx, accountId: string, livemode: boolean, agentId: string, month: string, day: string) =>
-  agentWithPolicy(db, accountId, livemode, agentId).select((eb) =>
-    eb
-      .selectFrom('agent_spend as s')
-      .select(sql<Record<string, [number, number]> | null>`jsonb_object_agg(s.period, jsonb_build_array(s.approved, s.reserved))`.as('spend'))
-      .whereRef('s.agent_id', '=', 'a.id')
-      .where('s.period', 'in', [month, day])
-      .as('spend'),
-  );
+  agentWithPolicy(db, accountId, livemode, agentId).select(spendByPeriod(sql.ref<string>('a.id'), month, day).as('spend'));
 type AgentStateRow = Awaited<ReturnType<ReturnType<typeof agentStateBuilder>['executeTakeFirstOrThrow']>>;
 /** Built once: it runs on every authorization. */
 const agentStateQuery = compiledOnce(agentStateBuilder);
@@ -54,7 +52,7 @@ export async function readAgentState(db: DbOrTrx, accountId: string, livemode: b
   const row = rows[0];
   if (!row) return undefined;
   const { bound_policy: policy, spend: byPeriod, ...agent } = row;
-  const spend = spendState(periods, (p) => ({ approved: byPeriod?.[p]?.[0], reserved: byPeriod?.[p]?.[1] }));
+  const spend = spendFromPeriods(periods, byPeriod);
   return { agent, policy: policy ?? undefined, spend };
 }
 
@@ -83,7 +81,7 @@ export function countDecision(db: DbOrTrx, agentId: string) {
 }
 
 export function decisionInsert(row: DecisionRow) {
-  return insertRows('decisions', [{ ...row, metadata: JSON.stringify(row.metadata), approvals: JSON.stringify(row.approvals), signature: row.signature && JSON.stringify(row.signature), capture_signature: row.capture_signature && JSON.stringify(row.capture_signature) }]);
+  return insertRows('decisions', [{ ...row, metadata: JSON.stringify(row.metadata), approvals: JSON.stringify(row.approvals), signature: row.signature && JSON.stringify(row.signature), capture_signature: row.capture_signature && JSON.stringify(row.capture_signature), mandate: row.mandate && JSON.stringify(row.mandate) }]);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { approvalsRequiredFor, escalatesAt } from '../policies/approval-rules.js';
 import { actorOf, requireRole, signedByOf, ADMIN, ANY_ROLE, type Caller } from '../kernel/caller.js';
-import type { Db, DbOrTrx } from '../db/database.js';
+import type { Db, DbOrTrx, MandateRef } from '../db/database.js';
 import { appendAudit, auditInsertStatement, auditRecord, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
 import type { AuthorizeBatchSettings } from '../kernel/config.js';
 import { DecisionBatcher } from './decision-batcher.js';
@@ -20,7 +20,8 @@ import type { AuthorizeInput } from './authorize.schemas.js';
 import { decisionEventData, toDecisionView, type DecisionRow, type DecisionView, type RailRef } from '../decisions/decision.view.js';
 import { captureAtOnce, railActor, takeCoveringApproval, type RailOutcome, type RailRequest } from './rail-request.js';
 import type { DecisionWaiter } from './decision-waiter.js';
-import { autoFreezeTips, evaluate } from '../policies/evaluate.js';
+import { autoFreezeTips, evaluate, type Evaluation } from '../policies/evaluate.js';
+import type { MandateRefusal, MandateRequest } from './mandate-request.js';
 import { loadSafetyInputs } from './safety.js';
 import { transitionAgent } from '../agents/agents.service.js';
 import { findAgentInScope } from '../agents/agents.repository.js';
@@ -58,8 +59,17 @@ const EVENT_OF = { approved: 'authorize.approved', denied: 'authorize.denied', h
 
 type AgentState = NonNullable<Awaited<ReturnType<typeof readAgentState>>>;
 type PreparedDecision = Awaited<ReturnType<typeof prepareDecision>>;
-/** Who a decision is recorded as, and the rail that asked for it. */
-export type DecisionVia = { actor: AuditInput['actor']; rail?: RailRef | undefined; incrementOf?: string | null | undefined };
+/**
+ * Who a decision is recorded as, and the rail or the mandate that asked for it. With `mandate`, no
+ * hold or duplicate step applies, and `refusal` (the mandate's own rules, failed) is the decision.
+ */
+export type DecisionVia = {
+  actor: AuditInput['actor'];
+  rail?: RailRef | undefined;
+  incrementOf?: string | null | undefined;
+  mandate?: MandateRef | undefined;
+  refusal?: MandateRefusal | undefined;
+};
 
 /**
  * Decides one spend request. Everything it changes (decision, spend counters, audit record, event,
@@ -186,16 +196,58 @@ async function decideLocked(
   await executeTogether(trx, [countDecision(trx, decision.agent.id), ...writesOf(trx, decision, idem)]);
   const view = rail && decision.view.decision === 'approved' ? await captureAtOnce(trx, decision.record.row, actor, now) : decision.view;
   if (idem && !idem.completion) await idem.complete(trx, 200, JSON.stringify(view));
-  if (decision.tipsAutoFreeze) {
-    // Runaway protection: this denial still gets its answer; the agent stops here.
-    const denied = await deniedCount(trx, decision.agent.id, decision.tipsAutoFreeze.window_seconds, now);
-    if (autoFreezeTips(decision.tipsAutoFreeze, denied)) {
-      await transitionAgent(trx, decision.agent, 'frozen', { type: 'system', id: null }, agentStopHooks, 'runaway protection');
-    }
-  }
+  await freezeIfTipped(trx, decision, now);
   const outcome = { kind: 'decided' as const, decision: view };
   if (rail) await rail.record(trx, outcome);
   return outcome;
+}
+
+/**
+ * Decides an AP2 mandate's payment (DECISIONS §20 steps 5–9): in one transaction of its own, never
+ * batched and never unlocked, holding the agent's row lock and then the mandate's (`mandate.check`
+ * takes it: agent first, as deactivation does, design Q1), so concurrent presentations of one
+ * mandate never jointly pass its budget, its count or its single use, nor the agent's budgets.
+ * The mandate's own refusal is recorded as a denied decision; otherwise the policy decides, without
+ * the hold and duplicate steps. `mandate.record`'s statements (the mandate's side) are written with
+ * the decision's, in one statement. A frozen or deactivated agent is an error (step 5): nothing is written.
+ */
+export async function decideMandate(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, mandate: MandateRequest): Promise<DecisionView> {
+  if (caller.role === 'reviewer') throw forbidden('Reviewer keys cannot request spend authorizations.');
+  if (caller.role === 'agent' && caller.agentId !== input.agent_id) throw notFound('agent', 'agent_id');
+  // Behind this process's earlier requests of the agent, as authorize's one-by-one path.
+  const turn = takeTurn(agentKey(caller, input.agent_id));
+  try {
+    await turn.ready;
+    const view = await deps.db.transaction().execute((trx) => decideMandateLocked(deps, trx, caller, input, mandate));
+    deps.onDecision?.(view.decision);
+    return view;
+  } finally {
+    turn.done();
+  }
+}
+
+async function decideMandateLocked(deps: AuthorizationDeps, trx: DbOrTrx, caller: Caller, input: AuthorizeInput, mandate: MandateRequest): Promise<DecisionView> {
+  const locked = await lockAgentWithPolicy(trx, caller.accountId, caller.livemode, input.agent_id);
+  const now = deps.now?.() ?? new Date();
+  const periods = periodsOf(now);
+  // An agent that cannot transact is prepareDecision's error (step 5), before the mandate is looked at.
+  const checked = locked?.agent.status === 'active' ? await mandate.check(trx, locked.agent.id, now, periods) : undefined;
+  // The spend comes with the mandate's lock (a statement begun under the agent's lock, as readSpend would be).
+  const state = locked && { ...locked, spend: checked?.spend ?? (await readSpend(trx, locked.agent.id, periods)) };
+  const decision = await prepareDecision(deps, trx, caller, input, undefined, state, now, { actor: actorOf(caller), mandate: mandate.ref, refusal: checked?.refusal });
+  // The mandate's side in the decision's own statement: one round trip writes both.
+  await executeTogether(trx, [countDecision(trx, decision.agent.id), ...writesOf(trx, decision, undefined), ...mandate.record(decision.view)]);
+  await freezeIfTipped(trx, decision, now);
+  return decision.view;
+}
+
+/** Runaway protection (auto_freeze): this denial still gets its answer; the agent stops here. */
+async function freezeIfTipped(trx: DbOrTrx, decision: PreparedDecision, now: Date): Promise<void> {
+  if (!decision.tipsAutoFreeze) return;
+  const denied = await deniedCount(trx, decision.agent.id, decision.tipsAutoFreeze.window_seconds, now);
+  if (autoFreezeTips(decision.tipsAutoFreeze, denied)) {
+    await transitionAgent(trx, decision.agent, 'frozen', { type: 'system', id: null }, agentStopHooks, 'runaway protection');
+  }
 }
 
 /**
@@ -224,8 +276,12 @@ async function prepareDecision(
 
   const periods = periodsOf(now);
   const request = { amount: input.amount, currency: input.currency, vendor: input.vendor, category: input.category ?? null };
-  const safety = await loadSafetyInputs(db, agent.id, policy, request, idem !== undefined, now);
-  const outcome = evaluate({ agent, policy: policy ?? null, request, spend, ...safety });
+  const outcome = via.refusal ? refused(policy, via.refusal) : await evaluated();
+  async function evaluated(): Promise<Evaluation> {
+    // A mandate's payment has no duplicate step: its lookalikes are not even read.
+    const safety = await loadSafetyInputs(db, agent.id, policy, request, idem !== undefined || via.mandate !== undefined, now);
+    return evaluate({ agent, policy: policy ?? null, request, spend, ...safety }, { holds: via.mandate === undefined });
+  }
 
   const id = newId('dec');
   let token: { token: string; expiresAt: Date } | undefined;
@@ -284,6 +340,7 @@ async function prepareDecision(
     over_capture_amount: null,
     signature: caller.signature ?? null,
     capture_signature: null,
+    mandate: via.mandate ?? null,
   };
   const view = toDecisionView(row);
   const event = { ...eventRecord({ accountId: caller.accountId, livemode: caller.livemode, type: EVENT_OF[outcome.decision], data: {}, now }), data: decisionEventData(row) };
@@ -303,8 +360,7 @@ async function prepareDecision(
       category: request.category,
       policyId: outcome.policy_applied,
       reason: outcome.reason_code,
-      // A rail's decision names its rail (an object: request metadata never holds one).
-      metadata: via.rail ? { ...input.metadata, rail: via.rail, ...(via.incrementOf ? { increment_of: via.incrementOf } : {}) } : (input.metadata ?? {}),
+      metadata: auditMetadata(input, via),
       // Each member of a batch carries its own caller, so its own signer.
       signedBy: signedByOf(caller),
     }),
@@ -318,6 +374,18 @@ async function prepareDecision(
   };
   const tipsAutoFreeze = outcome.decision === 'denied' && policy?.auto_freeze ? policy.auto_freeze : null;
   return { agent, view, record, tipsAutoFreeze, needsLock: tipsAutoFreeze !== null };
+}
+
+/** A mandate's refusal as the decision's outcome; the policy applied is the one bound, if any. */
+function refused(policy: { id: string } | undefined, refusal: MandateRefusal) {
+  return { decision: 'denied' as const, reason_code: refusal.reason_code, reason: refusal.reason, policy_applied: policy?.id ?? null };
+}
+
+/** A rail's or a mandate's decision names it in its record (an object: request metadata never holds one). */
+function auditMetadata(input: AuthorizeInput, via: DecisionVia): Record<string, unknown> {
+  if (via.rail) return { ...input.metadata, rail: via.rail, ...(via.incrementOf ? { increment_of: via.incrementOf } : {}) };
+  if (via.mandate) return { ...input.metadata, mandate: via.mandate };
+  return input.metadata ?? {};
 }
 
 /** The statements that record one decision, run together as one (the one-by-one path). */

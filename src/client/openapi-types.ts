@@ -249,7 +249,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Public keys (JWKS) that verify gca_ tokens offline
+         * Public keys (JWKS) that verify gca_ tokens, AP2 mandates and payment receipts offline
          * @description Public: no key needed.
          */
         get: operations["getV1WellKnownJwksJson"];
@@ -458,6 +458,96 @@ export interface paths {
          * @description Roles: admin.
          */
         delete: operations["deleteV1AgentsIdKeysKeyId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mandates/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify an AP2 mandate presentation (`<open>~~<closed>~`) and decide the payment it closes
+         * @description The presentation is checked in the order of DECISIONS §20 (first failure wins), and every completed check answers 200 with AP2's signed receipt: `status: "Success"` with a `gca_` token, or `status: "Error"` with AP2's `error` (`mandates_not_supported`, `invalid_credential`, `invalid_mandate`, `unresolved_constraint`). From the policy checks on, the outcome is a decision like an authorize one (counted, audited, billed). The same closed mandate presented again gets its first answer, byte for byte, with `Idempotent-Replayed: true`. 400 only for the body's shape.
+         *
+         *     Roles: admin, agent.
+         */
+        post: operations["postV1MandatesVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List mandates (agent keys: their own agent's only)
+         * @description Roles: admin, reviewer, agent.
+         */
+        get: operations["getV1Mandates"];
+        put?: never;
+        /**
+         * Issue an AP2 open Payment Mandate to an agent (an agent key → 403: no agent authorizes itself)
+         * @description Signed ES256 with the mandate signing key (in the JWKS), bound to an active P-256 key of the agent as its `cnf`, within the agent's policy (its currency; `amount_max` at most `budget_single_max`; payees neither denylisted nor off a non-empty allowlist). 404: unknown agent; 403: agent frozen or deactivated; 409: no active policy.
+         *
+         *     Roles: admin.
+         */
+        post: operations["postV1Mandates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mandates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a mandate (agent keys: their own agent's only)
+         * @description Roles: admin, reviewer, agent.
+         */
+        get: operations["getV1MandatesId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mandates/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a mandate (it never verifies again and stays readable; repeatable)
+         * @description A used or expired mandate has nothing left to revoke: it is answered as it is.
+         *
+         *     Roles: admin.
+         */
+        post: operations["postV1MandatesIdRevoke"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1204,7 +1294,7 @@ export interface components {
             /** @description Only when denied or held: the human-readable cause */
             reason?: string | null;
             /** @description Machine-readable cause; null when approved */
-            reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated") | null;
+            reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated" | "mandate_inactive" | "mandate_mismatch" | "mandate_unresolved" | "mandate_constraint_failed") | null;
             /** @description The evaluated policy; null when the agent had none bound */
             policy_applied: string | null;
             /** @description The agent that asked */
@@ -1311,6 +1401,15 @@ export interface components {
                 created: number;
                 /** @description The signature's `nonce`, unique per key (a replay is refused) */
                 nonce: string;
+            } | null;
+            /** @description The AP2 mandate presentation that made this decision (DECISIONS §20); null for decisions asked for otherwise */
+            mandate: {
+                /** @description The mandate presented */
+                id: string;
+                /** @description base64url SHA-256 of the closed mandate's JWT: the receipt's `reference` */
+                reference: string;
+                /** @description The closed mandate's `transaction_id` */
+                transaction_id: string;
             } | null;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
@@ -1339,7 +1438,7 @@ export interface components {
             /** @description Only when denied or held: the human-readable cause */
             reason?: string | null;
             /** @description Machine-readable cause; null when approved */
-            reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated") | null;
+            reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated" | "mandate_inactive" | "mandate_mismatch" | "mandate_unresolved" | "mandate_constraint_failed") | null;
             /** @description The evaluated policy; null when the agent had none bound */
             policy_applied: string | null;
             /** @description The agent that asked */
@@ -1446,6 +1545,15 @@ export interface components {
                 created: number;
                 /** @description The signature's `nonce`, unique per key (a replay is refused) */
                 nonce: string;
+            } | null;
+            /** @description The AP2 mandate presentation that made this decision (DECISIONS §20); null for decisions asked for otherwise */
+            mandate: {
+                /** @description The mandate presented */
+                id: string;
+                /** @description base64url SHA-256 of the closed mandate's JWT: the receipt's `reference` */
+                reference: string;
+                /** @description The closed mandate's `transaction_id` */
+                transaction_id: string;
             } | null;
             /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
             livemode: boolean;
@@ -1501,23 +1609,38 @@ export interface components {
             /** @description Expires at (seconds since the epoch) */
             exp: number;
         };
-        /** @description The JSON Web Key Set that verifies `gca_` tokens offline. */
+        /** @description The JSON Web Key Set that verifies `gca_` tokens, audit checkpoints, AP2 mandates and payment receipts offline. */
         JWKS: {
-            /** @description The current signing key first, then any still accepted */
-            keys: {
+            /** @description The token keys (Ed25519, the current one first), then the mandate keys (P-256, the current one first); a verifier picks its key by `kid` (and `alg`), never by position */
+            keys: ({
                 /** @constant */
                 kty: "OKP";
                 /** @constant */
                 crv: "Ed25519";
                 /** @description The public key, base64url */
                 x: string;
-                /** @description Key id: the `kid` of the tokens it verifies */
+                /** @description Key id: the `kid` of the tokens and audit checkpoints it verifies */
                 kid: string;
                 /** @constant */
                 alg: "EdDSA";
                 /** @constant */
                 use: "sig";
-            }[];
+            } | {
+                /** @constant */
+                kty: "EC";
+                /** @constant */
+                crv: "P-256";
+                /** @description The public key's x coordinate, base64url */
+                x: string;
+                /** @description The public key's y coordinate, base64url */
+                y: string;
+                /** @description Key id: the `kid` of the AP2 mandates and payment receipts it verifies */
+                kid: string;
+                /** @constant */
+                alg: "ES256";
+                /** @constant */
+                use: "sig";
+            })[];
         };
         /** @description An agent: a spender that asks before spending, bound to one policy. */
         Agent: {
@@ -1628,6 +1751,110 @@ export interface components {
             has_more: boolean;
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
+        };
+        /** @description An AP2 open Payment Mandate issued to an agent (DECISIONS §20). */
+        Mandate: {
+            /** @description Mandate id: the credential's `jti` */
+            id: string;
+            /** @constant */
+            object: "mandate";
+            /** @description The agent it lets pay */
+            agent_id: string;
+            /** @description The agent's P-256 key bound as its `cnf`: only that key can close it */
+            agent_key_id: string;
+            /**
+             * @description `active`; `used` (single-use and approved once, or `max_occurrences` reached); `revoked` (by a call, its agent key's revocation or its agent's deactivation); `expired` (active past `expires_at`)
+             * @enum {string}
+             */
+            status: "active" | "used" | "revoked" | "expired";
+            /** @description The SD-JWT (RFC 9901) with every disclosure, ending `~`: header `{alg: "ES256", typ: "mandate+sd-jwt", kid}`, verifiable with the JWKS. The agent closes it with its key */
+            credential: string;
+            /** @description The open Payment Mandate the credential discloses, resolved (no digests) */
+            open_mandate: {
+                /** @constant */
+                vct: "mandate.payment.open.1";
+                /** @description In the order the verifier checks them: `payment.amount_range` first, `payment.reference` last */
+                constraints: ({
+                    /** @description `payment.amount_range`, `payment.allowed_payees`, … */
+                    type: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+                /** @description The agent key that must sign the closed mandate */
+                cnf: {
+                    jwk: {
+                        /** @constant */
+                        kty: "EC";
+                        /** @constant */
+                        crv: "P-256";
+                        x: string;
+                        y: string;
+                    };
+                };
+                /** @description Issued at (seconds since the epoch) */
+                iat: number;
+                /** @description Expires at (seconds since the epoch) */
+                exp: number;
+            };
+            /** @description The category its payments are decided under; null when none */
+            category: string | null;
+            /** @description Approved presentations so far */
+            uses: number;
+            /** @description Sum of the approved amounts, minor units (voids and expiries do not give it back) */
+            budget_used: number;
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it stops verifying
+             */
+            expires_at: string;
+            revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @description Issuance time
+             */
+            created_at: string;
+            /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
+            livemode: boolean;
+            /** @description Key-value pairs set by the caller */
+            metadata: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A page of mandates, newest first (keyset-paginated). */
+        MandateList: {
+            /** @constant */
+            object: "list";
+            /** @description Newest first */
+            data: components["schemas"]["Mandate"][];
+            /** @description True when another page follows */
+            has_more: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        /** @description The outcome of an AP2 mandate presentation. */
+        MandateVerification: {
+            /** @constant */
+            object: "mandate_verification";
+            /**
+             * @description AP2's receipt status
+             * @enum {string}
+             */
+            status: "Success" | "Error";
+            /** @description AP2's error name; null on Success */
+            error: ("mandates_not_supported" | "invalid_credential" | "invalid_mandate" | "unresolved_constraint") | null;
+            /** @description Why; for a failing constraint it starts with the constraint's type; null on Success */
+            error_description: string | null;
+            /** @description base64url SHA-256 of the closed mandate's JWT (the last `~~` part up to its first `~`) */
+            reference: string;
+            /** @description AP2 payment receipt: a compact JWS, `{alg: "ES256", typ: "payment-receipt+jwt", kid}`, verifiable with the JWKS */
+            receipt: string;
+            /** @description The mandate presented; null when the credential was not ours */
+            mandate_id: string | null;
+            /** @description The decision recorded (steps 6–9); null when none was */
+            decision_id: string | null;
+            /** @description Only on Success: the `gca_` token of the approval */
+            authorization_token?: string;
         };
         /** @description A policy: budgets, vendor and category rules and approval thresholds, bound to one or many agents. */
         Policy: {
@@ -1756,7 +1983,7 @@ export interface components {
                 would_be: {
                     /** @enum {string} */
                     decision: "approved" | "denied" | "held";
-                    reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated") | null;
+                    reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated" | "mandate_inactive" | "mandate_mismatch" | "mandate_unresolved" | "mandate_constraint_failed") | null;
                 };
                 /** @description Only when it would be held */
                 hold?: {
@@ -1769,7 +1996,7 @@ export interface components {
                 actual?: {
                     /** @enum {string} */
                     decision: "approved" | "denied" | "held";
-                    reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated") | null;
+                    reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated" | "mandate_inactive" | "mandate_mismatch" | "mandate_unresolved" | "mandate_constraint_failed") | null;
                 };
             }[];
         };
@@ -1852,18 +2079,18 @@ export interface components {
             first_invalid_sequence: number | null;
             /** @description Decisions of this account and mode that have no `authorization.decision` record; any makes `valid` false */
             decisions_without_record: number;
-            /** @description Places where the books do not balance: decisions whose amount, currency, vendor, agent or outcome differ from their `authorization.decision` record (the outcome from a resolved hold's latest `approval.completed` record), and agent spend counters (each period of each agent) that differ from the sum recomputed from the decisions, their captures, voids, expiries and releases; any makes `valid` false */
+            /** @description Places where the books do not balance: decisions whose amount, currency, vendor, agent or outcome differ from their `authorization.decision` record (the outcome from a resolved hold's latest `approval.completed` record), agent spend counters (each period of each agent) that differ from the sum recomputed from the decisions, their captures, voids, expiries and releases, and mandates whose `uses` or `budget_used` differ from the count and sum of the decisions approved under them; any makes `valid` false */
             ledger_mismatches: number;
             /** @description Up to 10 of the mismatches, decisions first */
             ledger_mismatch_examples: {
                 /**
-                 * @description `decision`: a decision differs from its audit records; `spend`: an agent spend counter differs from its decisions
+                 * @description `decision`: a decision differs from its audit records; `spend`: an agent spend counter differs from its decisions; `mandate`: a mandate's `uses` or `budget_used` differs from its approved decisions
                  * @enum {string}
                  */
-                kind: "decision" | "spend";
-                /** @description The decision's id, or for `spend` the agent's id */
+                kind: "decision" | "spend" | "mandate";
+                /** @description The decision's id, for `spend` the agent's id, for `mandate` the mandate's id */
                 id: string;
-                /** @description What the records say: for `decision` the differing fields (`amount`, `currency`, `vendor`, `agent_id`, `decision`); for `spend` `{period, approved, reserved}` recomputed from the decisions */
+                /** @description What the records say: for `decision` the differing fields (`amount`, `currency`, `vendor`, `agent_id`, `decision`); for `spend` `{period, approved, reserved}` recomputed from the decisions; for `mandate` `{uses, budget_used}` recomputed from the decisions approved under it (`found` null when no mandate of this account and mode has that id) */
                 expected: {
                     [key: string]: string | number | null;
                 };
@@ -2304,7 +2531,7 @@ export interface components {
              */
             outcome: "approved" | "denied";
             /** @description Null when approved; `approval_expired`, `agent_frozen`, `agent_deactivated` or `policy_denied` when denied */
-            reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated") | null;
+            reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated" | "mandate_inactive" | "mandate_mismatch" | "mandate_unresolved" | "mandate_constraint_failed") | null;
             /** @description The reviewer's note, if any */
             note: string | null;
             /** @description The resolving API key id, the operator named in the signal, or `system` */
@@ -2429,7 +2656,7 @@ export interface components {
             /** @description ISO 4217 code, upper case */
             currency: string;
             /** @description Why it was denied or held; null when approved */
-            reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated") | null;
+            reason_code: ("policy_denied" | "budget_exceeded" | "velocity_exceeded" | "approval_required" | "duplicate_suspected" | "approval_expired" | "agent_frozen" | "agent_deactivated" | "mandate_inactive" | "mandate_mismatch" | "mandate_unresolved" | "mandate_constraint_failed") | null;
             /** @description What happened and what the agent can do next */
             message: string;
             /** @description Only when approved: the signed `gca_` token */
@@ -4262,6 +4489,331 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Any other error (`internal_error` for a bug, with a generic message) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1MandatesVerify: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
+                "Idempotency-Key"?: string;
+                /** @description RFC 9421 signature parameters, for requests of an agent key or a vault token: a member tagged `web-bot-auth` with `created`, `expires` (at most 300 s later), `keyid` (the thumbprint of a key registered for the agent), `nonce` (16–256 characters), covering `@method`, `@authority` and `@path` (or `@target-uri`), `@query` with a query, `content-digest` with a body. Required when the agent's policy has `require_signed_requests`; a signature that is sent is always verified (401 `signature_required`, `signature_invalid`, `signature_key_unknown`, `signature_expired`, `signature_replayed`) */
+                "Signature-Input"?: string;
+                /** @description RFC 9421 signatures: for each label of `Signature-Input`, a byte sequence */
+                Signature?: string;
+                /** @description An RFC 8941 dictionary naming, per label, the origin of the key directory a key was registered with; when sent, it must be covered (`"signature-agent";key="<label>"` or the whole field) */
+                "Signature-Agent"?: string;
+                /** @description RFC 9530 digest (`sha-256` or `sha-512`) of the body bytes as sent (before `Content-Encoding` is undone); required, and covered, in a signed request with a body */
+                "Content-Digest"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description AP2 wire format: `<open credential>~~<closed mandate>~` */
+                    presentation: string;
+                    /** @description The checkout this payment is for: must equal the mandate's `payment.reference` */
+                    open_checkout_hash?: string;
+                    /** @description When given, the closed mandate's `transaction_id` must equal it */
+                    checkout_jwt_hash?: string;
+                    /** @description When given, the closed part's `nonce` must equal it */
+                    nonce?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The verification: AP2's outcome, its receipt and the decision made */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description `true` when this closed mandate (its `reference`) was decided before: this is its first answer, byte for byte (or the stored answer to an earlier request with the same Idempotency-Key) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MandateVerification"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Any other error (`internal_error` for a bug, with a generic message) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Mandates: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `next_cursor` of the previous page, exactly as this service returned it (opaque; any other value is refused with 400, `param` `cursor`) */
+                cursor?: string;
+                agent_id?: string;
+                status?: "active" | "used" | "revoked" | "expired";
+            };
+            header?: {
+                /** @description RFC 9421 signature parameters, for requests of an agent key or a vault token: a member tagged `web-bot-auth` with `created`, `expires` (at most 300 s later), `keyid` (the thumbprint of a key registered for the agent), `nonce` (16–256 characters), covering `@method`, `@authority` and `@path` (or `@target-uri`), `@query` with a query, `content-digest` with a body. Required when the agent's policy has `require_signed_requests`; a signature that is sent is always verified (401 `signature_required`, `signature_invalid`, `signature_key_unknown`, `signature_expired`, `signature_replayed`) */
+                "Signature-Input"?: string;
+                /** @description RFC 9421 signatures: for each label of `Signature-Input`, a byte sequence */
+                Signature?: string;
+                /** @description An RFC 8941 dictionary naming, per label, the origin of the key directory a key was registered with; when sent, it must be covered (`"signature-agent";key="<label>"` or the whole field) */
+                "Signature-Agent"?: string;
+                /** @description RFC 9530 digest (`sha-256` or `sha-512`) of the body bytes as sent (before `Content-Encoding` is undone); required, and covered, in a signed request with a body */
+                "Content-Digest"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A list: `{object: "list", data, has_more, next_cursor}`, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MandateList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Any other error (`internal_error` for a bug, with a generic message) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Mandates: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    agent_id: string;
+                    /** @description An active P-256 key of the agent (DECISIONS §19): the mandate's `cnf`. Omitted: the agent's only one */
+                    agent_key_id?: string;
+                    /** @description The checkout the mandate is for: `payment.reference`'s `conditional_transaction_id` */
+                    open_checkout_hash: string;
+                    payees: {
+                        /** @description What the closed mandate's `payee.id` must equal */
+                        id: string;
+                        name: string;
+                        /** @description The payee's site: its host is the vendor the policy's lists are checked against (else `name`) */
+                        website?: string;
+                    }[];
+                    /** @description Largest payment, minor units; at most the policy's `budget_single_max`, which is the default */
+                    amount_max?: number;
+                    /** @description Smallest payment, minor units; at most `amount_max` */
+                    amount_min?: number;
+                    /** @description Total over every use, minor units (`payment.budget`, written in major units as AP2 reads it) */
+                    budget?: number;
+                    /** @description Needs `budget`. Without it the mandate is single-use */
+                    recurrence?: {
+                        /** @enum {string} */
+                        frequency: "ON_DEMAND" | "DAILY" | "WEEKLY" | "BIWEEKLY" | "MONTHLY" | "QUARTERLY" | "ANNUALLY";
+                        max_occurrences?: number;
+                    };
+                    execution_window?: {
+                        /** Format: date-time */
+                        not_before?: string;
+                        /** Format: date-time */
+                        not_after?: string;
+                    };
+                    payment_instruments?: {
+                        id: string;
+                        type: string;
+                        description?: string;
+                    }[];
+                    category?: string;
+                    /**
+                     * @description Seconds until the mandate expires
+                     * @default 3600
+                     */
+                    expires_in?: number;
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The mandate object */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mandate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Any other error (`internal_error` for a bug, with a generic message) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1MandatesId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RFC 9421 signature parameters, for requests of an agent key or a vault token: a member tagged `web-bot-auth` with `created`, `expires` (at most 300 s later), `keyid` (the thumbprint of a key registered for the agent), `nonce` (16–256 characters), covering `@method`, `@authority` and `@path` (or `@target-uri`), `@query` with a query, `content-digest` with a body. Required when the agent's policy has `require_signed_requests`; a signature that is sent is always verified (401 `signature_required`, `signature_invalid`, `signature_key_unknown`, `signature_expired`, `signature_replayed`) */
+                "Signature-Input"?: string;
+                /** @description RFC 9421 signatures: for each label of `Signature-Input`, a byte sequence */
+                Signature?: string;
+                /** @description An RFC 8941 dictionary naming, per label, the origin of the key directory a key was registered with; when sent, it must be covered (`"signature-agent";key="<label>"` or the whole field) */
+                "Signature-Agent"?: string;
+                /** @description RFC 9530 digest (`sha-256` or `sha-512`) of the body bytes as sent (before `Content-Encoding` is undone); required, and covered, in a signed request with a body */
+                "Content-Digest"?: string;
+            };
+            path: {
+                /** @description Mandate id (`mdt_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mandate object */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mandate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Any other error (`internal_error` for a bug, with a generic message) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1MandatesIdRevoke: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response of the same request within 24 h; 409 when reused with another request. 1–255 printable ASCII characters, no spaces */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Mandate id (`mdt_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mandate object, revoked */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mandate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             /** @description Any other error (`internal_error` for a bug, with a generic message) */
             default: {

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, Kysely, Selectable, Transaction } from 'kysely';
 import type { Plan, Role } from '../kernel/caller.js';
 import type { AgentKeyDirectoriesTable, AgentKeysTable, SignatureNoncesTable } from './agent-key-tables.js';
+import type { MandatePresentationsTable, MandateRef, MandatesTable } from './mandate-tables.js';
 import type { RequestSignature } from '../kernel/caller.js';
 import type { RailAuthorizationsTable, RailConnectionsTable, RailEventsTable, RailTransactionsTable, RailType } from './rail-tables.js';
 
@@ -237,6 +238,8 @@ export interface DecisionsTable {
   signature: ColumnType<RequestSignature | null, string | null | undefined, never>;
   /** The request signature the capture was made under; null when unsigned or not captured by a request. */
   capture_signature: ColumnType<RequestSignature | null, string | null | undefined, string | null>;
+  /** The AP2 mandate presentation that made the decision (migration 027); null otherwise. Written as JSON text. */
+  mandate: ColumnType<MandateRef | null, string | null | undefined, never>;
 }
 
 export interface AgentSpendTable {
@@ -381,7 +384,12 @@ export type { RailAnswerOutcome, RailAuthorizationsTable, RailConnectionsTable, 
 // Agents' signing keys (migration 026) are in agent-key-tables.ts.
 export type { AgentKeyDirectoriesTable, AgentKeysTable, SignatureNoncesTable } from './agent-key-tables.js';
 
+// AP2 mandates (migration 027) are in mandate-tables.ts.
+export type { MandatePresentationsTable, MandateRef, MandatesTable, MandateStatus } from './mandate-tables.js';
+
 export interface DB {
+  mandates: MandatesTable;
+  mandate_presentations: MandatePresentationsTable;
   agent_keys: AgentKeysTable;
   agent_key_directories: AgentKeyDirectoriesTable;
   signature_nonces: SignatureNoncesTable;

@@ -28,6 +28,7 @@ import { auditHeadEvidenceMigration } from './migrations/018_audit_head_evidence
 import * as m019 from './migrations/019_server_key_fingerprints.js';
 import { sealedWebhookSecretsMigration } from './migrations/025_sealed_webhook_secrets.js';
 import * as m026 from './migrations/026_agent_keys.js';
+import * as m027 from './migrations/027_mandates.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
 const migrations: Record<string, Migration> = {
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   // Seals the webhook secrets written in clear before it with the key this process loaded at start.
   '025_sealed_webhook_secrets': sealedWebhookSecretsMigration(loadedEncryptionKey),
   '026_agent_keys': m026,
+  '027_mandates': m027,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -16,6 +16,10 @@ export const DECISION_REASON_CODES = [
   'approval_expired',
   'agent_frozen',
   'agent_deactivated',
+  'mandate_inactive',
+  'mandate_mismatch',
+  'mandate_unresolved',
+  'mandate_constraint_failed',
 ] as const;
 export type DecisionReasonCode = (typeof DECISION_REASON_CODES)[number];
 
@@ -36,6 +40,14 @@ export const captureSchema = z
   })
   .describe('What the rail did with an approval.');
 export type CaptureView = z.infer<typeof captureSchema>;
+
+export const mandateRefSchema = z
+  .object({
+    id: idOf('mdt', 'The mandate presented'),
+    reference: z.string().describe('base64url SHA-256 of the closed mandate\'s JWT: the receipt\'s `reference`'),
+    transaction_id: z.string().describe('The closed mandate\'s `transaction_id`'),
+  })
+  .describe('The AP2 mandate presentation that made a decision.');
 
 export const RAIL_TYPES = ['stripe_issuing'] as const;
 
@@ -91,6 +103,7 @@ export const decisionSchema = z
       .nullable()
       .describe("A decision a rail asked for the increase of a card authorization (Stripe's incremental authorization): the authorization's first decision; null otherwise"),
     signature: requestSignatureSchema.nullable().describe('The signature the request was made under (DECISIONS §19); null when unsigned'),
+    mandate: mandateRefSchema.nullable().describe('The AP2 mandate presentation that made this decision (DECISIONS §20); null for decisions asked for otherwise'),
     livemode: livemodeField,
     timestamp: instant('Server time of the decision'),
   })
@@ -145,6 +158,7 @@ export function toDecisionView(row: DecisionRow): DecisionView {
     rail: railView(row),
     increment_of: row.increment_of ?? null,
     signature: requestSignatureView(row.signature),
+    mandate: row.mandate ? { id: row.mandate.id, reference: row.mandate.reference, transaction_id: row.mandate.transaction_id } : null,
     livemode: row.livemode,
     timestamp: row.created_at.toISOString(),
   };

@@ -25,7 +25,7 @@ export async function findDecisionById(db: DbOrTrx, id: string): Promise<Decisio
   return db.selectFrom('decisions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function updateDecision(db: DbOrTrx, id: string, set: Partial<Omit<DecisionRow, 'id' | 'metadata' | 'capture_metadata' | 'signature' | 'capture_signature'>>): Promise<DecisionRow> {
+export async function updateDecision(db: DbOrTrx, id: string, set: Partial<Omit<DecisionRow, 'id' | 'metadata' | 'capture_metadata' | 'signature' | 'capture_signature' | 'mandate'>>): Promise<DecisionRow> {
   const { approvals, ...rest } = set;
   return db
     .updateTable('decisions')

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type Expression } from 'kysely';
 import type { AgentSpendTable, DbOrTrx, Selectable } from '../db/database.js';
-import { executePrepared, insertRows } from '../db/statements.js';
+import { compiledOnce, insertRows } from '../db/statements.js';
 import type { SpendState } from '../policies/evaluate.js';
 
 /**
@@ -14,13 +14,30 @@ export function periodsOf(at: Date): { month: string; day: string } {
   return { month: `M:${iso.slice(0, 7)}`, day: `D:${iso.slice(0, 10)}` };
 }
 
+/** Built once: it runs on every decision of the locked path. */
+const spendQuery = compiledOnce((db: DbOrTrx, agentId: string, month: string, day: string) =>
+  db.selectFrom('agent_spend').selectAll().where('agent_id', '=', agentId).where('period', 'in', [month, day]),
+);
+
 export async function readSpend(db: DbOrTrx, agentId: string, periods: { month: string; day: string }): Promise<SpendState> {
-  const rows: Selectable<AgentSpendTable>[] = await executePrepared(
-    db,
-    db.selectFrom('agent_spend').selectAll().where('agent_id', '=', agentId).where('period', 'in', [periods.month, periods.day]),
-  );
+  const { rows } = await db.executeQuery<Selectable<AgentSpendTable>>(spendQuery(db, agentId, periods.month, periods.day));
   return spendState(periods, (p) => rows.find((x) => x.period === p));
 }
+
+/** An agent's month and day counters as one value, `{period: [approved, reserved]}` (null: none yet). */
+export type SpendByPeriod = Record<string, [number, number]> | null;
+
+/**
+ * The agent's counters in `month` and `day` as one column of a statement that reads something else
+ * (SpendByPeriod; `spendFromPeriods` reads it). Under the agent's lock it is the latest committed only
+ * in a statement that began after the lock was granted.
+ */
+export const spendByPeriod = (agentId: Expression<string> | string, month: string, day: string) =>
+  sql<SpendByPeriod>`(select jsonb_object_agg(s.period, jsonb_build_array(s.approved, s.reserved)) from "agent_spend" as "s" where "s"."agent_id" = ${agentId} and "s"."period" in (${month}, ${day}))`;
+
+/** SpendState from `spendByPeriod`'s value. */
+export const spendFromPeriods = (periods: { month: string; day: string }, byPeriod: SpendByPeriod): SpendState =>
+  spendState(periods, (p) => ({ approved: byPeriod?.[p]?.[0], reserved: byPeriod?.[p]?.[1] }));
 
 /** Month and day counters from whatever holds them; a period without a row has spent nothing. */
 export function spendState(periods: { month: string; day: string }, of: (period: string) => { approved?: number | null; reserved?: number | null } | undefined): SpendState {

@@ -16,7 +16,10 @@ import { DecisionWaiter } from '../authorization/decision-waiter.js';
 import { groupDecisions, type AuthorizationDeps } from '../authorization/authorization.service.js';
 import { DEFAULT_AUTHORIZE_BATCH, type AuthorizeBatchSettings } from '../kernel/config.js';
 import type { TokenSigner } from '../tokens/authorization-token.js';
-import { agentStopHooks } from '../approvals/agent-hooks.js';
+import { agentStopHooks, combineAgentHooks } from '../approvals/agent-hooks.js';
+import type { MandateKeys } from '../mandates/mandate-deps.js';
+import { mandateAgentHooks, revokeMandatesOfKey } from '../mandates/mandate-hooks.js';
+import { actorOf, signedByOf } from '../kernel/caller.js';
 import { rateLimiter, type RateLimitDeps } from './rate-limit.js';
 import type { Logger } from '../kernel/logger.js';
 import { observeRequests } from './observe.js';
@@ -53,6 +56,11 @@ export interface AppDeps {
   /** Key directories' fetch (DECISIONS §19): a resolver, CA and timeout tests inject; the SSRF setting is `allowPrivateUrls`. */
   keyDirectories?: Pick<KeyDirectoryFetchSettings, 'resolve' | 'ca' | 'timeoutMs'>;
   agentHooks?: AgentHooks;
+  /**
+   * MANDATE_SIGNING_KEY (src/mandates/mandate-signing-keys.ts): signs AP2 mandates and receipts, and is
+   * published in the JWKS. Absent: the mandate routes answer 503 (apps built for other tests).
+   */
+  mandateKeys?: MandateKeys | undefined;
   logError?: (err: unknown, requestId: string) => void;
   /** Rate limiting's clock (milliseconds since the epoch) and limit overrides: for tests only. */
   rateLimit?: Pick<RateLimitDeps, 'now' | 'limits' | 'unauthenticatedLimit'>;
@@ -117,12 +125,15 @@ export function createApp(deps: AppDeps): Express {
   const agentKeyUsage = new KeyUsageRecorder((id, at) => touchAgentKey(deps.db, id, at), {
     onError: (err) => deps.log?.warn({ err }, 'could not record when an agent key was last used'),
   });
+  const clock = deps.now ?? (() => new Date());
+  const cipher = responseCipher(deps.idempotencyKey);
   const routeDeps: RouteDeps = {
     db: deps.db,
     authorization,
     approvals: { db: deps.db, gateway: deps.gateway, onResolved: (id) => waiter.notify(id), ...now },
     webhooks: { db: deps.db, allowPrivateUrls: deps.allowPrivateUrls ?? false, secrets: endpointSecretCipher(deps.idempotencyKey) },
-    agentHooks: deps.agentHooks ?? agentStopHooks,
+    // Deactivating an agent denies its holds and revokes its mandates, in its transaction.
+    agentHooks: deps.agentHooks ?? combineAgentHooks(agentStopHooks, mandateAgentHooks(clock)),
     onKeyRevoked: deps.onKeyRevoked,
     onCredentialsChanged: deps.onCredentialsChanged,
     agentKeys: {
@@ -130,7 +141,12 @@ export function createApp(deps: AppDeps): Express {
       now: deps.now,
       directories: { allowPrivateUrls: deps.allowPrivateUrls ?? false, ...deps.keyDirectories },
       onKeysChanged: (agentId) => agentKeyCache.drop(agentId),
+      // A revoked agent key takes the mandates bound to it (their `cnf`) along, in its transaction.
+      onKeyRevoked: async (trx, key, caller) => {
+        await revokeMandatesOfKey(trx, key.id, actorOf(caller), clock(), signedByOf(caller));
+      },
     },
+    mandates: deps.mandateKeys ? { authorization, mandateKeys: deps.mandateKeys, cipher, now: deps.now } : undefined,
     metrics,
     engine: deps.engine,
     openApi: openApiDocument,
@@ -148,7 +164,7 @@ export function createApp(deps: AppDeps): Express {
     readBody,
     gate,
     ...jsonChecks,
-    idempotency({ db: deps.db, cipher: responseCipher(deps.idempotencyKey), routes: ROUTES }),
+    idempotency({ db: deps.db, cipher, routes: ROUTES }),
   ];
 
   mountRoutes(app, ROUTES.filter((r) => r.roles === 'public' && !isV1(r.path)), routeDeps);

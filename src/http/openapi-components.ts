@@ -22,6 +22,8 @@ import {
   webhookEndpointWithSecretSchema,
 } from '../webhooks/webhook.view.js';
 import { healthSchema, readinessSchema } from './health.view.js';
+import { mandateListSchema, mandateSchema } from '../mandates/mandate.view.js';
+import { mandateVerificationSchema } from '../mandates/verify.schemas.js';
 import { deletedRailConnectionSchema, railConnectionListSchema, railConnectionSchema } from '../rail-connections/rail-connection.view.js';
 import { railAnswerSchema } from '../rail-connections/rail-endpoint.view.js';
 import { openApiDocumentSchema } from './openapi-document.view.js';
@@ -82,6 +84,9 @@ export const COMPONENT_SCHEMAS: Record<string, z.ZodType> = {
   AgentList: agentListSchema,
   AgentKey: agentKeySchema,
   AgentKeyList: agentKeyListSchema,
+  Mandate: mandateSchema,
+  MandateList: mandateListSchema,
+  MandateVerification: mandateVerificationSchema,
   Policy: policySchema,
   PolicyList: policyListSchema,
   DeletedPolicy: deletedPolicySchema,

@@ -61,6 +61,7 @@ const TAGS: Record<string, string> = {
   Authorization: 'Spend decisions and the `gca_` tokens that prove them',
   Approvals: 'Held requests and their resolution by a reviewer',
   Agents: 'The spenders that ask before spending',
+  Mandates: 'AP2 Payment Mandates: issued to an agent within its policy, closed by the agent\'s key, verified and counted here',
   Policies: 'Budgets, vendor and category rules and approval thresholds',
   'Audit log': 'The append-only, hash-chained record of every change',
   'API keys': 'Bearer keys: roles, modes and revocation',

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { AgentHooks } from '../agents/agents.service.js';
 import type { resolveApproval } from '../approvals/approvals.service.js';
 import type { AuthorizationDeps } from '../authorization/authorization.service.js';
+import type { MandateDeps } from '../mandates/mandate-deps.js';
 import { requireRole, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx, Role } from '../db/database.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -40,6 +41,8 @@ export interface RouteDeps {
   onCredentialsChanged?: (() => void) | undefined;
   /** Agents' signing keys and their directories (DECISIONS §19). */
   agentKeys: AgentKeyDeps;
+  /** AP2 mandates (DECISIONS §20); absent in an app built without mandate keys, whose mandate routes answer 503. */
+  mandates?: MandateDeps | undefined;
   metrics: Metrics;
   /** The workflow engine's last known state, for /readyz. */
   engine: { current(): Promise<'up' | 'down' | 'unknown'> };

@@ -27,6 +27,8 @@ export interface Config {
     reconcileIntervalSeconds: number;
   };
   tokenSigningKey: string | undefined;
+  /** MANDATE_SIGNING_KEY: the P-256 private JWK (or JWK Set, first key signing) that signs AP2 mandates and receipts (DECISIONS §20). */
+  mandateSigningKey: string | undefined;
   publicBaseUrl: string | undefined;
   webhookAllowPrivateUrls: boolean;
   billingMeter: { url: string | undefined; apiKey: string | undefined };

@@ -27,7 +27,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'acct' | 'key' | 'agt' | 'pol' | 'aud' | 'dec' | 'evt' | 'we' | 'del' | 'vlt' | 'req' | 'whsec' | 'rail' | 'akey' | 'akd';
+export type IdPrefix = 'acct' | 'key' | 'agt' | 'pol' | 'aud' | 'dec' | 'evt' | 'we' | 'del' | 'vlt' | 'req' | 'whsec' | 'rail' | 'akey' | 'akd' | 'mdt';
 
 const TIME_DIGITS = 8;
 

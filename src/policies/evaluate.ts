@@ -85,13 +85,22 @@ export function policyRefusal(agent: { kyc_status: KycStatus }, policy: Evaluate
   return undefined;
 }
 
+export interface EvaluateOptions {
+  /**
+   * false: no hold step (duplicate suspicion, allowlist miss, approval threshold), so what passes
+   * the rules before it is approved. An AP2 mandate's payment (DECISIONS §20 step 8): the mandate
+   * is the human's approval, and its `reference` already stops repeats.
+   */
+  holds?: boolean;
+}
+
 /**
  * The rules of docs/api.md ("Rule order"), in their fixed order; the first failing rule wins. Pure:
  * the caller loads the state under a lock and applies the outcome. Frozen and deactivated agents
  * never reach here (they are errors, not decisions). Anything it cannot evaluate is denied (fail
  * closed).
  */
-export function evaluate({ agent, policy, request, spend, velocity = [], duplicateSuspected = false }: EvaluationInput): Evaluation {
+export function evaluate({ agent, policy, request, spend, velocity = [], duplicateSuspected = false }: EvaluationInput, { holds = true }: EvaluateOptions = {}): Evaluation {
   const refused = policyRefusal(agent, policy, request);
   // policyRefusal refuses a missing policy; the second test only tells the compiler so.
   if (refused || !policy) return refused ?? denial(policy, 'policy_denied', 'No policy is bound to the agent.');
@@ -116,6 +125,7 @@ export function evaluate({ agent, policy, request, spend, velocity = [], duplica
       return deny('velocity_exceeded', `More than ${formatMoney(limit.max_amount, policy.currency)} within ${limit.window_seconds} s.`);
     }
   }
+  if (!holds) return { decision: 'approved', reason_code: null, reason: null, policy_applied: policy.id };
   // The hold step: duplicate suspicion first (an allowlisted vendor is no reason to pay twice).
   if (policy.duplicate_window_seconds != null && duplicateSuspected) {
     return {

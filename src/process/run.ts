@@ -14,6 +14,7 @@ import { startMetricsServer } from '../observability/metrics-server.js';
 import { bindServerKeys, type ServerKeys } from '../server-keys.js';
 import { DEFAULT_ISSUER } from '../tokens/authorization-token.js';
 import { loadSigningKeys } from '../tokens/signing-keys.js';
+import { loadMandateKeys } from '../mandates/mandate-signing-keys.js';
 import { stripeIssuingRail } from '../rails/stripe-issuing/endpoint.js';
 import { prepareDevDatabase, printDevBanner } from './dev.js';
 import { engineSettings } from './engine-settings.js';
@@ -61,6 +62,8 @@ export async function runProcess(config: Config, mode: ProcessMode, serverKeys: 
   const { EngineMonitor, engineProbe } = await import('../temporal/engine-status.js');
   const keys = await loadSigningKeys(config);
   const signer = { issuer: config.publicBaseUrl ?? DEFAULT_ISSUER, keys };
+  // AP2 mandates and receipts (DECISIONS §20): loaded with the token keys, so production without MANDATE_SIGNING_KEY stops here.
+  const mandateKeys = await loadMandateKeys(config);
   const waiter = new DecisionWaiter();
   // One registry per process: in `dev` the API's /metrics also shows the worker's webhook attempts.
   const metrics = createMetrics({ db: database.db, processMetrics: true });
@@ -137,6 +140,7 @@ export async function runProcess(config: Config, mode: ProcessMode, serverKeys: 
       config,
       {
         signer,
+        mandateKeys,
         gateway,
         engine,
         waiter,

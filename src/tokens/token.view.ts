@@ -44,26 +44,42 @@ export const tokenVerificationSchema = z
   .describe('The answer of POST /v1/authorization-tokens/verify.');
 export type TokenVerificationView = z.infer<typeof tokenVerificationSchema>;
 
+const okpKey = z
+  .object({
+    kty: z.literal('OKP'),
+    crv: z.literal('Ed25519'),
+    x: z.string().describe('The public key, base64url'),
+    kid: z.string().describe('Key id: the `kid` of the tokens and audit checkpoints it verifies'),
+    alg: z.literal('EdDSA'),
+    use: z.literal('sig'),
+  })
+  .describe('An Ed25519 public key: verifies `gca_` tokens and audit checkpoints');
+
+const ecKey = z
+  .object({
+    kty: z.literal('EC'),
+    crv: z.literal('P-256'),
+    x: z.string().describe('The public key\'s x coordinate, base64url'),
+    y: z.string().describe('The public key\'s y coordinate, base64url'),
+    kid: z.string().describe('Key id: the `kid` of the AP2 mandates and payment receipts it verifies'),
+    alg: z.literal('ES256'),
+    use: z.literal('sig'),
+  })
+  .describe('A P-256 public key (MANDATE_SIGNING_KEY): verifies AP2 mandates and payment receipts');
+
 export const jwksSchema = z
   .object({
     keys: z
-      .array(
-        z
-          .object({
-            kty: z.literal('OKP'),
-            crv: z.literal('Ed25519'),
-            x: z.string().describe('The public key, base64url'),
-            kid: z.string().describe('Key id: the `kid` of the tokens it verifies'),
-            alg: z.literal('EdDSA'),
-            use: z.literal('sig'),
-          })
-          .describe('An Ed25519 public key'),
-      )
-      .describe('The current signing key first, then any still accepted'),
+      .array(z.discriminatedUnion('kty', [okpKey, ecKey]))
+      .describe('The token keys (Ed25519, the current one first), then the mandate keys (P-256, the current one first); a verifier picks its key by `kid` (and `alg`), never by position'),
   })
-  .describe('The JSON Web Key Set that verifies `gca_` tokens offline.');
+  .describe('The JSON Web Key Set that verifies `gca_` tokens, audit checkpoints, AP2 mandates and payment receipts offline.');
 export type JwksView = z.infer<typeof jwksSchema>;
 
-export const toJwksView = (jwks: { keys: JWK[] }): JwksView => ({
-  keys: jwks.keys.map((k) => ({ kty: 'OKP', crv: 'Ed25519', x: String(k.x), kid: String(k.kid), alg: 'EdDSA', use: 'sig' })),
+/** The published keys: the token keys, then the mandate keys (none when the app has none). */
+export const toJwksView = (tokenJwks: { keys: JWK[] }, mandateJwks: readonly JWK[] = []): JwksView => ({
+  keys: [
+    ...tokenJwks.keys.map((k) => ({ kty: 'OKP' as const, crv: 'Ed25519' as const, x: String(k.x), kid: String(k.kid), alg: 'EdDSA' as const, use: 'sig' as const })),
+    ...mandateJwks.map((k) => ({ kty: 'EC' as const, crv: 'P-256' as const, x: String(k.x), y: String(k.y), kid: String(k.kid), alg: 'ES256' as const, use: 'sig' as const })),
+  ],
 });

@@ -80,19 +80,24 @@ describe('GET /v1/decisions/:id', () => {
 });
 
 describe('gca_ authorization tokens', () => {
-  test('the JWKS is public and holds only public Ed25519 keys', async () => {
+  test('the JWKS is public and holds only public keys: the Ed25519 token key, then the P-256 mandate key (ES256)', async () => {
     const res = await ctx.raw('/v1/.well-known/jwks.json');
     expect(res.status).toBe(200);
-    expect(res.body.keys).toHaveLength(1);
-    expect(res.body.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig', kid: expect.any(String) });
-    expect(res.body.keys[0].d).toBeUndefined();
+    expect(res.body.keys).toEqual([
+      { kty: 'OKP', crv: 'Ed25519', x: expect.any(String), alg: 'EdDSA', use: 'sig', kid: ctx.signer.keys.current.kid },
+      { kty: 'EC', crv: 'P-256', x: expect.stringMatching(/^[\w-]{43}$/), y: expect.stringMatching(/^[\w-]{43}$/), alg: 'ES256', use: 'sig', kid: ctx.mandateKeys.current.kid },
+    ]);
+    for (const key of res.body.keys) expect(key.d).toBeUndefined();
+    expect(res.body.keys[1].kid).not.toBe(res.body.keys[0].kid);
   });
 
   test('a rail verifies a token offline against the JWKS with jose, and the claims describe the decision', async () => {
     const made = await spend(1_234);
     const jwks = createRemoteJWKSet(new URL(`${ctx.baseUrl}/v1/.well-known/jwks.json`));
     const { payload, protectedHeader } = await jwtVerify(made.body.authorization_token.slice('gca_'.length), jwks, { issuer: 'spend-auth-test' });
+    // The set mixes kinds: jose picks the token's key by its kid, never by position.
     expect(protectedHeader.alg).toBe('EdDSA');
+    expect(protectedHeader.kid).toBe(ctx.signer.keys.current.kid);
     expect(payload).toMatchObject({
       sub: agentId,
       jti: made.body.decision_id,

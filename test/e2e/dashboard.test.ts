@@ -105,6 +105,49 @@ async function fakeAgentKeys(page: Page, agentId: string, seed: { thumbprint: st
   });
 }
 
+/**
+ * A fake of the mandate endpoints the agent page calls (DECISIONS §20: list by agent, revoke), for
+ * one agent, answered in the browser, for when the API under test does not serve them yet. Objects
+ * have §20's shape (the credential is a stand-in).
+ */
+async function fakeMandates(page: Page, agentId: string, seed: Array<{ open_mandate: unknown; uses: number; budget_used: number }>): Promise<string[]> {
+  const at = new Date().toISOString();
+  const mandates = seed.map((m, n) => ({
+    id: `mdt_fake${n}`,
+    object: 'mandate',
+    agent_id: agentId,
+    agent_key_id: 'akey_fake',
+    status: 'active',
+    credential: 'stand-in~',
+    open_mandate: m.open_mandate,
+    category: null,
+    uses: m.uses,
+    budget_used: m.budget_used,
+    last_used_at: m.uses ? at : null,
+    expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+    revoked_at: null,
+    created_at: at,
+    livemode: false,
+    metadata: {},
+  }));
+  const json = (status: number, body: unknown) => ({ status, contentType: 'application/json', body: JSON.stringify(body) });
+  await page.route(/\/v1\/mandates(\/[^/?]+\/revoke)?(\?.*)?$/, async (route) => {
+    const request = route.request();
+    const id = /\/mandates\/([^/?]+)\/revoke/.exec(request.url())?.[1];
+    if (request.method() === 'GET' && !id) {
+      const data = mandates.filter((m) => new URL(request.url()).searchParams.get('agent_id') === m.agent_id).reverse();
+      return route.fulfill(json(200, { object: 'list', data, has_more: false, next_cursor: null }));
+    }
+    const mandate = mandates.find((m) => m.id === id);
+    if (request.method() === 'POST' && mandate) {
+      if (mandate.status === 'active') Object.assign(mandate, { status: 'revoked', revoked_at: new Date().toISOString() });
+      return route.fulfill(json(200, mandate));
+    }
+    return route.fulfill(json(404, { error: { type: 'invalid_request_error', code: 'not_found', message: 'No such mandate.' } }));
+  });
+  return mandates.map((m) => m.id);
+}
+
 async function noHorizontalOverflow(page: Page): Promise<void> {
   const sizes = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth, main: document.querySelector('main')!.scrollWidth, mainClient: document.querySelector('main')!.clientWidth }));
   expect(sizes.scroll, JSON.stringify(sizes)).toBeLessThanOrEqual(sizes.client);
@@ -494,6 +537,92 @@ suite('reviewer dashboard (headless Chromium)', () => {
     expect(await second.page.getByRole('button', { name: 'Add key' }).count()).toBe(0);
     expect(await second.page.getByRole('button', { name: /^Revoke/ }).count()).toBe(0);
     expect(await second.page.locator('main').textContent()).toContain('Only admin keys can add or revoke signing keys.');
+    await second.context.close();
+  });
+
+  test("agents: an agent's page lists its mandates in words, with uses, budget used, status and expiry; an admin revokes one; a reviewer only reads", async () => {
+    // An account of its own: the counters below are set by hand, and the other tests verify their books.
+    const own = await ctx.account('growth');
+    const policy = (await own.test.post('/v1/policies', policyBody({ name: 'Mandated spend' }))).body;
+    const agent = (await own.test.post('/v1/agents', { name: 'Mandate bot', policy_id: policy.id })).body;
+    const catStore = {
+      payees: [{ id: 'cat-store', name: 'Cat Store', website: 'https://cats.example' }],
+      amount_max: 5_000,
+      budget: 12_000,
+      recurrence: { frequency: 'MONTHLY', max_occurrences: 3 },
+      execution_window: { not_after: '2026-12-31T23:59:59Z' },
+    };
+    const dogShop = { payees: [{ id: 'dog-shop', name: 'Dog Shop' }], amount_max: 1_999 };
+    const catWords = 'up to 50.00 USD per payment at Cat Store; 120.00 USD in total; monthly, at most 3 times; until 2026-12-31';
+    const dogWords = 'one payment of up to 19.99 USD at Dog Shop';
+
+    // The mandate routes (DECISIONS §20) are served by the API when it has them: then the mandates are
+    // issued to the agent's P-256 key, and one's counters are moved as a verified payment of 40.00 USD
+    // moves them. Until then, a fake of the two calls the page makes, with §20's shapes, stands in.
+    const served = Object.keys((await own.test.get('/v1/openapi.json')).body.paths ?? {}).includes('/v1/mandates');
+    let fake: ((page: Page) => Promise<string[]>) | undefined;
+    let catId: string;
+    let dogId: string;
+    if (served) {
+      const { publicKey } = await generateKeyPair('ES256', { extractable: true });
+      const jwk = await exportJWK(publicKey);
+      const key = await own.test.post(`/v1/agents/${agent.id}/keys`, { jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } });
+      expect(key.status, key.text).toBe(201);
+      const issue = async (body: Record<string, unknown>) => {
+        const res = await own.test.post('/v1/mandates', { agent_id: agent.id, open_checkout_hash: 'c'.repeat(43), ...body });
+        expect(res.status, res.text).toBe(201);
+        return res.body.id as string;
+      };
+      catId = await issue(catStore);
+      dogId = await issue(dogShop);
+      await ctx.database.db.updateTable('mandates').set({ uses: 1, budget_used: 4_000, last_used_at: new Date() }).where('id', '=', catId).execute();
+    } else {
+      const open = (...constraints: Array<Record<string, unknown>>) => ({ vct: 'mandate.payment.open.1', constraints: [...constraints, { type: 'payment.reference', conditional_transaction_id: 'c'.repeat(43) }], cnf: { jwk: { kty: 'EC', crv: 'P-256', x: 'x', y: 'y' } }, iat: 0, exp: 0 });
+      const seed = [
+        { open_mandate: open({ type: 'payment.amount_range', currency: 'USD', max: 5_000 }, { type: 'payment.allowed_payees', allowed: catStore.payees }, { type: 'payment.budget', max: 120, currency: 'USD' }, { type: 'payment.agent_recurrence', ...catStore.recurrence }, { type: 'payment.execution_date', ...catStore.execution_window }), uses: 1, budget_used: 4_000 },
+        { open_mandate: open({ type: 'payment.amount_range', currency: 'USD', max: 1_999 }, { type: 'payment.allowed_payees', allowed: dogShop.payees }), uses: 0, budget_used: 0 },
+      ];
+      fake = (page) => fakeMandates(page, agent.id, seed);
+      [catId, dogId] = ['mdt_fake0', 'mdt_fake1'];
+    }
+
+    const { page, context } = await newPage();
+    await fake?.(page);
+    await signIn(page, own.test.key, `#/agents/${agent.id}`);
+    await page.getByRole('heading', { name: 'Agent: Mandate bot' }).waitFor();
+    // The table's own region (the section around it is a region of the same name).
+    const mandates = page.getByRole('region', { name: 'Mandates' }).last();
+    const cat = mandates.getByRole('row').filter({ hasText: catId! });
+    const dog = mandates.getByRole('row').filter({ hasText: dogId! });
+    await cat.waitFor();
+    expect(await mandates.getByRole('row').count()).toBe(3);
+    const cells = async (row: typeof cat) => (await row.getByRole('cell').allInnerTexts()).map((t) => t.trim());
+    const [catCells, dogCells] = [await cells(cat), await cells(dog)];
+    expect(catCells.slice(1, 5)).toEqual([catWords, '1 of 3', '40.00 USD of 120.00 USD', 'active']);
+    expect(dogCells.slice(1, 5)).toEqual([dogWords, '0 of 1', '0.00 USD', 'active']);
+    expect(catCells[5]).not.toBe('—');
+    expect(await mandates.innerText()).not.toMatch(/\bnull\b|\bundefined\b|\[object |\bNaN\b/);
+    await shot(page, 'agent-mandates');
+
+    page.once('dialog', (d) => void d.accept());
+    await cat.getByRole('button', { name: `Revoke mandate ${catId!}` }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain(`Revoked mandate ${catId!}`);
+    await expect.poll(() => cat.locator('.status').textContent()).toBe('revoked');
+    expect(await cat.getByRole('button').count()).toBe(0);
+    // Still listed, counters kept.
+    expect((await cells(cat)).slice(1, 4)).toEqual([catWords, '1 of 3', '40.00 USD of 120.00 USD']);
+    expect(await dog.getByRole('button', { name: `Revoke mandate ${dogId!}` }).count()).toBe(1);
+    if (served) expect((await own.test.get(`/v1/mandates/${catId!}`)).body).toMatchObject({ status: 'revoked', uses: 1, budget_used: 4_000 });
+    await context.close();
+
+    // A reviewer sees the list, with no Revoke.
+    const reviewerKey = (await own.test.post('/v1/api-keys', { name: 'mandate reader', role: 'reviewer' })).body.key;
+    const second = await newPage();
+    await fake?.(second.page);
+    await signIn(second.page, reviewerKey, `#/agents/${agent.id}`);
+    await second.page.getByRole('region', { name: 'Mandates' }).last().getByRole('row').filter({ hasText: dogId! }).waitFor();
+    expect(await second.page.getByRole('button', { name: /^Revoke mandate/ }).count()).toBe(0);
+    expect(await second.page.locator('main').textContent()).toContain('Only admin keys can revoke mandates.');
     await second.context.close();
   });
 

@@ -8,6 +8,8 @@ import { createLogger, type Logger } from '../../src/kernel/logger.js';
 import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { generatePrivateJwk, keysFromJwks } from '../../src/tokens/signing-keys.js';
 import type { TokenSigner } from '../../src/tokens/authorization-token.js';
+import type { MandateKeys } from '../../src/mandates/mandate-deps.js';
+import { generateMandatePrivateJwk, mandateKeysFromJwks } from '../../src/mandates/mandate-signing-keys.js';
 import { TemporalGateway, type WorkflowGateway } from '../../src/temporal/gateway.js';
 import { EngineMonitor } from '../../src/temporal/engine-status.js';
 import { checkResponse, warmUp } from './openapi-conformance.js';
@@ -44,6 +46,8 @@ export interface TestContext {
   baseUrl: string;
   server: RunningServer;
   signer: TokenSigner;
+  /** The app's mandate signing keys (MANDATE_SIGNING_KEY): they sign the AP2 mandates and receipts it answers. */
+  mandateKeys: MandateKeys;
   gateway: WorkflowGateway;
   /** The engine's state as /readyz reports it: probed through `gateway` when asked. */
   engine: EngineMonitor;
@@ -99,6 +103,8 @@ export interface TestContextOptions {
   publicBaseUrl?: string;
   /** How agents' key directories are fetched: a resolver (test/support/rebinding-dns.ts), a CA (test/support/tls-certs.ts), a shorter timeout. */
   keyDirectories?: AppDeps['keyDirectories'];
+  /** The app's mandate signing keys; absent: a key generated for this context. */
+  mandateKeys?: MandateKeys;
 }
 
 export async function createTestContext(opts: TestContextOptions = {}): Promise<TestContext> {
@@ -115,6 +121,7 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   if (own && !opts.database) await migrateToLatest(database.db);
   const keys = await keysFromJwks([await generatePrivateJwk()]);
   const signer = { issuer: 'spend-auth-test', keys };
+  const mandateKeys = opts.mandateKeys ?? mandateKeysFromJwks([await generateMandatePrivateJwk()]);
   // No engine runs here: the gateway points at a port nothing listens on, so approvals answer 503.
   const gateway = opts.gateway?.({ db: database.db, signer }) ?? new TemporalGateway({ address: `127.0.0.1:${UNREACHABLE_ENGINE_PORT}`, namespace: 'default', taskQueue: 'spend-authorization' });
   const engine = new EngineMonitor({
@@ -127,6 +134,7 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   // startHttpServer hands every service it is given on to createApp.
   const services: Parameters<typeof startHttpServer>[2] = {
     signer,
+    mandateKeys,
     gateway,
     engine,
     rateLimit,
@@ -177,6 +185,7 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
     baseUrl,
     server,
     signer,
+    mandateKeys,
     gateway,
     engine,
     raw,

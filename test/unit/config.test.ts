@@ -312,6 +312,7 @@ describe('CONFIG_VARIABLES', () => {
     TEMPORAL_API_KEY: 'tcak_123',
     RECONCILE_INTERVAL_SECONDS: '60',
     TOKEN_SIGNING_KEY: '{}',
+    MANDATE_SIGNING_KEY: '{"kty":"EC"}',
     PUBLIC_BASE_URL: 'https://api.example.com',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     BILLING_METER_URL: 'https://meter.example.com',

@@ -179,3 +179,24 @@ describe('autoFreezeTips', () => {
     expect(autoFreezeTips(undefined, 100)).toBe(false);
   });
 });
+
+describe('holds: false (an AP2 mandate payment, DECISIONS §20 step 8)', () => {
+  const held = [
+    ['a suspected duplicate', input({ policy: { ...basePolicy, duplicate_window_seconds: 30 }, duplicateSuspected: true })],
+    ['an allowlist miss', input({ policy: { ...basePolicy, vendor_allowlist: ['other.example'] } })],
+    ['an amount above the approval threshold', input({ policy: { ...basePolicy, require_approval_above: 10 } })],
+  ] as const;
+  test.each(held)('%s is held by default and approved without the hold step', (_name, i) => {
+    expect(evaluate(i).decision).toBe('held');
+    expect(evaluate(i, { holds: false })).toEqual({ decision: 'approved', reason_code: null, reason: null, policy_applied: basePolicy.id });
+  });
+  test('every rule before the hold step still denies', () => {
+    const over = { holds: false };
+    expect(evaluate(input({ policy: { ...basePolicy, active: false } }), over).reason_code).toBe('policy_denied');
+    expect(evaluate(input({ policy: { ...basePolicy, vendor_denylist: ['openai.com'] } }), over).reason_code).toBe('policy_denied');
+    expect(evaluate(input({ policy: { ...basePolicy, budget_single_max: 999 } }), over).reason_code).toBe('budget_exceeded');
+    expect(evaluate(input({ spend: { month: { approved: 99_500, reserved: 0 }, day: none } }), over).reason_code).toBe('budget_exceeded');
+    expect(evaluate(input({ policy: { ...basePolicy, velocity_limits: [{ window_seconds: 60, max_count: 1 }] }, velocity: [{ count: 1, amount: 5 }] }), over).reason_code).toBe('velocity_exceeded');
+    expect(evaluate(input({ agent: { kyc_status: 'rejected' } }), over).reason_code).toBe('policy_denied');
+  });
+});

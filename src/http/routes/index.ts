@@ -6,6 +6,7 @@ import { approvalsRoutes } from './approvals.js';
 import { auditLogsRoutes } from './audit-logs.js';
 import { authorizeRoutes } from './authorize.js';
 import { decisionsRoutes } from './decisions.js';
+import { mandatesRoutes } from './mandates.js';
 import { operationsRoutes } from './operations.js';
 import { policiesRoutes } from './policies.js';
 import { quickstartRoutes } from './quickstart.js';
@@ -27,6 +28,7 @@ export const ROUTES: readonly Route[] = [
   ...approvalsRoutes,
   ...agentsRoutes,
   ...agentKeysRoutes,
+  ...mandatesRoutes,
   ...policiesRoutes,
   ...auditLogsRoutes,
   ...apiKeysRoutes,

@@ -1,13 +1,15 @@
 import { verifyTokenSchema } from '../../authorization/authorize.schemas.js';
 import { verifyToken } from '../../authorization/authorization.service.js';
 import { ANY_ROLE } from '../../kernel/caller.js';
-import type { TokenSigner } from '../../tokens/authorization-token.js';
 import { jwksSchema, toJwksView, tokenVerificationSchema } from '../../tokens/token.view.js';
 import { documentPerSource, publicDocument, sendPublicDocument } from '../public-document.js';
-import { route, SENT } from '../route.js';
+import { route, SENT, type RouteDeps } from '../route.js';
 
-/** The keys are fixed for the process's life: the document is serialized once and served from memory. */
-const jwksOf = documentPerSource((signer: TokenSigner) => publicDocument(JSON.stringify(toJwksView(signer.keys.jwks)), 'application/json'));
+/**
+ * The keys are fixed for the process's life: the document (the token keys, then the mandate keys)
+ * is serialized once per app and served from memory.
+ */
+const jwksOf = documentPerSource((deps: RouteDeps) => publicDocument(JSON.stringify(toJwksView(deps.authorization.signer.keys.jwks, deps.mandates?.mandateKeys.jwks)), 'application/json'));
 
 export const tokensRoutes = [
   route({
@@ -34,11 +36,11 @@ export const tokensRoutes = [
     path: '/v1/.well-known/jwks.json',
     tag: 'Authorization',
     roles: 'public',
-    summary: 'Public keys (JWKS) that verify gca_ tokens offline',
+    summary: 'Public keys (JWKS) that verify gca_ tokens, AP2 mandates and payment receipts offline',
     cacheable: { etag: true },
     response: { status: 200, description: 'A JSON Web Key Set', schema: jwksSchema },
     handler: ({ deps, req, res }) => {
-      sendPublicDocument(req, res, jwksOf(deps.authorization.signer));
+      sendPublicDocument(req, res, jwksOf(deps));
       return SENT;
     },
   }),
