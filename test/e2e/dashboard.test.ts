@@ -4,15 +4,17 @@
  * database of test/support/context.ts; a screenshot of each page goes to test-artifacts/dashboard/.
  * Without /usr/bin/chromium the file is skipped (CI installs the package: .ci/run).
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createHeldActivities } from '../../activities/held-authorization.js';
 import { generateApiKey } from '../../src/keys/api-key.js';
 import { signApprovalAuthority } from '../../src/approvals/approval-authority.js';
+import { closeMandate } from '../../src/client/mandate-close.js';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
 import { asStripeReadsIt, connectStripeIssuing, postToRail, requestEvent, stripeEvent, transactionObject } from '../support/stripe-issuing.js';
 
@@ -61,91 +63,6 @@ async function heldRequest(client: Client, amount = 5_000, vendor = 'shop.exampl
   const res = await client.post('/v1/authorize', { agent_id: heldAgentId, amount, currency: 'USD', vendor });
   expect(res.body).toMatchObject({ decision: 'held', status: 'pending' });
   return res.body.decision_id;
-}
-
-/**
- * A fake of the agent-keys endpoints (DECISIONS §19: list, create, revoke) for one agent, answered
- * in the browser, for when the API under test does not serve them yet. Objects have §19's shape.
- */
-async function fakeAgentKeys(page: Page, agentId: string, seed: { thumbprint: string; name: string; status: 'active' | 'revoked' }[] = []): Promise<void> {
-  const at = new Date().toISOString();
-  const object = (k: { thumbprint: string; name: string | null; status: string; jwk?: JWK }, n: number) => ({
-    id: `akey_fake${n}`,
-    object: 'agent_key',
-    agent_id: agentId,
-    name: k.name,
-    alg: 'ed25519',
-    jwk: k.jwk ?? { kty: 'OKP', crv: 'Ed25519', x: 'x' },
-    thumbprint: k.thumbprint,
-    directory_url: null,
-    status: k.status,
-    last_used_at: null,
-    revoked_at: k.status === 'revoked' ? at : null,
-    created_at: at,
-    livemode: false,
-  });
-  const keys = seed.map((k, n) => object(k, n));
-  const json = (status: number, body: unknown) => ({ status, contentType: 'application/json', body: JSON.stringify(body) });
-  await page.route(new RegExp(`/v1/agents/${agentId}/keys(/[^/?]+)?(\\?.*)?$`), async (route) => {
-    const request = route.request();
-    const id = /\/keys\/([^/?]+)/.exec(request.url())?.[1];
-    if (request.method() === 'GET' && !id) return route.fulfill(json(200, { object: 'list', data: [...keys].reverse(), has_more: false, next_cursor: null }));
-    if (request.method() === 'POST' && !id) {
-      const body = request.postDataJSON() as { jwk: JWK; name?: string };
-      const key = object({ thumbprint: await calculateJwkThumbprint(body.jwk), name: body.name ?? null, status: 'active', jwk: body.jwk }, keys.length);
-      keys.push(key);
-      return route.fulfill(json(201, key));
-    }
-    const key = keys.find((k) => k.id === id);
-    if (request.method() === 'DELETE' && key) {
-      Object.assign(key, { status: 'revoked', revoked_at: new Date().toISOString() });
-      return route.fulfill(json(200, key));
-    }
-    return route.fulfill(json(404, { error: { type: 'invalid_request_error', code: 'not_found', message: 'No such key.' } }));
-  });
-}
-
-/**
- * A fake of the mandate endpoints the agent page calls (DECISIONS §20: list by agent, revoke), for
- * one agent, answered in the browser, for when the API under test does not serve them yet. Objects
- * have §20's shape (the credential is a stand-in).
- */
-async function fakeMandates(page: Page, agentId: string, seed: Array<{ open_mandate: unknown; uses: number; budget_used: number }>): Promise<string[]> {
-  const at = new Date().toISOString();
-  const mandates = seed.map((m, n) => ({
-    id: `mdt_fake${n}`,
-    object: 'mandate',
-    agent_id: agentId,
-    agent_key_id: 'akey_fake',
-    status: 'active',
-    credential: 'stand-in~',
-    open_mandate: m.open_mandate,
-    category: null,
-    uses: m.uses,
-    budget_used: m.budget_used,
-    last_used_at: m.uses ? at : null,
-    expires_at: new Date(Date.now() + 86_400_000).toISOString(),
-    revoked_at: null,
-    created_at: at,
-    livemode: false,
-    metadata: {},
-  }));
-  const json = (status: number, body: unknown) => ({ status, contentType: 'application/json', body: JSON.stringify(body) });
-  await page.route(/\/v1\/mandates(\/[^/?]+\/revoke)?(\?.*)?$/, async (route) => {
-    const request = route.request();
-    const id = /\/mandates\/([^/?]+)\/revoke/.exec(request.url())?.[1];
-    if (request.method() === 'GET' && !id) {
-      const data = mandates.filter((m) => new URL(request.url()).searchParams.get('agent_id') === m.agent_id).reverse();
-      return route.fulfill(json(200, { object: 'list', data, has_more: false, next_cursor: null }));
-    }
-    const mandate = mandates.find((m) => m.id === id);
-    if (request.method() === 'POST' && mandate) {
-      if (mandate.status === 'active') Object.assign(mandate, { status: 'revoked', revoked_at: new Date().toISOString() });
-      return route.fulfill(json(200, mandate));
-    }
-    return route.fulfill(json(404, { error: { type: 'invalid_request_error', code: 'not_found', message: 'No such mandate.' } }));
-  });
-  return mandates.map((m) => m.id);
 }
 
 async function noHorizontalOverflow(page: Page): Promise<void> {
@@ -493,11 +410,7 @@ suite('reviewer dashboard (headless Chromium)', () => {
     const { publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
     const jwk = await exportJWK(publicKey);
     const thumbprint = await calculateJwkThumbprint(jwk);
-    // The keys endpoints (DECISIONS §19) are served by the API when it has them; until then, a fake
-    // of them with §19's shapes, in the browser, stands in for the API.
-    const served = Object.keys((await acct.test.get('/v1/openapi.json')).body.paths ?? {}).includes('/v1/agents/{id}/keys');
     const { page, context } = await newPage();
-    if (!served) await fakeAgentKeys(page, agent.id);
     await signIn(page, acct.test.key, '#/agents');
     await page.getByRole('link', { name: 'Signing bot' }).click();
     await page.getByRole('heading', { name: 'Agent: Signing bot' }).waitFor();
@@ -516,7 +429,7 @@ suite('reviewer dashboard (headless Chromium)', () => {
     expect(await row.textContent()).toContain(thumbprint);
     expect(await row.textContent()).toContain('Ed25519');
     expect(await row.locator('.status').textContent()).toBe('active');
-    if (served) expect((await acct.test.get(keysPath)).body.data).toMatchObject([{ thumbprint, name: 'laptop', status: 'active' }]);
+    expect((await acct.test.get(keysPath)).body.data).toMatchObject([{ thumbprint, name: 'laptop', status: 'active' }]);
     await shot(page, 'agent-keys');
 
     page.once('dialog', (d) => void d.accept());
@@ -524,13 +437,12 @@ suite('reviewer dashboard (headless Chromium)', () => {
     await expect.poll(() => page.getByRole('status').textContent()).toContain('Revoked key laptop');
     await expect.poll(() => row.locator('.status').textContent()).toBe('revoked');
     expect(await row.getByRole('button').count()).toBe(0);
-    if (served) expect((await acct.test.get(keysPath)).body.data).toMatchObject([{ thumbprint, status: 'revoked' }]);
+    expect((await acct.test.get(keysPath)).body.data).toMatchObject([{ thumbprint, status: 'revoked' }]);
     await context.close();
 
     // A reviewer sees the list, with no form and no Revoke.
     const reviewerKey = (await acct.test.post('/v1/api-keys', { name: 'key reader', role: 'reviewer' })).body.key;
     const second = await newPage();
-    if (!served) await fakeAgentKeys(second.page, agent.id, [{ thumbprint, name: 'laptop', status: 'active' }]);
     await signIn(second.page, reviewerKey, `#/agents/${agent.id}`);
     await second.page.getByRole('heading', { name: 'Agent: Signing bot' }).waitFor();
     await second.page.getByRole('row').filter({ hasText: 'laptop' }).waitFor();
@@ -541,63 +453,61 @@ suite('reviewer dashboard (headless Chromium)', () => {
   });
 
   test("agents: an agent's page lists its mandates in words, with uses, budget used, status and expiry; an admin revokes one; a reviewer only reads", async () => {
-    // An account of its own: the counters below are set by hand, and the other tests verify their books.
+    // An account of its own, so the other tests' counts of decisions are not moved by this one's payment.
     const own = await ctx.account('growth');
     const policy = (await own.test.post('/v1/policies', policyBody({ name: 'Mandated spend' }))).body;
     const agent = (await own.test.post('/v1/agents', { name: 'Mandate bot', policy_id: policy.id })).body;
+    // A window's end a year ahead, whenever the test runs.
+    const notAfter = new Date(Date.now() + 365 * 86_400_000).toISOString().slice(0, 10);
     const catStore = {
       payees: [{ id: 'cat-store', name: 'Cat Store', website: 'https://cats.example' }],
       amount_max: 5_000,
       budget: 12_000,
       recurrence: { frequency: 'MONTHLY', max_occurrences: 3 },
-      execution_window: { not_after: '2026-12-31T23:59:59Z' },
+      execution_window: { not_after: `${notAfter}T23:59:59Z` },
     };
     const dogShop = { payees: [{ id: 'dog-shop', name: 'Dog Shop' }], amount_max: 1_999 };
-    const catWords = 'up to 50.00 USD per payment at Cat Store; 120.00 USD in total; monthly, at most 3 times; until 2026-12-31';
+    const catWords = `up to 50.00 USD per payment at Cat Store; 120.00 USD in total; monthly, at most 3 times; until ${notAfter}`;
     const dogWords = 'one payment of up to 19.99 USD at Dog Shop';
 
-    // The mandate routes (DECISIONS §20) are served by the API when it has them: then the mandates are
-    // issued to the agent's P-256 key, and one's counters are moved as a verified payment of 40.00 USD
-    // moves them. Until then, a fake of the two calls the page makes, with §20's shapes, stands in.
-    const served = Object.keys((await own.test.get('/v1/openapi.json')).body.paths ?? {}).includes('/v1/mandates');
-    let fake: ((page: Page) => Promise<string[]>) | undefined;
-    let catId: string;
-    let dogId: string;
-    if (served) {
-      const { publicKey } = await generateKeyPair('ES256', { extractable: true });
-      const jwk = await exportJWK(publicKey);
-      const key = await own.test.post(`/v1/agents/${agent.id}/keys`, { jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } });
-      expect(key.status, key.text).toBe(201);
-      const issue = async (body: Record<string, unknown>) => {
-        const res = await own.test.post('/v1/mandates', { agent_id: agent.id, open_checkout_hash: 'c'.repeat(43), ...body });
-        expect(res.status, res.text).toBe(201);
-        return res.body.id as string;
-      };
-      catId = await issue(catStore);
-      dogId = await issue(dogShop);
-      await ctx.database.db.updateTable('mandates').set({ uses: 1, budget_used: 4_000, last_used_at: new Date() }).where('id', '=', catId).execute();
-    } else {
-      const open = (...constraints: Array<Record<string, unknown>>) => ({ vct: 'mandate.payment.open.1', constraints: [...constraints, { type: 'payment.reference', conditional_transaction_id: 'c'.repeat(43) }], cnf: { jwk: { kty: 'EC', crv: 'P-256', x: 'x', y: 'y' } }, iat: 0, exp: 0 });
-      const seed = [
-        { open_mandate: open({ type: 'payment.amount_range', currency: 'USD', max: 5_000 }, { type: 'payment.allowed_payees', allowed: catStore.payees }, { type: 'payment.budget', max: 120, currency: 'USD' }, { type: 'payment.agent_recurrence', ...catStore.recurrence }, { type: 'payment.execution_date', ...catStore.execution_window }), uses: 1, budget_used: 4_000 },
-        { open_mandate: open({ type: 'payment.amount_range', currency: 'USD', max: 1_999 }, { type: 'payment.allowed_payees', allowed: dogShop.payees }), uses: 0, budget_used: 0 },
-      ];
-      fake = (page) => fakeMandates(page, agent.id, seed);
-      [catId, dogId] = ['mdt_fake0', 'mdt_fake1'];
-    }
+    // The mandates are issued to the agent's P-256 key; the cat store's is used once, by a verified
+    // payment of 40.00 USD closed with the agent's private key.
+    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const jwk = await exportJWK(publicKey);
+    const key = await own.test.post(`/v1/agents/${agent.id}/keys`, { jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } });
+    expect(key.status, key.text).toBe(201);
+    const openCheckoutHash = 'c'.repeat(43);
+    const issue = async (body: Record<string, unknown>) => {
+      const res = await own.test.post('/v1/mandates', { agent_id: agent.id, open_checkout_hash: openCheckoutHash, ...body });
+      expect(res.status, res.text).toBe(201);
+      return res.body as { id: string; credential: string };
+    };
+    const cat = await issue(catStore);
+    const catId = cat.id;
+    const dogId = (await issue(dogShop)).id;
+    const presentation = await closeMandate(cat.credential, {
+      agentJwk: (await exportJWK(privateKey)) as Parameters<typeof closeMandate>[1]['agentJwk'],
+      transaction_id: randomBytes(16).toString('base64url'),
+      payee: catStore.payees[0]!,
+      payment_amount: { amount: 4_000, currency: 'USD' },
+      payment_instrument: { id: 'card-1', type: 'card' },
+      aud: ctx.signer.issuer,
+      nonce: randomBytes(12).toString('base64url'),
+    });
+    const paid = await own.test.post('/v1/mandates/verify', { presentation, open_checkout_hash: openCheckoutHash });
+    expect(paid.body, paid.text).toMatchObject({ status: 'Success' });
 
     const { page, context } = await newPage();
-    await fake?.(page);
     await signIn(page, own.test.key, `#/agents/${agent.id}`);
     await page.getByRole('heading', { name: 'Agent: Mandate bot' }).waitFor();
     // The table's own region (the section around it is a region of the same name).
     const mandates = page.getByRole('region', { name: 'Mandates' }).last();
-    const cat = mandates.getByRole('row').filter({ hasText: catId! });
-    const dog = mandates.getByRole('row').filter({ hasText: dogId! });
-    await cat.waitFor();
+    const catRow = mandates.getByRole('row').filter({ hasText: catId });
+    const dog = mandates.getByRole('row').filter({ hasText: dogId });
+    await catRow.waitFor();
     expect(await mandates.getByRole('row').count()).toBe(3);
-    const cells = async (row: typeof cat) => (await row.getByRole('cell').allInnerTexts()).map((t) => t.trim());
-    const [catCells, dogCells] = [await cells(cat), await cells(dog)];
+    const cells = async (row: typeof catRow) => (await row.getByRole('cell').allInnerTexts()).map((t) => t.trim());
+    const [catCells, dogCells] = [await cells(catRow), await cells(dog)];
     expect(catCells.slice(1, 5)).toEqual([catWords, '1 of 3', '40.00 USD of 120.00 USD', 'active']);
     expect(dogCells.slice(1, 5)).toEqual([dogWords, '0 of 1', '0.00 USD', 'active']);
     expect(catCells[5]).not.toBe('—');
@@ -605,22 +515,21 @@ suite('reviewer dashboard (headless Chromium)', () => {
     await shot(page, 'agent-mandates');
 
     page.once('dialog', (d) => void d.accept());
-    await cat.getByRole('button', { name: `Revoke mandate ${catId!}` }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toContain(`Revoked mandate ${catId!}`);
-    await expect.poll(() => cat.locator('.status').textContent()).toBe('revoked');
-    expect(await cat.getByRole('button').count()).toBe(0);
+    await catRow.getByRole('button', { name: `Revoke mandate ${catId}` }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain(`Revoked mandate ${catId}`);
+    await expect.poll(() => catRow.locator('.status').textContent()).toBe('revoked');
+    expect(await catRow.getByRole('button').count()).toBe(0);
     // Still listed, counters kept.
-    expect((await cells(cat)).slice(1, 4)).toEqual([catWords, '1 of 3', '40.00 USD of 120.00 USD']);
-    expect(await dog.getByRole('button', { name: `Revoke mandate ${dogId!}` }).count()).toBe(1);
-    if (served) expect((await own.test.get(`/v1/mandates/${catId!}`)).body).toMatchObject({ status: 'revoked', uses: 1, budget_used: 4_000 });
+    expect((await cells(catRow)).slice(1, 4)).toEqual([catWords, '1 of 3', '40.00 USD of 120.00 USD']);
+    expect(await dog.getByRole('button', { name: `Revoke mandate ${dogId}` }).count()).toBe(1);
+    expect((await own.test.get(`/v1/mandates/${catId}`)).body).toMatchObject({ status: 'revoked', uses: 1, budget_used: 4_000 });
     await context.close();
 
     // A reviewer sees the list, with no Revoke.
     const reviewerKey = (await own.test.post('/v1/api-keys', { name: 'mandate reader', role: 'reviewer' })).body.key;
     const second = await newPage();
-    await fake?.(second.page);
     await signIn(second.page, reviewerKey, `#/agents/${agent.id}`);
-    await second.page.getByRole('region', { name: 'Mandates' }).last().getByRole('row').filter({ hasText: dogId! }).waitFor();
+    await second.page.getByRole('region', { name: 'Mandates' }).last().getByRole('row').filter({ hasText: dogId }).waitFor();
     expect(await second.page.getByRole('button', { name: /^Revoke mandate/ }).count()).toBe(0);
     expect(await second.page.locator('main').textContent()).toContain('Only admin keys can revoke mandates.');
     await second.context.close();
