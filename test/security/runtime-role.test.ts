@@ -5,7 +5,7 @@
  * The database is migrated by an owner role and the service runs as a runtime role with exactly the
  * grants of docs/security.md ("Running as a role that does not own its tables"), read from that
  * document, so the document is what is tested. The service's own work (authorize, sealing, verify,
- * the housekeeping purges) runs as the runtime role too. PostgreSQL only: the embedded database has
+ * agents' keys and signed requests, mandates, the housekeeping purges) runs as the runtime role too. PostgreSQL only: the embedded database has
  * one user.
  */
 import fs from 'node:fs';
@@ -18,11 +18,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startAuditSealer } from '../../src/audit/audit-sealer.js';
 import { connectDatabase, type Database } from '../../src/db/connect.js';
 import { migrateToLatest, pendingMigrations } from '../../src/db/migrate.js';
+import { purgeExpiredNonces } from '../../src/agent-keys/nonce-purge.js';
 import { purgeExpiredKeys } from '../../src/idempotency/idempotency.repository.js';
 import { createLogger } from '../../src/kernel/logger.js';
 import { purgeCounters } from '../../src/ratelimit/ratelimit.repository.js';
 import { bindServerKeys } from '../../src/server-keys.js';
+import { sendSigned, signHttpMessageSignatures } from '../support/agent-signing.js';
 import { agentWithPolicy, createTestContext, policyBody, type TestAccount, type TestContext } from '../support/context.js';
+import { presenting } from '../support/mandate-presenting.js';
+import { agentApiKey, issueMandate, mandateFixture } from '../support/mandates.js';
 import { TEST_AUDIT_HMAC_KEY, TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
 import { until } from '../support/wait.js';
 
@@ -112,6 +116,23 @@ describe.skipIf(!DATABASE_URL)('the service as a runtime role that does not own 
     expect((await acct.test.get('/v1/audit-logs/verify')).body).toMatchObject({ valid: true, decisions_without_record: 0 });
     await purgeExpiredKeys(app, new Date(Date.now() + 2 * 86_400_000));
     await purgeCounters(app, new Date());
+  });
+
+  test("does agents' keys and mandates: a key registered, a signed authorize, a mandate issued and verified, the key revoked with its mandates, the nonce purge", async () => {
+    const fx = await mandateFixture(acct.test);
+    const agent = await agentApiKey(ctx, acct.test, fx.agentId);
+    const signed = await sendSigned(ctx.baseUrl, agent.key, { method: 'POST', path: '/v1/authorize', body: { agent_id: fx.agentId, amount: 100, currency: 'USD', vendor: 'shop.example' } }, (u) =>
+      signHttpMessageSignatures(u, fx.key),
+    );
+    expect(signed.body.decision, signed.text).toBe('approved');
+    const { close, verify } = presenting(ctx);
+    const verified = await verify(agent, fx, await close(fx));
+    expect(verified.body, verified.text).toMatchObject({ status: 'Success', decision_id: expect.any(String) });
+    const unused = await issueMandate(acct.test, fx.agentId);
+    expect((await acct.test.delete(`/v1/agents/${fx.agentId}/keys/${fx.agentKeyId}`)).body.status).toBe('revoked');
+    expect((await acct.test.get(`/v1/mandates/${unused.id}`)).body.status).toBe('revoked');
+    expect(await purgeExpiredNonces(app, new Date(Date.now() + 86_400_000))).toBeGreaterThanOrEqual(1);
+    expect((await acct.test.get('/v1/audit-logs/verify')).body).toMatchObject({ valid: true, decisions_without_record: 0, ledger_mismatches: 0 });
   });
 
   test.each([
