@@ -118,6 +118,13 @@ describe.skipIf(!DATABASE_URL)('the service as a runtime role that does not own 
     await purgeCounters(app, new Date());
   });
 
+  test('every table the migrations make is named in the grants (a new table without one fails here, not in production)', async () => {
+    const tables = (await sql<{ t: string }>`SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`.execute(ownerDb.db)).rows.map((r) => r.t);
+    const granted = new Set([...documentedGrants(runtime).matchAll(/\bON\s+(?:TABLE\s+)?([a-z_][a-z0-9_]*(?:\s*,\s*[a-z_][a-z0-9_]*)*)\s+TO\b/g)].flatMap((m) => m[1]!.split(/\s*,\s*/)));
+    expect(tables.length).toBeGreaterThan(20);
+    expect(tables.filter((t) => !granted.has(t)).sort()).toEqual([]);
+  });
+
   test("does agents' keys and mandates: a key registered, a signed authorize, a mandate issued and verified, the key revoked with its mandates, the nonce purge", async () => {
     const fx = await mandateFixture(acct.test);
     const agent = await agentApiKey(ctx, acct.test, fx.agentId);
