@@ -39,8 +39,12 @@ function errorOfAnswer(response: Response, body: unknown, retryAfter: number | u
   const status = response.status;
   const headerId = response.headers.get('x-request-id');
   const envelope = typeof body === 'object' && body !== null ? (body as Envelope).error : undefined;
+  const retryAfterSeconds = retryAfter === undefined ? null : Math.ceil(retryAfter / 1000);
   if (!envelope || typeof envelope.code !== 'string' || typeof envelope.message !== 'string') {
-    return new SpendAuthError(`The service answered HTTP ${status} without an error object.`, { status, code: 'unexpected_response', requestId: headerId });
+    const message = `The service answered HTTP ${status} without an error object.`;
+    // A 429 is a rate limit whoever answered it (a gateway's has no envelope).
+    if (status === 429) return new RateLimitError(message, { status, code: 'rate_limited', requestId: headerId, retryAfter: retryAfterSeconds });
+    return new SpendAuthError(message, { status, code: 'unexpected_response', requestId: headerId });
   }
   const fields = {
     status,
@@ -48,7 +52,7 @@ function errorOfAnswer(response: Response, body: unknown, retryAfter: number | u
     param: typeof envelope.param === 'string' ? envelope.param : null,
     requestId: typeof envelope.request_id === 'string' ? envelope.request_id : headerId,
   };
-  if (status === 429) return new RateLimitError(envelope.message, { ...fields, retryAfter: retryAfter === undefined ? null : Math.ceil(retryAfter / 1000) });
+  if (status === 429) return new RateLimitError(envelope.message, { ...fields, retryAfter: retryAfterSeconds });
   return new SpendAuthError(envelope.message, fields);
 }
 
@@ -66,8 +70,12 @@ export function createTransport(options: TransportOptions): Transport {
       if (response && err instanceof SyntaxError) {
         // A proxy's HTML 503 is still a 503: retried like the service's own.
         const status = response.status;
-        const error = new SpendAuthError(`The service answered HTTP ${status} with a body that is not JSON.`, { status, code: 'unexpected_response', requestId: response.headers.get('x-request-id'), cause: err });
-        return { ok: false, error, retryable: RETRYABLE_STATUSES.has(status), retryAfterMs: retryAfterMs(response.headers.get('retry-after')) };
+        const wait = retryAfterMs(response.headers.get('retry-after'));
+        const error =
+          status === 429
+            ? errorOfAnswer(response, undefined, wait)
+            : new SpendAuthError(`The service answered HTTP ${status} with a body that is not JSON.`, { status, code: 'unexpected_response', requestId: response.headers.get('x-request-id'), cause: err });
+        return { ok: false, error, retryable: RETRYABLE_STATUSES.has(status), ...(wait === undefined ? {} : { retryAfterMs: wait }) };
       }
       // No answer, or it broke off: refused, reset, timed out. Safe to send again (same key).
       const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
