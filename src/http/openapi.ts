@@ -4,6 +4,7 @@ import { EVENT_TYPES, type EventType } from '../events/events.repository.js';
 import { DELIVERY_HEADER, EVENT_HEADER, PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER } from '../webhooks/signature.js';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './errors.js';
 import { IDEMPOTENCY_HEADER } from './idempotency.js';
+import { API_VERSION } from '../kernel/api-version.js';
 import { STORABLE_TEXT_PATTERN } from '../kernel/schemas.js';
 import { componentSchemas, webhookComponentName } from './openapi-components.js';
 import type { Route } from './route.js';
@@ -306,7 +307,7 @@ export function buildOpenApiDocument(routes: readonly Route[] = ROUTES): OpenApi
     openapi: '3.1.0',
     info: {
       title: 'Spend Authorization API',
-      version: 'v1',
+      version: API_VERSION,
       description:
         'Pre-spend authorization for AI agents: approve, deny or hold a spend request against a policy. ' +
         'Amounts are integers in minor units. Errors use the `Error` envelope. Every POST under /v1 accepts an `Idempotency-Key`. ' +
