@@ -1,0 +1,101 @@
+"""Session fixtures: the real service (tests/service.py), the objects every test uses, and the
+clients under test."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+from spend_auth import AsyncSpendAuth, SpendAuth
+
+from .service import Service, start_service
+
+HOLD_ABOVE = 5_000
+
+
+@dataclass
+class World:
+    """What the tests authorize against, in live mode of the main account."""
+
+    service: Service
+    admin: httpx.Client  # the account's first live admin key (from the CLI), for setting things up
+    api_key: str  # the clients' key: a live admin key minted by that one
+    reviewer_key: str  # a reviewer key minted beside it (not from it: four eyes, DECISIONS §8)
+    policy_id: str
+    agent_id: str
+
+    @property
+    def base_url(self) -> str:
+        return self.service.base_url
+
+    @property
+    def account_id(self) -> str:
+        return self.service.main.id
+
+    def request(self, **overrides: Any) -> dict[str, Any]:
+        """An authorize body that is approved unless overridden (vendor unique per call)."""
+        return {"agent_id": self.agent_id, "amount": 1_250, "currency": "USD", "vendor": f"{uuid.uuid4().hex[:10]}.example.com",
+                "category": "saas", **overrides}
+
+    def approve_when_pending(self, vendor: str, timeout: float = 30) -> dict[str, Any]:
+        """As a reviewer would: finds the pending approval of that vendor and approves it."""
+        headers = {"Authorization": f"Bearer {self.reviewer_key}"}
+        deadline = time.monotonic() + timeout
+        with httpx.Client(base_url=self.base_url, headers=headers, timeout=30) as reviewer:
+            while time.monotonic() < deadline:
+                pending = reviewer.get("/approvals", params={"status": "pending", "limit": 100}).raise_for_status().json()["data"]
+                mine = [a for a in pending if a.get("vendor") == vendor]
+                if mine:
+                    decision_id = mine[0].get("decision_id") or mine[0]["id"]
+                    res = reviewer.post(f"/approvals/{decision_id}/approve", json={"note": "ok by the tests"})
+                    if res.status_code != 503:  # 503: its workflow is not started yet; the hold stays pending
+                        assert res.status_code == 200, res.text
+                        return res.json()
+                time.sleep(0.2)
+        raise AssertionError(f"no pending approval for {vendor} within {timeout} s")
+
+
+@pytest.fixture(scope="session")
+def service(request: pytest.FixtureRequest) -> Iterator[Service]:
+    svc = start_service()
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    line = (f"started `spend-auth dev` (embedded PGlite in {svc.data_dir}, its own Temporal dev server) "
+            f"on {svc.base_url} in {svc.started_in:.1f} s, accounts {svc.main.id} and {svc.limited.id} (rate limit 2/min)")
+    if reporter is not None:
+        reporter.write_line(line)
+    else:
+        print(line)
+    yield svc
+    svc.stop()
+
+
+@pytest.fixture(scope="session")
+def world(service: Service) -> Iterator[World]:
+    admin = httpx.Client(base_url=service.base_url, headers={"Authorization": f"Bearer {service.main.live_key}"}, timeout=30)
+    policy = admin.post("/policies", json={
+        "name": "python client tests", "budget_monthly": 100_000_000, "budget_single_max": 1_000_000,
+        "require_approval_above": HOLD_ABOVE, "vendor_denylist": ["blocked.example"],
+    }).raise_for_status().json()
+    agent = admin.post("/agents", json={"name": "python client agent", "policy_id": policy["id"]}).raise_for_status().json()
+    requester = admin.post("/api-keys", json={"name": "python client", "mode": "live", "role": "admin"}).raise_for_status().json()
+    reviewer = admin.post("/api-keys", json={"name": "python reviewer", "mode": "live", "role": "reviewer"}).raise_for_status().json()
+    yield World(service, admin, requester["key"], reviewer["key"], policy["id"], agent["id"])
+    admin.close()
+
+
+@pytest.fixture
+def client(world: World) -> Iterator[SpendAuth]:
+    with SpendAuth(base_url=world.base_url, api_key=world.api_key) as c:
+        yield c
+
+
+@pytest.fixture
+async def aclient(world: World) -> AsyncIterator[AsyncSpendAuth]:
+    async with AsyncSpendAuth(base_url=world.base_url, api_key=world.api_key) as c:
+        yield c
