@@ -23,7 +23,7 @@ async def test_approved_and_denied(aclient: AsyncSpendAuth, world: World) -> Non
 async def test_held_then_approved_by_a_reviewer_while_authorize_waits(aclient: AsyncSpendAuth, world: World) -> None:
     request = world.request(amount=HOLD_ABOVE + 200)
     decision, approved = await asyncio.gather(
-        aclient.authorize(request, wait=60),
+        aclient.authorize(request, wait=90),
         asyncio.to_thread(world.approve_when_pending, request["vendor"]),
     )
     assert decision.decision == "approved" and decision.decision_id == approved["decision_id"]

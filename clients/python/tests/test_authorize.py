@@ -45,15 +45,15 @@ def test_held_without_wait_returns_at_once(client: SpendAuth, world: World) -> N
 def test_held_then_approved_by_a_reviewer_while_authorize_waits(client: SpendAuth, world: World) -> None:
     request = world.request(amount=HOLD_ABOVE + 100)
     result: dict[str, Decision] = {}
-    waiter = threading.Thread(target=lambda: result.setdefault("d", client.authorize(request, wait=60)))
+    waiter = threading.Thread(target=lambda: result.setdefault("d", client.authorize(request, wait=90)))
     started = time.monotonic()
     waiter.start()
     approved = world.approve_when_pending(request["vendor"])
-    waiter.join(70)
+    waiter.join(100)
     d = result["d"]
     assert d.decision == "approved" and d.status == "approved" and d.authorization_token
     assert d.decision_id == approved["decision_id"]
-    assert time.monotonic() - started < 60  # it returned once approved, not at the end of the wait
+    assert time.monotonic() - started < 85  # it returned once approved, not at the end of the wait
 
 
 def test_a_wait_that_runs_out_returns_the_held_decision(client: SpendAuth, world: World) -> None:

@@ -51,12 +51,12 @@ async def test_openai_agents_tool(client: SpendAuth, world: World) -> None:
 
 async def test_openai_agents_tool_waits_for_the_reviewer(world: World) -> None:
     async with AsyncSpendAuth(base_url=world.base_url, api_key=world.api_key) as c:
-        tool = openai_agents_tool(c, wait=60)
+        tool = openai_agents_tool(c, wait=90)
         vendor = "held-tool.example.com"
         approver = threading.Thread(target=world.approve_when_pending, args=(vendor,))
         approver.start()
         d = await _invoke(tool, {"agent_id": world.agent_id, "amount": HOLD_ABOVE + 1, "currency": "USD", "vendor": vendor})
-        approver.join(30)
+        approver.join(90)
     assert d["decision"] == "approved" and d["status"] == "approved" and d["authorization_token"].startswith("gca_")
 
 
