@@ -3,6 +3,7 @@ clients under test."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -67,13 +68,12 @@ class World:
 @pytest.fixture(scope="session")
 def service(request: pytest.FixtureRequest) -> Iterator[Service]:
     svc = start_service()
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
     line = (f"started `spend-auth dev` (embedded PGlite in {svc.data_dir}, its own Temporal dev server) "
             f"on {svc.base_url} in {svc.started_in:.1f} s, accounts {svc.main.id} and {svc.limited.id} (rate limit 2/min)")
-    if reporter is not None:
-        reporter.write_line(line)
-    else:
-        print(line)
+    # Outside pytest's capture: one line on the terminal (and in CI's log) saying what runs.
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+        print(f"\n{line}", flush=True)
     yield svc
     svc.stop()
 
