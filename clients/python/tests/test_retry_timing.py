@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 
+import httpx
+
 from spend_auth import _http
 
 
@@ -29,3 +31,14 @@ def test_backoff_is_full_jitter_capped_at_8_s_and_retry_after_wins() -> None:
 def test_base_url_gets_v1() -> None:
     assert _http.resolve_settings("http://h:3000", "k")[0] == "http://h:3000/v1"
     assert _http.resolve_settings("http://h:3000/v1/", "k")[0] == "http://h:3000/v1"
+
+
+def test_what_is_retried() -> None:
+    req = httpx.Request("POST", "http://127.0.0.1/v1/authorize")
+    answer = lambda status, **h: httpx.Response(status, headers=h, request=req)  # noqa: E731
+    assert _http.should_retry(answer(429, **{"Retry-After": "3"})) == (True, 3.0)
+    assert _http.should_retry(answer(503)) == (True, None)
+    assert _http.should_retry(answer(500)) == (False, None)
+    assert _http.should_retry(answer(400)) == (False, None)
+    # More than a minute is not slept through: raised, with the wait it asked for.
+    assert _http.should_retry(answer(429, **{"Retry-After": "3600"})) == (False, 3600.0)
