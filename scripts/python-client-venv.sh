@@ -7,7 +7,7 @@
 #
 #   bash scripts/python-client-venv.sh          prints the venv's path on stdout
 #
-# Settings (environment): PYTHON=python3 (3.10 or later), PYTHON_CLIENT_VENV=clients/python/.venv
+# Settings (environment): PYTHON=python3 (3.11 or later: the generated code imports typing.Self), PYTHON_CLIENT_VENV=clients/python/.venv
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 from functools import lru_cache
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ._async import AsyncSpendAuth
@@ -97,14 +98,16 @@ def _body(args: dict[str, Any], agent_id: str | None) -> tuple[dict[str, Any], s
 
 
 def _agent_of_key_sync(client: SpendAuth) -> str | None:
-    return client._request("GET", "/api-keys/self").json().get("agent_id")
+    agent: str | None = client._request("GET", "/api-keys/self").json().get("agent_id")
+    return agent
 
 
 async def _agent_of_key_async(client: AsyncSpendAuth) -> str | None:
-    return (await client._request("GET", "/api-keys/self")).json().get("agent_id")
+    agent: str | None = (await client._request("GET", "/api-keys/self")).json().get("agent_id")
+    return agent
 
 
-def _sync_runner(client: SpendAuth, wait: float, agent_id: str | None):
+def _sync_runner(client: SpendAuth, wait: float, agent_id: str | None) -> Callable[..., str]:
     def run(**args: Any) -> str:
         body, key = _body(args, agent_id)
         if "agent_id" not in body:
@@ -114,7 +117,7 @@ def _sync_runner(client: SpendAuth, wait: float, agent_id: str | None):
     return run
 
 
-def _async_runner(client: SpendAuth | AsyncSpendAuth, wait: float, agent_id: str | None):
+def _async_runner(client: SpendAuth | AsyncSpendAuth, wait: float, agent_id: str | None) -> Callable[..., Awaitable[str]]:
     if isinstance(client, SpendAuth):
         sync = _sync_runner(client, wait, agent_id)
 
@@ -149,9 +152,10 @@ def openai_agents_tool(
         try:
             args = model.model_validate_json(arguments or "{}").model_dump(exclude_none=True)
         except ValidationError as exc:
-            first = exc.errors()[0] if exc.errors() else {}
-            param = ".".join(str(p) for p in first.get("loc", ())) or None
-            return json.dumps({"error": {"code": "invalid_request", "message": str(first.get("msg", exc)), "param": param}})
+            errors = exc.errors()
+            param = ".".join(str(p) for p in errors[0]["loc"]) if errors else None
+            message = errors[0]["msg"] if errors else str(exc)
+            return json.dumps({"error": {"code": "invalid_request", "message": message, "param": param or None}})
         try:
             return await run(**args)
         except SpendAuthError as exc:
@@ -176,6 +180,7 @@ def langchain_tool(
     from langchain_core.tools import StructuredTool, ToolException
 
     def sync_guarded(**args: Any) -> str:
+        assert sync is not None
         try:
             return sync(**args)
         except SpendAuthError as exc:

@@ -25,10 +25,9 @@ DEFAULT_TOLERANCE = 300.0
 
 
 def _header(headers: Mapping[str, str], name: str) -> str | None:
-    getter = getattr(headers, "get", None)
-    value = getter(name) if getter else None  # httpx.Headers, werkzeug's and starlette's: case-insensitive
+    value = headers.get(name)  # httpx.Headers, werkzeug's and starlette's: case-insensitive
     if value is not None:
-        return value
+        return str(value)
     lowered = name.lower()
     for key, candidate in headers.items():
         if key.lower() == lowered:

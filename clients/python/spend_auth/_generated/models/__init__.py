@@ -140,6 +140,7 @@ from .event_type_6 import EventType6
 from .event_type_7 import EventType7
 from .event_type_8 import EventType8
 from .event_type_9 import EventType9
+from .event_type_10 import EventType10
 from .event_type_10_data import EventType10Data
 from .get_v1_agents_id_keys_status import GetV1AgentsIdKeysStatus
 from .get_v1_agents_status import GetV1AgentsStatus
@@ -313,6 +314,7 @@ from .quickstart_authorization_reason_code_type_0 import (
     QuickstartAuthorizationReasonCodeType0,
 )
 from .quickstart_authorization_status import QuickstartAuthorizationStatus
+from .rail_answer_type_0 import RailAnswerType0
 from .rail_answer_type_0_metadata import RailAnswerType0Metadata
 from .rail_answer_type_1 import RailAnswerType1
 from .rail_connection import RailConnection
@@ -461,6 +463,7 @@ __all__ = (
     "EventType7",
     "EventType8",
     "EventType9",
+    "EventType10",
     "EventType10Data",
     "GetV1AgentsIdKeysStatus",
     "GetV1AgentsStatus",
@@ -575,6 +578,7 @@ __all__ = (
     "QuickstartAuthorization",
     "QuickstartAuthorizationReasonCodeType0",
     "QuickstartAuthorizationStatus",
+    "RailAnswerType0",
     "RailAnswerType0Metadata",
     "RailAnswerType1",
     "RailConnection",
