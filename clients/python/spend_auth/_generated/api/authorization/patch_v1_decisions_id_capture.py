@@ -1,0 +1,309 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...models.decision import Decision
+from ...models.error import Error
+from ...models.patch_v1_decisions_id_capture_body import PatchV1DecisionsIdCaptureBody
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    id: str,
+    *,
+    body: PatchV1DecisionsIdCaptureBody,
+    signature_input: str | Unset = UNSET,
+    signature: str | Unset = UNSET,
+    signature_agent: str | Unset = UNSET,
+    content_digest: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(signature_input, Unset):
+        headers["Signature-Input"] = signature_input
+
+    if not isinstance(signature, Unset):
+        headers["Signature"] = signature
+
+    if not isinstance(signature_agent, Unset):
+        headers["Signature-Agent"] = signature_agent
+
+    if not isinstance(content_digest, Unset):
+        headers["Content-Digest"] = content_digest
+
+    _kwargs: dict[str, Any] = {
+        "method": "patch",
+        "url": "/v1/decisions/{id}/capture".format(
+            id=quote(str(id), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Decision | Error:
+    if response.status_code == 200:
+        response_200 = Decision.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Error.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Error.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = Error.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 429:
+        response_429 = Error.from_dict(response.json())
+
+        return response_429
+
+    response_default = Error.from_dict(response.json())
+
+    return response_default
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Decision | Error]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: PatchV1DecisionsIdCaptureBody,
+    signature_input: str | Unset = UNSET,
+    signature: str | Unset = UNSET,
+    signature_agent: str | Unset = UNSET,
+    content_digest: str | Unset = UNSET,
+) -> Response[Decision | Error]:
+    """Add references to a captured approval's capture metadata (e.g. the settlement's transaction, known
+    after the capture)
+
+     Captured approvals only (else 409 conflict). Keys are added to `capture.metadata`; a key already
+    recorded keeps its value: the same value again changes nothing, another value → 409 conflict
+    (`param` metadata). At most 50 keys in all (more → 400). Amounts and budgets are not changed. Audit
+    record `authorization.capture_updated`. Same callers as a capture: agent keys for their own agent's
+    approvals; another agent's decision → 404.
+
+    Roles: admin, agent.
+
+    Args:
+        id (str):
+        signature_input (str | Unset):
+        signature (str | Unset):
+        signature_agent (str | Unset):
+        content_digest (str | Unset):
+        body (PatchV1DecisionsIdCaptureBody):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Decision | Error]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        body=body,
+        signature_input=signature_input,
+        signature=signature,
+        signature_agent=signature_agent,
+        content_digest=content_digest,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: PatchV1DecisionsIdCaptureBody,
+    signature_input: str | Unset = UNSET,
+    signature: str | Unset = UNSET,
+    signature_agent: str | Unset = UNSET,
+    content_digest: str | Unset = UNSET,
+) -> Decision | Error | None:
+    """Add references to a captured approval's capture metadata (e.g. the settlement's transaction, known
+    after the capture)
+
+     Captured approvals only (else 409 conflict). Keys are added to `capture.metadata`; a key already
+    recorded keeps its value: the same value again changes nothing, another value → 409 conflict
+    (`param` metadata). At most 50 keys in all (more → 400). Amounts and budgets are not changed. Audit
+    record `authorization.capture_updated`. Same callers as a capture: agent keys for their own agent's
+    approvals; another agent's decision → 404.
+
+    Roles: admin, agent.
+
+    Args:
+        id (str):
+        signature_input (str | Unset):
+        signature (str | Unset):
+        signature_agent (str | Unset):
+        content_digest (str | Unset):
+        body (PatchV1DecisionsIdCaptureBody):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Decision | Error
+    """
+
+    return sync_detailed(
+        id=id,
+        client=client,
+        body=body,
+        signature_input=signature_input,
+        signature=signature,
+        signature_agent=signature_agent,
+        content_digest=content_digest,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: PatchV1DecisionsIdCaptureBody,
+    signature_input: str | Unset = UNSET,
+    signature: str | Unset = UNSET,
+    signature_agent: str | Unset = UNSET,
+    content_digest: str | Unset = UNSET,
+) -> Response[Decision | Error]:
+    """Add references to a captured approval's capture metadata (e.g. the settlement's transaction, known
+    after the capture)
+
+     Captured approvals only (else 409 conflict). Keys are added to `capture.metadata`; a key already
+    recorded keeps its value: the same value again changes nothing, another value → 409 conflict
+    (`param` metadata). At most 50 keys in all (more → 400). Amounts and budgets are not changed. Audit
+    record `authorization.capture_updated`. Same callers as a capture: agent keys for their own agent's
+    approvals; another agent's decision → 404.
+
+    Roles: admin, agent.
+
+    Args:
+        id (str):
+        signature_input (str | Unset):
+        signature (str | Unset):
+        signature_agent (str | Unset):
+        content_digest (str | Unset):
+        body (PatchV1DecisionsIdCaptureBody):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Decision | Error]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        body=body,
+        signature_input=signature_input,
+        signature=signature,
+        signature_agent=signature_agent,
+        content_digest=content_digest,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: PatchV1DecisionsIdCaptureBody,
+    signature_input: str | Unset = UNSET,
+    signature: str | Unset = UNSET,
+    signature_agent: str | Unset = UNSET,
+    content_digest: str | Unset = UNSET,
+) -> Decision | Error | None:
+    """Add references to a captured approval's capture metadata (e.g. the settlement's transaction, known
+    after the capture)
+
+     Captured approvals only (else 409 conflict). Keys are added to `capture.metadata`; a key already
+    recorded keeps its value: the same value again changes nothing, another value → 409 conflict
+    (`param` metadata). At most 50 keys in all (more → 400). Amounts and budgets are not changed. Audit
+    record `authorization.capture_updated`. Same callers as a capture: agent keys for their own agent's
+    approvals; another agent's decision → 404.
+
+    Roles: admin, agent.
+
+    Args:
+        id (str):
+        signature_input (str | Unset):
+        signature (str | Unset):
+        signature_agent (str | Unset):
+        content_digest (str | Unset):
+        body (PatchV1DecisionsIdCaptureBody):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Decision | Error
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            client=client,
+            body=body,
+            signature_input=signature_input,
+            signature=signature,
+            signature_agent=signature_agent,
+            content_digest=content_digest,
+        )
+    ).parsed

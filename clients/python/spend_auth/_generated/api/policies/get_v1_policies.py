@@ -1,0 +1,226 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...models.error import Error
+from ...models.get_v1_policies_active import GetV1PoliciesActive
+from ...models.policy_list import PolicyList
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    *,
+    limit: int | Unset = 20,
+    cursor: str | Unset = UNSET,
+    active: GetV1PoliciesActive | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["limit"] = limit
+
+    params["cursor"] = cursor
+
+    json_active: str | Unset = UNSET
+    if not isinstance(active, Unset):
+        json_active = active.value
+
+    params["active"] = json_active
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/policies",
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Error | PolicyList:
+    if response.status_code == 200:
+        response_200 = PolicyList.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Error.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 429:
+        response_429 = Error.from_dict(response.json())
+
+        return response_429
+
+    response_default = Error.from_dict(response.json())
+
+    return response_default
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Error | PolicyList]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    limit: int | Unset = 20,
+    cursor: str | Unset = UNSET,
+    active: GetV1PoliciesActive | Unset = UNSET,
+) -> Response[Error | PolicyList]:
+    """List policies
+
+     Roles: admin, reviewer.
+
+    Args:
+        limit (int | Unset):  Default: 20.
+        cursor (str | Unset): The `next_cursor` of the previous page, exactly as this service
+            returned it (opaque; any other value is refused with 400, `param` `cursor`)
+        active (GetV1PoliciesActive | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | PolicyList]
+    """
+
+    kwargs = _get_kwargs(
+        limit=limit,
+        cursor=cursor,
+        active=active,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    limit: int | Unset = 20,
+    cursor: str | Unset = UNSET,
+    active: GetV1PoliciesActive | Unset = UNSET,
+) -> Error | PolicyList | None:
+    """List policies
+
+     Roles: admin, reviewer.
+
+    Args:
+        limit (int | Unset):  Default: 20.
+        cursor (str | Unset): The `next_cursor` of the previous page, exactly as this service
+            returned it (opaque; any other value is refused with 400, `param` `cursor`)
+        active (GetV1PoliciesActive | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | PolicyList
+    """
+
+    return sync_detailed(
+        client=client,
+        limit=limit,
+        cursor=cursor,
+        active=active,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    limit: int | Unset = 20,
+    cursor: str | Unset = UNSET,
+    active: GetV1PoliciesActive | Unset = UNSET,
+) -> Response[Error | PolicyList]:
+    """List policies
+
+     Roles: admin, reviewer.
+
+    Args:
+        limit (int | Unset):  Default: 20.
+        cursor (str | Unset): The `next_cursor` of the previous page, exactly as this service
+            returned it (opaque; any other value is refused with 400, `param` `cursor`)
+        active (GetV1PoliciesActive | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | PolicyList]
+    """
+
+    kwargs = _get_kwargs(
+        limit=limit,
+        cursor=cursor,
+        active=active,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    limit: int | Unset = 20,
+    cursor: str | Unset = UNSET,
+    active: GetV1PoliciesActive | Unset = UNSET,
+) -> Error | PolicyList | None:
+    """List policies
+
+     Roles: admin, reviewer.
+
+    Args:
+        limit (int | Unset):  Default: 20.
+        cursor (str | Unset): The `next_cursor` of the previous page, exactly as this service
+            returned it (opaque; any other value is refused with 400, `param` `cursor`)
+        active (GetV1PoliciesActive | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | PolicyList
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            limit=limit,
+            cursor=cursor,
+            active=active,
+        )
+    ).parsed

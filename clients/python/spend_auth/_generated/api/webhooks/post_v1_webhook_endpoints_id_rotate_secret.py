@@ -1,0 +1,252 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...models.error import Error
+from ...models.post_v1_webhook_endpoints_id_rotate_secret_body import (
+    PostV1WebhookEndpointsIdRotateSecretBody,
+)
+from ...models.webhook_endpoint_with_secret import WebhookEndpointWithSecret
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    id: str,
+    *,
+    body: PostV1WebhookEndpointsIdRotateSecretBody | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/webhook-endpoints/{id}/rotate-secret".format(
+            id=quote(str(id), safe=""),
+        ),
+    }
+
+    if not isinstance(body, Unset):
+        _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Error | WebhookEndpointWithSecret:
+    if response.status_code == 200:
+        response_200 = WebhookEndpointWithSecret.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Error.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Error.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = Error.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 429:
+        response_429 = Error.from_dict(response.json())
+
+        return response_429
+
+    response_default = Error.from_dict(response.json())
+
+    return response_default
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Error | WebhookEndpointWithSecret]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: PostV1WebhookEndpointsIdRotateSecretBody | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
+) -> Response[Error | WebhookEndpointWithSecret]:
+    """Rotate the signing secret (returned once); the previous one may keep signing for a grace period
+
+     Takes the endpoint's row lock: concurrent rotations take turns and each answers the secret it
+    stored. With `previous_secret_expires_in` (seconds, 0–86,400) the secret it replaces also signs
+    every delivery, in `X-Service-Signature-Previous`, until then.
+
+    Roles: admin.
+
+    Args:
+        id (str):
+        idempotency_key (str | Unset):
+        body (PostV1WebhookEndpointsIdRotateSecretBody | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | WebhookEndpointWithSecret]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        body=body,
+        idempotency_key=idempotency_key,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: PostV1WebhookEndpointsIdRotateSecretBody | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
+) -> Error | WebhookEndpointWithSecret | None:
+    """Rotate the signing secret (returned once); the previous one may keep signing for a grace period
+
+     Takes the endpoint's row lock: concurrent rotations take turns and each answers the secret it
+    stored. With `previous_secret_expires_in` (seconds, 0–86,400) the secret it replaces also signs
+    every delivery, in `X-Service-Signature-Previous`, until then.
+
+    Roles: admin.
+
+    Args:
+        id (str):
+        idempotency_key (str | Unset):
+        body (PostV1WebhookEndpointsIdRotateSecretBody | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | WebhookEndpointWithSecret
+    """
+
+    return sync_detailed(
+        id=id,
+        client=client,
+        body=body,
+        idempotency_key=idempotency_key,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: PostV1WebhookEndpointsIdRotateSecretBody | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
+) -> Response[Error | WebhookEndpointWithSecret]:
+    """Rotate the signing secret (returned once); the previous one may keep signing for a grace period
+
+     Takes the endpoint's row lock: concurrent rotations take turns and each answers the secret it
+    stored. With `previous_secret_expires_in` (seconds, 0–86,400) the secret it replaces also signs
+    every delivery, in `X-Service-Signature-Previous`, until then.
+
+    Roles: admin.
+
+    Args:
+        id (str):
+        idempotency_key (str | Unset):
+        body (PostV1WebhookEndpointsIdRotateSecretBody | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | WebhookEndpointWithSecret]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        body=body,
+        idempotency_key=idempotency_key,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: PostV1WebhookEndpointsIdRotateSecretBody | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
+) -> Error | WebhookEndpointWithSecret | None:
+    """Rotate the signing secret (returned once); the previous one may keep signing for a grace period
+
+     Takes the endpoint's row lock: concurrent rotations take turns and each answers the secret it
+    stored. With `previous_secret_expires_in` (seconds, 0–86,400) the secret it replaces also signs
+    every delivery, in `X-Service-Signature-Previous`, until then.
+
+    Roles: admin.
+
+    Args:
+        id (str):
+        idempotency_key (str | Unset):
+        body (PostV1WebhookEndpointsIdRotateSecretBody | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | WebhookEndpointWithSecret
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            client=client,
+            body=body,
+            idempotency_key=idempotency_key,
+        )
+    ).parsed

@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class ApprovalStatus(StrEnum):
+    APPROVED = "approved"
+    DENIED = "denied"
+    EXPIRED = "expired"
+    PENDING = "pending"
+
+    def __str__(self) -> str:
+        return str(self.value)

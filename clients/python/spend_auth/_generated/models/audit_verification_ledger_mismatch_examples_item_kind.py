@@ -1,0 +1,10 @@
+from enum import StrEnum
+
+
+class AuditVerificationLedgerMismatchExamplesItemKind(StrEnum):
+    DECISION = "decision"
+    MANDATE = "mandate"
+    SPEND = "spend"
+
+    def __str__(self) -> str:
+        return str(self.value)

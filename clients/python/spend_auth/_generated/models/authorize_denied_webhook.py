@@ -1,0 +1,95 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Literal,
+    Self,
+    TypeVar,
+    cast,
+)
+
+from attrs import define as _attrs_define
+
+if TYPE_CHECKING:
+    from ..models.decision_event_data import DecisionEventData
+
+
+T = TypeVar("T", bound="AuthorizeDeniedWebhook")
+
+
+@_attrs_define
+class AuthorizeDeniedWebhook:
+    """The `authorize.denied` webhook body. A POST /v1/authorize call returned denied; `data` is the decision.
+
+    Attributes:
+        id (str): Event id: receivers dedupe by it
+        event (Literal['authorize.denied']):
+        data (DecisionEventData): The decision object without `authorization_token`: the `data` of `authorize.*` and
+            `authorization.*` events.
+        timestamp (datetime.datetime): Time of the event
+        signature (str): `sha256=<hex>`: HMAC-SHA256 with the endpoint secret of `{"id","event","data","timestamp"}` as
+            serialized here; verify the X-Service-Signature header instead, over the raw body
+    """
+
+    id: str
+    event: Literal["authorize.denied"]
+    data: DecisionEventData
+    timestamp: datetime.datetime
+    signature: str
+
+    def to_dict(self) -> dict[str, Any]:
+        id = self.id
+
+        event = self.event
+
+        data = self.data.to_dict()
+
+        timestamp = self.timestamp.isoformat()
+
+        signature = self.signature
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "id": id,
+                "event": event,
+                "data": data,
+                "timestamp": timestamp,
+                "signature": signature,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.decision_event_data import DecisionEventData
+
+        d = dict(src_dict)
+        id = d.pop("id")
+
+        event = cast(Literal["authorize.denied"], d.pop("event"))
+        if event != "authorize.denied":
+            raise ValueError(
+                f"event must match const 'authorize.denied', got '{event}'"
+            )
+
+        data = DecisionEventData.from_dict(d.pop("data"))
+
+        timestamp = datetime.datetime.fromisoformat(d.pop("timestamp"))
+
+        signature = d.pop("signature")
+
+        authorize_denied_webhook = cls(
+            id=id,
+            event=event,
+            data=data,
+            timestamp=timestamp,
+            signature=signature,
+        )
+
+        return authorize_denied_webhook

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class DecisionEventDataSignatureType0Alg(StrEnum):
+    ECDSA_P256_SHA256 = "ecdsa-p256-sha256"
+    ED25519 = "ed25519"
+
+    def __str__(self) -> str:
+        return str(self.value)

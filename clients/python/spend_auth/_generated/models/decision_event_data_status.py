@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class DecisionEventDataStatus(StrEnum):
+    APPROVED = "approved"
+    DENIED = "denied"
+    EXPIRED = "expired"
+    PENDING = "pending"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class GetV1ApprovalsStatus(StrEnum):
+    APPROVED = "approved"
+    DENIED = "denied"
+    EXPIRED = "expired"
+    PENDING = "pending"
+
+    def __str__(self) -> str:
+        return str(self.value)

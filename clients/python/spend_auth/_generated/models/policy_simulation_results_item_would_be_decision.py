@@ -1,0 +1,10 @@
+from enum import StrEnum
+
+
+class PolicySimulationResultsItemWouldBeDecision(StrEnum):
+    APPROVED = "approved"
+    DENIED = "denied"
+    HELD = "held"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+T = TypeVar("T", bound="PostV1PoliciesBodyAutoFreezeType0")
+
+
+@_attrs_define
+class PostV1PoliciesBodyAutoFreezeType0:
+    """
+    Attributes:
+        denials (int):
+        window_seconds (int):
+    """
+
+    denials: int
+    window_seconds: int
+
+    def to_dict(self) -> dict[str, Any]:
+        denials = self.denials
+
+        window_seconds = self.window_seconds
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "denials": denials,
+                "window_seconds": window_seconds,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        denials = d.pop("denials")
+
+        window_seconds = d.pop("window_seconds")
+
+        post_v1_policies_body_auto_freeze_type_0 = cls(
+            denials=denials,
+            window_seconds=window_seconds,
+        )
+
+        return post_v1_policies_body_auto_freeze_type_0

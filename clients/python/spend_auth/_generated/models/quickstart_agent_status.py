@@ -1,0 +1,10 @@
+from enum import StrEnum
+
+
+class QuickstartAgentStatus(StrEnum):
+    ACTIVE = "active"
+    DEACTIVATED = "deactivated"
+    FROZEN = "frozen"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,10 @@
+from enum import StrEnum
+
+
+class ReadinessStatus(StrEnum):
+    DEGRADED = "degraded"
+    READY = "ready"
+    UNAVAILABLE = "unavailable"
+
+    def __str__(self) -> str:
+        return str(self.value)

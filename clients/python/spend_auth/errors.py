@@ -1,0 +1,68 @@
+"""The one error class of the package, and its kinds.
+
+A denied or held decision is not an error: ``authorize`` returns it. ``SpendAuthError`` is raised for
+what the API refused (its error envelope: ``code``, ``param``, ``request_id``), for a network failure
+that outlived the retries (``status`` None), and, as its subclasses, for a token or a webhook that
+does not verify.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class SpendAuthError(Exception):
+    """An API error (the envelope's fields), or a failure to reach the API after the retries."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        param: str | None = None,
+        request_id: str | None = None,
+        body: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        #: The HTTP status, or None when no answer came (network failure after the retries).
+        self.status = status
+        #: The machine-readable cause: the envelope's ``code`` (``invalid_request``, ``rate_limited``…),
+        #: or ``network_error``, or a token/webhook verification code.
+        self.code = code
+        #: The offending parameter (dotted for nested fields), when the API names one.
+        self.param = param
+        #: The request's id (``req_…``, equal to the X-Request-Id header): quote it to support.
+        self.request_id = request_id
+        #: The parsed response body, when there was one.
+        self.body = body
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(status={self.status!r}, code={self.code!r}, "
+            f"param={self.param!r}, request_id={self.request_id!r}, message={self.message!r})"
+        )
+
+
+class APIConnectionError(SpendAuthError):
+    """The API could not be reached (connection refused or reset, timeout) on any attempt."""
+
+
+class RateLimitError(SpendAuthError):
+    """429 ``rate_limited`` after the retries; ``retry_after`` is the last answer's wait in seconds."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after
+
+
+class TokenError(SpendAuthError):
+    """A ``gca_`` token that does not verify. ``code`` says why: ``malformed_token``,
+    ``unknown_key``, ``invalid_signature``, ``expired``, ``wrong_account``, ``wrong_mode``,
+    ``wrong_issuer``."""
+
+
+class WebhookVerificationError(SpendAuthError):
+    """A webhook delivery that does not verify. ``code`` says why: ``missing_signature``,
+    ``invalid_signature``, ``stale_timestamp``, ``malformed_payload``."""

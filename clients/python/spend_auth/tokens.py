@@ -1,0 +1,110 @@
+"""Offline verification of ``gca_`` authorization tokens (DECISIONS §4).
+
+A token is ``gca_`` + a compact JWS signed with Ed25519 (``alg`` EdDSA); the public keys are the
+service's JWKS (GET /v1/.well-known/jwks.json). The clients fetch the JWKS once, keep it, and fetch
+it again when a token names a key id they do not have, at most once a minute (a rotation is picked
+up; a flood of made-up key ids costs one request a minute).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import jwt
+
+from .errors import TokenError
+
+TOKEN_PREFIX = "gca_"
+JWKS_PATH = "/.well-known/jwks.json"
+JWKS_REFETCH_SECONDS = 60.0
+ALGORITHM = "EdDSA"
+
+
+class JwksCache:
+    """The service's Ed25519 signing keys by ``kid``, and when they were last fetched."""
+
+    def __init__(self) -> None:
+        self._keys: dict[str, jwt.PyJWK] | None = None
+        self._fetched_at = float("-inf")
+
+    def needs_fetch(self, kid: str) -> bool:
+        if self._keys is None:
+            return True
+        return kid not in self._keys and time.monotonic() - self._fetched_at >= JWKS_REFETCH_SECONDS
+
+    def store(self, jwks: Any) -> None:
+        keys: dict[str, jwt.PyJWK] = {}
+        for jwk in jwks.get("keys", []) if isinstance(jwks, Mapping) else []:
+            # Only the token-signing keys: the JWKS also publishes other keys (ES256 mandates).
+            if not isinstance(jwk, Mapping) or jwk.get("kty") != "OKP" or jwk.get("crv") != "Ed25519":
+                continue
+            if not isinstance(jwk.get("kid"), str):
+                continue
+            try:
+                keys[jwk["kid"]] = jwt.PyJWK(dict(jwk), algorithm=ALGORITHM)
+            except jwt.PyJWTError:
+                continue
+        self._keys = keys
+        self._fetched_at = time.monotonic()
+
+    def get(self, kid: str) -> jwt.PyJWK | None:
+        return (self._keys or {}).get(kid)
+
+
+def token_kid(token: str) -> tuple[str, str]:
+    """The compact JWS behind the prefix and its header's ``kid``; TokenError when malformed."""
+    if not isinstance(token, str) or not token.startswith(TOKEN_PREFIX):
+        raise TokenError("Not an authorization token: it must begin with gca_", code="malformed_token")
+    jws = token[len(TOKEN_PREFIX) :]
+    try:
+        header = jwt.get_unverified_header(jws)
+    except jwt.PyJWTError as exc:
+        raise TokenError(f"Malformed authorization token: {exc}", code="malformed_token") from exc
+    if header.get("alg") != ALGORITHM:
+        raise TokenError(f"Unexpected token algorithm {header.get('alg')!r}: expected EdDSA", code="malformed_token")
+    kid = header.get("kid")
+    if not isinstance(kid, str) or not kid:
+        raise TokenError("The token's header names no key (kid)", code="malformed_token")
+    return jws, kid
+
+
+def verify_with_key(
+    jws: str,
+    key: jwt.PyJWK | None,
+    *,
+    account: str,
+    livemode: bool,
+    issuer: str | None = None,
+    leeway: float = 0.0,
+) -> dict[str, Any]:
+    """Checks the signature, ``exp``, ``aud`` = account, ``livemode`` (and ``iss`` when given)."""
+    if key is None:
+        raise TokenError("The token is signed with a key the service does not publish", code="unknown_key")
+    try:
+        claims: dict[str, Any] = jwt.decode(
+            jws,
+            key=key,
+            algorithms=[ALGORITHM],
+            audience=account,
+            issuer=issuer,
+            leeway=leeway,
+            options={"require": ["exp", "aud"], "verify_iss": issuer is not None},
+        )
+    except jwt.ExpiredSignatureError as exc:
+        raise TokenError("The token has expired", code="expired") from exc
+    except jwt.InvalidAudienceError as exc:
+        raise TokenError(f"The token was issued for another account, not {account}", code="wrong_account") from exc
+    except jwt.InvalidIssuerError as exc:
+        raise TokenError(f"The token was issued by another issuer, not {issuer}", code="wrong_issuer") from exc
+    except jwt.InvalidSignatureError as exc:
+        raise TokenError("The token's signature does not verify", code="invalid_signature") from exc
+    except jwt.MissingRequiredClaimError as exc:
+        raise TokenError(f"The token lacks a claim: {exc}", code="malformed_token") from exc
+    except jwt.PyJWTError as exc:
+        raise TokenError(f"The token does not verify: {exc}", code="malformed_token") from exc
+    if claims.get("livemode") is not livemode:
+        mode = "live" if livemode else "test"
+        raise TokenError(f"The token is not a {mode}-mode token", code="wrong_mode")
+    return claims

@@ -1,0 +1,95 @@
+"""Verifying a webhook delivery (SPEC §6, DECISIONS §9, docs/api.md "Verifying a delivery").
+
+The header ``X-Service-Signature: sha256=<hex>`` is HMAC-SHA256 of the raw body, as sent, keyed with
+the endpoint's secret (``whsec_…``); during a secret rotation's grace period the header
+``X-Service-Signature-Previous`` signs the same body with the previous secret. The body's
+``timestamp`` (the event's time, covered by the signature) bounds how old a delivery may be.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from dateutil.parser import isoparse
+
+from .errors import WebhookVerificationError
+
+SIGNATURE_HEADER = "X-Service-Signature"
+PREVIOUS_SIGNATURE_HEADER = "X-Service-Signature-Previous"
+DEFAULT_TOLERANCE = 300.0
+
+
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    value = headers.get(name)  # httpx.Headers, werkzeug's and starlette's: case-insensitive
+    if value is not None:
+        return str(value)
+    lowered = name.lower()
+    for key, candidate in headers.items():
+        if key.lower() == lowered:
+            return candidate
+    return None
+
+
+def verify_webhook(
+    payload: bytes | str,
+    signature: str | Mapping[str, str] | None,
+    secret: str | Iterable[str],
+    *,
+    tolerance: float | None = DEFAULT_TOLERANCE,
+    now: float | None = None,
+) -> dict[str, Any]:
+    """Checks a delivery and returns its event (``{id, event, data, timestamp, signature}``).
+
+    ``payload``: the raw request body (bytes, or the exact text): never re-serialized JSON.
+    ``signature``: the X-Service-Signature header's value, or the request's headers (then
+    X-Service-Signature-Previous is accepted too). ``secret``: the endpoint's secret, or several
+    (the current and the previous one during a rotation). ``tolerance``: the most seconds the event's
+    ``timestamp`` may be from now, either way (None: not checked). A delivery retried later than that
+    keeps its first timestamp: a receiver that accepts late retries passes a larger tolerance, and
+    dedupes on the event ``id`` in any case. Raises WebhookVerificationError.
+    """
+    body = payload.encode("utf-8") if isinstance(payload, str) else bytes(payload)
+    if isinstance(signature, Mapping):
+        candidates = [v for v in (_header(signature, SIGNATURE_HEADER), _header(signature, PREVIOUS_SIGNATURE_HEADER)) if v]
+    else:
+        candidates = [signature] if signature else []
+    if not candidates:
+        raise WebhookVerificationError(f"No {SIGNATURE_HEADER} header", code="missing_signature")
+    secrets = [secret] if isinstance(secret, str) else list(secret)
+    expected = [hmac.new(s.encode("utf-8"), body, hashlib.sha256).hexdigest().encode("ascii") for s in secrets if s]
+    if not expected:
+        raise ValueError("a webhook secret is required")
+    ok = False
+    for candidate in candidates:
+        value = candidate.strip()
+        if not value.startswith("sha256="):
+            continue
+        received = value[len("sha256=") :].encode("utf-8", "replace")
+        for digest in expected:
+            # compare_digest is constant-time for equal lengths and False for unequal ones.
+            ok |= hmac.compare_digest(received, digest)
+    if not ok:
+        raise WebhookVerificationError("The webhook signature does not match the body", code="invalid_signature")
+    try:
+        event = json.loads(body)
+    except ValueError as exc:
+        raise WebhookVerificationError("The webhook body is not JSON", code="malformed_payload") from exc
+    if not isinstance(event, dict):
+        raise WebhookVerificationError("The webhook body is not a JSON object", code="malformed_payload")
+    if tolerance is not None:
+        try:
+            sent = isoparse(event["timestamp"]).timestamp()
+        except (KeyError, TypeError, ValueError) as exc:
+            raise WebhookVerificationError("The webhook body has no valid timestamp", code="malformed_payload") from exc
+        age = (time.time() if now is None else now) - sent
+        if abs(age) > tolerance:
+            raise WebhookVerificationError(
+                f"The webhook's timestamp is {abs(age):.0f} s {'old' if age > 0 else 'ahead'}, beyond the {tolerance:.0f} s tolerance",
+                code="stale_timestamp",
+            )
+    return event
