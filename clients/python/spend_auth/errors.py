@@ -58,11 +58,12 @@ class RateLimitError(SpendAuthError):
 
 
 class TokenError(SpendAuthError):
-    """A ``gca_`` token that does not verify. ``code`` says why: ``malformed_token``,
-    ``unknown_key``, ``invalid_signature``, ``expired``, ``wrong_account``, ``wrong_mode``,
-    ``wrong_issuer``."""
+    """A ``gca_`` token that does not verify. ``code`` says why, with the service's own token codes
+    (``POST /v1/tokens/verify``): ``malformed``, ``unknown_key``, ``bad_signature``, ``expired``,
+    ``wrong_issuer``, ``wrong_audience`` (``param`` ``aud``: another account; ``livemode``: another
+    mode)."""
 
 
 class WebhookVerificationError(SpendAuthError):
-    """A webhook delivery that does not verify. ``code`` says why: ``missing_signature``,
-    ``invalid_signature``, ``stale_timestamp``, ``malformed_payload``."""
+    """A webhook delivery that does not verify. ``code`` says why: ``signature_invalid`` (none, or
+    none that matches), ``timestamp_out_of_tolerance``, ``malformed``."""

@@ -56,17 +56,17 @@ class JwksCache:
 def token_kid(token: str) -> tuple[str, str]:
     """The compact JWS behind the prefix and its header's ``kid``; TokenError when malformed."""
     if not isinstance(token, str) or not token.startswith(TOKEN_PREFIX):
-        raise TokenError("Not an authorization token: it must begin with gca_", code="malformed_token")
+        raise TokenError("Not an authorization token: it must begin with gca_", code="malformed")
     jws = token[len(TOKEN_PREFIX) :]
     try:
         header = jwt.get_unverified_header(jws)
     except jwt.PyJWTError as exc:
-        raise TokenError(f"Malformed authorization token: {exc}", code="malformed_token") from exc
+        raise TokenError(f"Malformed authorization token: {exc}", code="malformed") from exc
     if header.get("alg") != ALGORITHM:
-        raise TokenError(f"Unexpected token algorithm {header.get('alg')!r}: expected EdDSA", code="malformed_token")
+        raise TokenError(f"Unexpected token algorithm {header.get('alg')!r}: expected EdDSA", code="malformed")
     kid = header.get("kid")
     if not isinstance(kid, str) or not kid:
-        raise TokenError("The token's header names no key (kid)", code="malformed_token")
+        raise TokenError("The token's header names no key (kid)", code="malformed")
     return jws, kid
 
 
@@ -93,18 +93,18 @@ def verify_with_key(
             options={"require": ["exp", "aud"], "verify_iss": issuer is not None},
         )
     except jwt.ExpiredSignatureError as exc:
-        raise TokenError("The token has expired", code="expired") from exc
+        raise TokenError("The token has expired", code="expired", param="exp") from exc
     except jwt.InvalidAudienceError as exc:
-        raise TokenError(f"The token was issued for another account, not {account}", code="wrong_account") from exc
+        raise TokenError(f"The token was issued for another account, not {account}", code="wrong_audience", param="aud") from exc
     except jwt.InvalidIssuerError as exc:
         raise TokenError(f"The token was issued by another issuer, not {issuer}", code="wrong_issuer") from exc
     except jwt.InvalidSignatureError as exc:
-        raise TokenError("The token's signature does not verify", code="invalid_signature") from exc
+        raise TokenError("The token's signature does not verify", code="bad_signature") from exc
     except jwt.MissingRequiredClaimError as exc:
-        raise TokenError(f"The token lacks a claim: {exc}", code="malformed_token") from exc
+        raise TokenError(f"The token lacks a claim: {exc}", code="malformed") from exc
     except jwt.PyJWTError as exc:
-        raise TokenError(f"The token does not verify: {exc}", code="malformed_token") from exc
+        raise TokenError(f"The token does not verify: {exc}", code="malformed") from exc
     if claims.get("livemode") is not livemode:
         mode = "live" if livemode else "test"
-        raise TokenError(f"The token is not a {mode}-mode token", code="wrong_mode")
+        raise TokenError(f"The token is not a {mode}-mode token", code="wrong_audience", param="livemode")
     return claims

@@ -21,7 +21,10 @@ from .errors import WebhookVerificationError
 
 SIGNATURE_HEADER = "X-Service-Signature"
 PREVIOUS_SIGNATURE_HEADER = "X-Service-Signature-Previous"
-DEFAULT_TOLERANCE = 300.0
+#: A delivery's body is the same bytes on every attempt and the service retries a failed one for up
+#: to 3 days (an hour added for the outbox and clocks): a tighter default would refuse the service's
+#: own retries. Dedupe on the event ``id``.
+DEFAULT_TOLERANCE = 3 * 86_400.0 + 3_600.0
 
 
 def _header(headers: Mapping[str, str], name: str) -> str | None:
@@ -49,9 +52,9 @@ def verify_webhook(
     ``signature``: the X-Service-Signature header's value, or the request's headers (then
     X-Service-Signature-Previous is accepted too). ``secret``: the endpoint's secret, or several
     (the current and the previous one during a rotation). ``tolerance``: the most seconds the event's
-    ``timestamp`` may be from now, either way (None: not checked). A delivery retried later than that
-    keeps its first timestamp: a receiver that accepts late retries passes a larger tolerance, and
-    dedupes on the event ``id`` in any case. Raises WebhookVerificationError.
+    ``timestamp`` may be from now, either way (None: not checked); the default (3 days and an hour)
+    admits every retry of the service, since a retried delivery keeps its event's first timestamp.
+    Dedupe on the event ``id`` in any case. Raises WebhookVerificationError.
     """
     body = payload.encode("utf-8") if isinstance(payload, str) else bytes(payload)
     if isinstance(signature, Mapping):
@@ -59,7 +62,7 @@ def verify_webhook(
     else:
         candidates = [signature] if signature else []
     if not candidates:
-        raise WebhookVerificationError(f"No {SIGNATURE_HEADER} header", code="missing_signature")
+        raise WebhookVerificationError(f"No {SIGNATURE_HEADER} header", code="signature_invalid", param=SIGNATURE_HEADER)
     secrets = [secret] if isinstance(secret, str) else list(secret)
     expected = [hmac.new(s.encode("utf-8"), body, hashlib.sha256).hexdigest().encode("ascii") for s in secrets if s]
     if not expected:
@@ -74,22 +77,23 @@ def verify_webhook(
             # compare_digest is constant-time for equal lengths and False for unequal ones.
             ok |= hmac.compare_digest(received, digest)
     if not ok:
-        raise WebhookVerificationError("The webhook signature does not match the body", code="invalid_signature")
+        raise WebhookVerificationError("The webhook signature does not match the body", code="signature_invalid", param=SIGNATURE_HEADER)
     try:
         event = json.loads(body)
     except ValueError as exc:
-        raise WebhookVerificationError("The webhook body is not JSON", code="malformed_payload") from exc
+        raise WebhookVerificationError("The webhook body is not JSON", code="malformed") from exc
     if not isinstance(event, dict):
-        raise WebhookVerificationError("The webhook body is not a JSON object", code="malformed_payload")
+        raise WebhookVerificationError("The webhook body is not a JSON object", code="malformed")
     if tolerance is not None:
         try:
             sent = isoparse(event["timestamp"]).timestamp()
         except (KeyError, TypeError, ValueError) as exc:
-            raise WebhookVerificationError("The webhook body has no valid timestamp", code="malformed_payload") from exc
+            raise WebhookVerificationError("The webhook body has no valid timestamp", code="malformed", param="timestamp") from exc
         age = (time.time() if now is None else now) - sent
         if abs(age) > tolerance:
             raise WebhookVerificationError(
                 f"The webhook's timestamp is {abs(age):.0f} s {'old' if age > 0 else 'ahead'}, beyond the {tolerance:.0f} s tolerance",
-                code="stale_timestamp",
+                code="timestamp_out_of_tolerance",
+                param="timestamp",
             )
     return event

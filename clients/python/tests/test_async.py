@@ -53,5 +53,5 @@ async def test_capture_void_and_verify_token(aclient: AsyncSpendAuth, world: Wor
     assert claims["jti"] == d.decision_id and claims["aud"] == world.account_id
     with pytest.raises(TokenError) as caught:
         await aclient.verify_token(d.authorization_token, account=world.account_id, livemode=False)
-    assert caught.value.code == "wrong_mode"
+    assert caught.value.code == "wrong_audience" and caught.value.param == "livemode"
     assert (await aclient.void(d.decision_id))["capture"]["status"] == "voided"
