@@ -107,13 +107,13 @@ export class SpendAuth {
   }
 
   /** `POST /v1/decisions/:id/capture` (admin key): what the rail charged, at most the approved amount (default all of it). */
-  capture(id: string, params: CaptureParams = {}, opts: IdempotentOptions = {}): Promise<Decision> {
+  async capture(id: string, params: CaptureParams = {}, opts: IdempotentOptions = {}): Promise<Decision> {
     const key = idempotencyKeyOf(opts);
     return this.transport.call((api, init) => api.POST('/v1/decisions/{id}/capture', { ...init, body: params, params: { path: { id }, header: { 'Idempotency-Key': key } } }), { idempotencyKey: key });
   }
 
   /** `POST /v1/decisions/:id/void` (admin key): releases an uncaptured approval; its token stops verifying. */
-  void(id: string, opts: IdempotentOptions = {}): Promise<Decision> {
+  async void(id: string, opts: IdempotentOptions = {}): Promise<Decision> {
     const key = idempotencyKeyOf(opts);
     return this.transport.call((api, init) => api.POST('/v1/decisions/{id}/void', { ...init, params: { path: { id }, header: { 'Idempotency-Key': key } } }), { idempotencyKey: key });
   }
