@@ -29,9 +29,11 @@ export const AUTHORIZE_SPEND_PARAMETERS = {
 };
 
 export interface AuthorizeSpendToolOptions {
-  /** Seconds to wait for a held decision to be resolved before answering (default 0: answer held at once). */
+  /** Seconds to wait for a held decision to be resolved before answering; default 60 (a model rarely wants `held` at once); 0 answers held at once. */
   wait?: number;
 }
+
+export const DEFAULT_TOOL_WAIT_SECONDS = 60;
 
 /** A tool definition any agent framework can wrap: name, description, JSON Schema parameters, and the call. */
 export interface AuthorizeSpendTool {
@@ -52,7 +54,7 @@ const errorJson = (e: SpendAuthError) => JSON.stringify({ error: { code: e.code,
  * `authorize_spend` for agent frameworks without MCP (docs/clients.md, "The agent tool"): with the
  * OpenAI Agents SDK, `tool({...spend, strict: false, execute: (input) => spend.invoke(input)})`.
  */
-export function authorizeSpendTool(spendAuth: SpendAuth, { wait = 0 }: AuthorizeSpendToolOptions = {}): AuthorizeSpendTool {
+export function authorizeSpendTool(spendAuth: SpendAuth, { wait = DEFAULT_TOOL_WAIT_SECONDS }: AuthorizeSpendToolOptions = {}): AuthorizeSpendTool {
   // An agent-role key acts for one agent: learnt once, on the first call that omits agent_id.
   let ownAgent: string | undefined;
   async function agentOf(given: unknown): Promise<string> {

@@ -32,7 +32,7 @@ export {
   type WebhookEventType,
   type WebhookHeaders,
 } from './webhook-verifier.js';
-export { authorizeSpendTool, AUTHORIZE_SPEND_PARAMETERS, AUTHORIZE_SPEND_TOOL_NAME, type AuthorizeSpendTool, type AuthorizeSpendToolOptions } from './agent-tool.js';
+export { authorizeSpendTool, AUTHORIZE_SPEND_PARAMETERS, DEFAULT_TOOL_WAIT_SECONDS, AUTHORIZE_SPEND_TOOL_NAME, type AuthorizeSpendTool, type AuthorizeSpendToolOptions } from './agent-tool.js';
 export { createApiClient, serviceRoot, type ApiClient, type ApiClientOptions, type RequestBody, type ResponseBody, type paths } from './api-client.js';
 export type { components, webhooks } from './openapi-types.js';
 export { createApiCall, API_REQUEST_TIMEOUT_MS, type ApiCall, type ApiFailure, type ApiResult, type Fetch } from './api-call.js';

@@ -17,8 +17,13 @@ export function backoffMs(retry: number, random: () => number = Math.random): nu
   return random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retry);
 }
 
-/** `Retry-After` (delay-seconds or an HTTP date) in milliseconds from now; undefined when absent or unreadable. */
+/**
+ * `Retry-After` (delay-seconds or an HTTP date) in milliseconds from now; undefined when absent or
+ * unreadable. Fractional seconds ("1.5") are read as such: some gateways send them.
+ */
 export function retryAfterMs(value: string | null, now: number = Date.now()): number | undefined {
+  const seconds = value === null ? undefined : /^\s*(\d+\.\d+)\s*$/.exec(value)?.[1];
+  if (seconds !== undefined) return Math.round(Number(seconds) * 1000);
   return parseRetryAfter(value, now, Number.POSITIVE_INFINITY);
 }
 

@@ -17,6 +17,8 @@ export interface SpendAuthErrorFields {
   param?: string | null;
   /** The service's request id (`request_id` of the envelope, `X-Request-Id`): quote it to the operator. */
   requestId?: string | null;
+  /** The Idempotency-Key every attempt of the failed call sent (POSTs): call again with it to get the decision, if one was made. */
+  idempotencyKey?: string | null;
   cause?: unknown;
 }
 
@@ -31,6 +33,8 @@ export class SpendAuthError extends Error {
   readonly code: SpendAuthErrorCode;
   readonly param: string | null;
   readonly requestId: string | null;
+  /** The call's Idempotency-Key (POSTs), or null: passing it again reaches the same decision, never a second one. */
+  readonly idempotencyKey: string | null;
 
   constructor(message: string, fields: SpendAuthErrorFields) {
     super(message, fields.cause === undefined ? undefined : { cause: fields.cause });
@@ -38,13 +42,14 @@ export class SpendAuthError extends Error {
     this.code = fields.code;
     this.param = fields.param ?? null;
     this.requestId = fields.requestId ?? null;
+    this.idempotencyKey = fields.idempotencyKey ?? null;
   }
 }
 
 /** HTTP 429 `rate_limited` once the retries are spent (or when the wait asked for is too long to honour). */
 export class RateLimitError extends SpendAuthError {
   override name = 'RateLimitError';
-  /** Seconds the service asked to wait (`Retry-After`), when it said. */
+  /** Seconds the service asked to wait (`Retry-After`, fractions kept), when it said. */
   readonly retryAfter: number | null;
 
   constructor(message: string, fields: SpendAuthErrorFields & { retryAfter: number | null }) {

@@ -39,7 +39,15 @@ export interface IdempotentOptions {
   idempotencyKey?: string;
 }
 
-const newIdempotencyKey = (): string => globalThis.crypto.randomUUID();
+/** The caller's key, or a fresh UUID; an empty or non-string key is refused before anything is sent. */
+function idempotencyKeyOf(opts: IdempotentOptions): string {
+  const given = opts.idempotencyKey;
+  if (given === undefined) return globalThis.crypto.randomUUID();
+  if (typeof given !== 'string' || given === '') {
+    throw new SpendAuthError('idempotencyKey must be a non-empty string.', { status: null, code: 'invalid_request', param: 'idempotencyKey' });
+  }
+  return given;
+}
 
 function waitSeconds(wait: number | undefined): number {
   if (wait === undefined) return 0;
@@ -50,6 +58,9 @@ function waitSeconds(wait: number | undefined): number {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A failure the retries are for (no answer, 429, 503): it says nothing about the decision. */
+const isTransient = (err: unknown) => err instanceof SpendAuthError && (err.status === null || err.status === 429 || err.status === 503);
 
 /**
  * The service from an agent's side (docs/clients.md): every call retries 429, 503 and network
@@ -83,28 +94,28 @@ export class SpendAuth {
    */
   async authorize(request: AuthorizeRequest, opts: WaitOptions & IdempotentOptions = {}): Promise<Decision> {
     const wait = waitSeconds(opts.wait);
-    const key = opts.idempotencyKey ?? newIdempotencyKey();
-    const decision = await this.transport.call((api, init) => api.POST('/v1/authorize', { ...init, body: request, params: { header: { 'Idempotency-Key': key } } }));
+    const key = idempotencyKeyOf(opts);
+    const decision = await this.transport.call((api, init) => api.POST('/v1/authorize', { ...init, body: request, params: { header: { 'Idempotency-Key': key } } }), { idempotencyKey: key });
     return wait > 0 ? this.waitWhileHeld(decision, wait) : decision;
   }
 
   /** `GET /v1/decisions/:id`; with `wait`, long-polls while the decision is held (see authorize). */
   async getDecision(id: string, opts: WaitOptions = {}): Promise<Decision> {
     const wait = waitSeconds(opts.wait);
-    const decision = await this.poll(id, 0);
+    const decision = await this.transport.call((api, init) => api.GET('/v1/decisions/{id}', { ...init, params: { path: { id } } }));
     return wait > 0 ? this.waitWhileHeld(decision, wait) : decision;
   }
 
   /** `POST /v1/decisions/:id/capture` (admin key): what the rail charged, at most the approved amount (default all of it). */
-  capture(id: string, params: CaptureParams = {}, opts: IdempotentOptions = {}): Promise<Decision> {
-    const key = opts.idempotencyKey ?? newIdempotencyKey();
-    return this.transport.call((api, init) => api.POST('/v1/decisions/{id}/capture', { ...init, body: params, params: { path: { id }, header: { 'Idempotency-Key': key } } }));
+  async capture(id: string, params: CaptureParams = {}, opts: IdempotentOptions = {}): Promise<Decision> {
+    const key = idempotencyKeyOf(opts);
+    return this.transport.call((api, init) => api.POST('/v1/decisions/{id}/capture', { ...init, body: params, params: { path: { id }, header: { 'Idempotency-Key': key } } }), { idempotencyKey: key });
   }
 
   /** `POST /v1/decisions/:id/void` (admin key): releases an uncaptured approval; its token stops verifying. */
-  void(id: string, opts: IdempotentOptions = {}): Promise<Decision> {
-    const key = opts.idempotencyKey ?? newIdempotencyKey();
-    return this.transport.call((api, init) => api.POST('/v1/decisions/{id}/void', { ...init, params: { path: { id }, header: { 'Idempotency-Key': key } } }));
+  async void(id: string, opts: IdempotentOptions = {}): Promise<Decision> {
+    const key = idempotencyKeyOf(opts);
+    return this.transport.call((api, init) => api.POST('/v1/decisions/{id}/void', { ...init, params: { path: { id }, header: { 'Idempotency-Key': key } } }), { idempotencyKey: key });
   }
 
   /** `GET /v1/api-keys/self`: this client's key (role, mode, agent). */
@@ -122,18 +133,29 @@ export class SpendAuth {
     return this.tokenVerifier(token, opts);
   }
 
-  private poll(id: string, wait: number): Promise<Decision> {
-    return this.transport.call((api, init) => api.GET('/v1/decisions/{id}', { ...init, params: { path: { id }, query: wait > 0 ? { wait } : {} } }), { waitSeconds: wait });
+  /** One long-poll of a held decision, its wait (≤ 30 s) and its retries kept within `deadline`. */
+  private poll(id: string, deadline: number): Promise<Decision> {
+    const waitFor = () => Math.min(MAX_POLL_SECONDS, Math.max(0, Math.floor((deadline - Date.now()) / 1000)));
+    return this.transport.call(
+      (api, init, { waitSeconds: w }) => api.GET('/v1/decisions/{id}', { ...init, params: { path: { id }, query: w > 0 ? { wait: w } : {} } }),
+      { waitSeconds: waitFor, deadline },
+    );
   }
 
   private async waitWhileHeld(decision: Decision, wait: number): Promise<Decision> {
     const deadline = Date.now() + wait * 1000;
     let current = decision;
     while (current.decision === 'held') {
-      const left = Math.floor((deadline - Date.now()) / 1000);
-      if (left < 1) break;
+      if (deadline - Date.now() < 1000) break;
       const started = Date.now();
-      current = await this.poll(current.decision_id, Math.min(MAX_POLL_SECONDS, left));
+      try {
+        current = await this.poll(current.decision_id, deadline);
+      } catch (err) {
+        // The decision was made and is held; a service out of reach while waiting does not undo
+        // that: the caller gets it as it last stood and can follow it with getDecision later.
+        if (isTransient(err)) return current;
+        throw err;
+      }
       // A server that answers a long-poll at once (shutting down, say) is not asked in a tight loop.
       if (current.decision === 'held' && Date.now() - started < 1000) await sleep(Math.min(1000, Math.max(0, deadline - Date.now())));
     }

@@ -20,9 +20,20 @@ export interface VerifyTokenOptions {
 export type TokenVerifier = (token: string, opts: VerifyTokenOptions) => Promise<TokenClaims>;
 
 /**
+ * The header `typ` of an authorization token (src/tokens/authorization-token.ts). The same key
+ * signs other things (audit checkpoints, `typ` `audit-checkpoint+jwt`, with `aud` and `livemode`
+ * but no `exp`): none of them may pass as a token.
+ */
+export const TOKEN_TYP = 'JWT';
+/** Claims every authorization token carries; one missing is `malformed`, `param` the claim. */
+const REQUIRED_CLAIMS = ['exp', 'iat', 'jti', 'sub', 'amount', 'currency'] as const;
+const CLAIM_TYPES: Record<(typeof REQUIRED_CLAIMS)[number], 'number' | 'string'> = { exp: 'number', iat: 'number', jti: 'string', sub: 'string', amount: 'number', currency: 'string' };
+
+/**
  * Offline verification of `gca_` tokens against the service's JWKS (`GET /v1/.well-known/jwks.json`):
  * fetched on first use and kept; fetched again only for a `kid` it does not know, at most once a
- * minute. Checks the EdDSA signature, `exp`, `aud` = the account and `livemode`; throws TokenError.
+ * minute. Checks the EdDSA signature, header `typ` `JWT`, the token's claims (`exp`, `iat`, `jti`,
+ * `sub`, `amount`, `currency`), `exp`, `aud` = the account and `livemode`; throws TokenError.
  * A token stays valid offline until `exp` even if its agent is frozen meanwhile: the lifetime
  * (15 minutes) is the exposure of a rail that does not ask the service.
  */
@@ -36,9 +47,14 @@ export function createTokenVerifier(jwksUrl: string, fetchImpl: Fetch = (req) =>
     if (typeof token !== 'string' || !token.startsWith(TOKEN_PREFIX)) throw new TokenError(`An authorization token begins with ${TOKEN_PREFIX}.`, 'malformed');
     let claims: TokenClaims;
     try {
-      ({ payload: claims } = (await jwtVerify(token.slice(TOKEN_PREFIX.length), keys, { algorithms: ['EdDSA'], audience: account })) as unknown as { payload: TokenClaims });
+      ({ payload: claims } = (await jwtVerify(token.slice(TOKEN_PREFIX.length), keys, { algorithms: ['EdDSA'], typ: TOKEN_TYP, requiredClaims: [...REQUIRED_CLAIMS], audience: account })) as unknown as {
+        payload: TokenClaims;
+      });
     } catch (err) {
       throw tokenErrorOf(err);
+    }
+    for (const claim of REQUIRED_CLAIMS) {
+      if (typeof claims[claim] !== CLAIM_TYPES[claim]) throw new TokenError(`The token's ${claim} claim is not a ${CLAIM_TYPES[claim]}.`, 'malformed', claim);
     }
     if (claims.livemode !== livemode) {
       throw new TokenError(`The token was issued in ${claims.livemode ? 'live' : 'test'} mode, not ${livemode ? 'live' : 'test'} mode.`, 'wrong_audience', 'livemode');
@@ -50,7 +66,8 @@ export function createTokenVerifier(jwksUrl: string, fetchImpl: Fetch = (req) =>
 function tokenErrorOf(err: unknown): TokenError {
   if (err instanceof errors.JWTExpired) return new TokenError('The token has expired.', 'expired', 'exp', err);
   if (err instanceof errors.JWTClaimValidationFailed) {
-    if (err.claim === 'aud') return new TokenError('The token was issued for another account.', 'wrong_audience', 'aud', err);
+    if (err.claim === 'aud' && err.reason !== 'missing') return new TokenError('The token was issued for another account.', 'wrong_audience', 'aud', err);
+    if (err.claim === 'typ') return new TokenError(`The token's header typ is not ${TOKEN_TYP}: it is not an authorization token.`, 'malformed', 'typ', err);
     return new TokenError(`The token's ${err.claim} claim does not hold: ${err.message}`, 'malformed', err.claim, err);
   }
   if (err instanceof errors.JWSSignatureVerificationFailed) return new TokenError('The token signature does not verify.', 'bad_signature', null, err);

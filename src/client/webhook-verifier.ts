@@ -1,5 +1,5 @@
 import type { components, webhooks } from './openapi-types.js';
-import { WebhookVerificationError } from './spend-auth-error.js';
+import { SpendAuthError, WebhookVerificationError } from './spend-auth-error.js';
 
 /** A webhook delivery's body, one member per event type (the OpenAPI document's `webhooks`). */
 export type WebhookEvent = {
@@ -24,7 +24,7 @@ export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 3 * 86_400 + 3_600;
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined> | string;
 
 export interface VerifyWebhookOptions {
-  /** Seconds the event's `timestamp` may be from now, either way; `Infinity` checks the signature only. */
+  /** Seconds the event's `timestamp` may be from now, either way, 0 or more; `Infinity` checks the signature only. */
   tolerance?: number;
   /** Now, for tests; default the clock. */
   now?: Date;
@@ -58,6 +58,11 @@ function signatureBytes(value: string): Uint8Array | undefined {
  * switching secrets). Returns the parsed event; throws WebhookVerificationError.
  */
 export async function verifyWebhook(payload: string | Uint8Array, headers: WebhookHeaders, secret: string | readonly string[], opts: VerifyWebhookOptions = {}): Promise<WebhookEvent> {
+  const tolerance = opts.tolerance ?? DEFAULT_WEBHOOK_TOLERANCE_SECONDS;
+  // NaN would compare false and pass any timestamp: a caller's mistake is refused, never a silent "signature only".
+  if (typeof tolerance !== 'number' || Number.isNaN(tolerance) || tolerance < 0) {
+    throw new SpendAuthError('tolerance must be a number of seconds, 0 or more (Infinity: the signature only).', { status: null, code: 'invalid_request', param: 'tolerance' });
+  }
   const body = typeof payload === 'string' ? encoder.encode(payload) : payload;
   const signatures = headerValues(headers).map(signatureBytes).filter((s): s is Uint8Array => s !== undefined);
   if (signatures.length === 0) throw new WebhookVerificationError('No X-Service-Signature of the form sha256=<hex> came with the delivery.', 'signature_invalid', 'X-Service-Signature');
@@ -79,7 +84,6 @@ export async function verifyWebhook(payload: string | Uint8Array, headers: Webho
   if (typeof event !== 'object' || event === null || typeof event.id !== 'string' || typeof event.event !== 'string' || typeof event.timestamp !== 'string') {
     throw new WebhookVerificationError('The signed body is not an event ({id, event, data, timestamp}).', 'malformed');
   }
-  const tolerance = opts.tolerance ?? DEFAULT_WEBHOOK_TOLERANCE_SECONDS;
   const at = Date.parse(event.timestamp);
   const now = (opts.now ?? new Date()).getTime();
   if (!Number.isFinite(at)) throw new WebhookVerificationError('The event timestamp is not a date.', 'malformed', 'timestamp');

@@ -29,8 +29,8 @@ beforeAll(async () => {
 afterAll(() => ctx?.close());
 
 /** What a developer writes: the SDK's tool from our definition. */
-function agentsSdkTool(key: string, wait = 0) {
-  const spend = authorizeSpendTool(new SpendAuth({ baseUrl: `${ctx.baseUrl}/v1`, apiKey: key }), { wait });
+function agentsSdkTool(key: string, wait?: number) {
+  const spend = authorizeSpendTool(new SpendAuth({ baseUrl: `${ctx.baseUrl}/v1`, apiKey: key }), wait === undefined ? {} : { wait });
   return tool({ name: spend.name, description: spend.description, parameters: spend.parameters, strict: false, execute: (input) => spend.invoke(input) });
 }
 
@@ -86,6 +86,22 @@ describe('invoking it', () => {
     expect(await answer).toMatchObject({ decision_id: id, decision: 'approved' });
     // The idempotency_key given is the call's Idempotency-Key: the same purchase again is the same decision.
     expect(await call(t, { agent_id: agentId, amount: 4_200, currency: 'USD', vendor: 'hotel.example', idempotency_key: 'trip-42' })).toMatchObject({ decision_id: id });
+  });
+
+  test('without a wait given, the tool waits up to 60 s for a held decision (a model rarely wants held at once); wait 0 answers held', async () => {
+    const t = agentsSdkTool(agentKey);
+    expect(t.description).toContain('waits up to 60 s');
+    const answer = call(t, { agent_id: agentId, amount: 4_300, currency: 'USD', vendor: 'hotel.example' });
+    let id: string | undefined;
+    for (let i = 0; i < 100 && !id; i++) {
+      const pending = await acct.test.get(`/v1/approvals?status=pending&agent_id=${agentId}`);
+      id = (pending.body.data as { decision_id: string; amount: number }[]).find((d) => d.amount === 4_300)?.decision_id;
+      if (!id) await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect((await acct.test.post(`/v1/approvals/${id}/approve`)).status).toBe(200);
+    expect(await answer).toMatchObject({ decision_id: id, decision: 'approved' });
+    expect(await call(agentsSdkTool(agentKey, 0), { agent_id: agentId, amount: 4_400, currency: 'USD', vendor: 'hotel.example' })).toMatchObject({ decision: 'held' });
   });
 
   test('an invalid argument: an error object the model can read (code, message, param, request_id), not a throw', async () => {

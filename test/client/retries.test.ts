@@ -134,6 +134,45 @@ describe('not retried', () => {
   });
 });
 
+describe('refused before sending', () => {
+  test('an empty (or non-string) idempotencyKey: invalid_request, param idempotencyKey, status null, nothing sent', async () => {
+    const from = proxy.requests.length;
+    const spend = through(proxy.url);
+    const refusals = [
+      spend.authorize(request('empty-key.example'), { idempotencyKey: '' }),
+      spend.authorize(request('empty-key.example'), { idempotencyKey: 42 as unknown as string }),
+      spend.capture('dec_x', {}, { idempotencyKey: '' }),
+      spend.void('dec_x', { idempotencyKey: '' }),
+    ];
+    for (const p of refusals) {
+      const e = (await p.catch((x: unknown) => x)) as SpendAuthError;
+      expect(e).toBeInstanceOf(SpendAuthError);
+      expect({ status: e.status, code: e.code, param: e.param }).toEqual({ status: null, code: 'invalid_request', param: 'idempotencyKey' });
+    }
+    expect(attemptsSince(from)).toEqual([]);
+  });
+});
+
+describe('an error answer without the error envelope', () => {
+  test('a 429: RateLimitError rate_limited (retryAfter with its fractions); any other status: unexpected_response', async () => {
+    const cases: { body: string; status: number; html?: boolean; retryAfter?: string; code: string }[] = [
+      { status: 429, body: '{"message":"slow down"}', retryAfter: '0.5', code: 'rate_limited' },
+      { status: 429, body: '<html>too many</html>', html: true, code: 'rate_limited' },
+      { status: 404, body: '{}', code: 'unexpected_response' },
+      { status: 400, body: '{"error":"bad"}', code: 'unexpected_response' },
+      { status: 502, body: '', code: 'unexpected_response' },
+      { status: 503, body: '<html>down</html>', html: true, code: 'unexpected_response' },
+    ];
+    for (const c of cases) {
+      proxy.plan({ status: c.status, body: c.body, forward: false, ...(c.html ? { html: true } : {}), ...(c.retryAfter ? { retryAfter: c.retryAfter } : {}) });
+      const e = (await through(proxy.url, { maxRetries: 0 }).authorize(request('no-envelope.example')).catch((x: unknown) => x)) as SpendAuthError;
+      expect({ status: e.status, code: e.code }, c.body).toEqual({ status: c.status, code: c.code });
+      expect(e instanceof RateLimitError, c.body).toBe(c.status === 429);
+      if (c.retryAfter) expect((e as RateLimitError).retryAfter).toBe(0.5);
+    }
+  });
+});
+
 describe("the service's own 429", () => {
   let limited: RunningServer | undefined;
   afterAll(() => limited?.close(100));

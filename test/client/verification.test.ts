@@ -6,9 +6,9 @@
  */
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { SpendAuth, TokenError, verifyWebhook, WebhookVerificationError, DEFAULT_WEBHOOK_TOLERANCE_SECONDS, type Fetch } from '../../src/client/index.js';
+import { SpendAuth, SpendAuthError, TokenError, verifyWebhook, WebhookVerificationError, DEFAULT_WEBHOOK_TOLERANCE_SECONDS, type Fetch } from '../../src/client/index.js';
 import { signAuthorizationToken } from '../../src/tokens/authorization-token.js';
-import { buildSignedDelivery } from '../../src/webhooks/signature.js';
+import { buildSignedDelivery, hmacHex } from '../../src/webhooks/signature.js';
 import { agentWithPolicy, createTestContext, type TestAccount, type TestContext } from '../support/context.js';
 import { oneRealDelivery } from '../support/client-deliveries.js';
 import { startReceiver } from '../support/receiver.js';
@@ -150,6 +150,39 @@ describe('verifyWebhook', () => {
     // From the future beyond the tolerance too.
     const future = buildSignedDelivery(event(new Date(now.getTime() + 10 * 60_000)), 'whsec_test');
     await expect(verifyWebhook(future.body, future.header, 'whsec_test', { tolerance: 300 })).rejects.toMatchObject({ code: 'timestamp_out_of_tolerance' });
+  });
+
+  test('a tolerance that is NaN or negative is refused before anything (invalid_request, param tolerance); Infinity checks the signature only', async () => {
+    const old = buildSignedDelivery(event(new Date(Date.now() - 30 * 86_400_000)), 'whsec_test');
+    for (const tolerance of [Number.NaN, -1, -Infinity]) {
+      for (const header of [old.header, 'sha256=bad']) {
+        const e = await verifyWebhook(old.body, header, 'whsec_test', { tolerance }).catch((x: unknown) => x);
+        expect(e).toBeInstanceOf(SpendAuthError);
+        expect(e).not.toBeInstanceOf(WebhookVerificationError);
+        expect(e).toMatchObject({ status: null, code: 'invalid_request', param: 'tolerance' });
+      }
+    }
+    expect(await verifyWebhook(old.body, old.header, 'whsec_test', { tolerance: Infinity })).toMatchObject({ id: 'evt_1' });
+  });
+
+  test('a signed body that is not an event (no id, event or timestamp string) is malformed, whatever the tolerance', async () => {
+    const signed = (body: string) => ({ body, header: `sha256=${hmacHex(body, 'whsec_test')}` });
+    const at = new Date().toISOString();
+    const bodies = [
+      { event: 'authorize.denied', data: {}, timestamp: at },
+      { id: 'evt_1', data: {}, timestamp: at },
+      { id: 'evt_1', event: 'authorize.denied', data: {} },
+      { id: 1, event: 'authorize.denied', data: {}, timestamp: at },
+      { id: 'evt_1', event: 'authorize.denied', data: {}, timestamp: 1_700_000_000 },
+    ];
+    for (const b of bodies) {
+      const { body, header } = signed(JSON.stringify(b));
+      for (const tolerance of [undefined, Infinity]) {
+        await expect(verifyWebhook(body, header, 'whsec_test', tolerance === undefined ? {} : { tolerance }), body).rejects.toMatchObject({ name: 'WebhookVerificationError', code: 'malformed' });
+      }
+    }
+    const notDate = signed(JSON.stringify({ id: 'evt_1', event: 'authorize.denied', data: {}, timestamp: 'yesterday' }));
+    await expect(verifyWebhook(notDate.body, notDate.header, 'whsec_test', { tolerance: Infinity })).rejects.toMatchObject({ code: 'malformed', param: 'timestamp' });
   });
 
   test('during a rotation: the previous secret verifies through X-Service-Signature-Previous; several secrets may be given', async () => {

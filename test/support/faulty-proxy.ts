@@ -1,8 +1,9 @@
 /**
  * A real HTTP proxy on 127.0.0.1 in front of the service, failing the requests a test tells it
  * to: what a client's retries meet on a real network (a connection reset before the service saw
- * the request, a connection dropped after the service decided, a load balancer's 503 or 429).
- * Every request that reaches it is recorded, with its headers.
+ * the request, a connection dropped after the service decided, a load balancer's 503 or 429, an
+ * answer held up past the client's timeout). Every request that reaches it is recorded, with its
+ * headers and the status it was answered with.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,12 +17,15 @@ export type Fault =
   | 'drop-after'
   /** Never answered (until the client gives up): nothing is forwarded. */
   | 'stall'
+  /** Forwarded at once; the service's answer is passed back `holdMs` later (a slow network or gateway). */
+  | { holdMs: number }
   /**
    * Answered with `status` by the proxy itself, after forwarding to the service (`forward`: a
-   * gateway that timed out waiting for an answer that came) or without: a JSON error envelope, or
-   * an HTML page (`html`) as a load balancer's own error page is.
+   * gateway that timed out waiting for an answer that came) or without: a JSON error envelope, an
+   * HTML page (`html`) as a load balancer's own error page is, or exactly `body` (JSON without an
+   * envelope, or nothing).
    */
-  | { status: number; retryAfter?: string; forward: boolean; html?: boolean };
+  | { status: number; retryAfter?: string; forward: boolean; html?: boolean; body?: string };
 
 export interface ProxiedRequest {
   method: string;
@@ -30,6 +34,8 @@ export interface ProxiedRequest {
   body: string;
   fault: Fault;
   at: number;
+  /** The status the proxy answered with; undefined while unanswered, or when the connection was destroyed. */
+  status?: number;
 }
 
 export interface FaultyProxy {
@@ -66,21 +72,25 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
     req.on('end', async () => {
       const body = Buffer.concat(chunks);
       const fault = planned.shift() ?? 'pass';
-      requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: body.toString('utf8'), fault, at: Date.now() });
+      const record: ProxiedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: body.toString('utf8'), fault, at: Date.now() };
+      requests.push(record);
       if (fault === 'reset-before') return req.socket.destroy();
       if (fault === 'stall') return;
       try {
-        if (typeof fault === 'object') {
+        if (typeof fault === 'object' && 'status' in fault) {
           if (fault.forward) await forward(req, body);
           const headers = { 'content-type': fault.html ? 'text/html' : 'application/json', ...(fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {}) };
           res.writeHead(fault.status, headers);
+          record.status = fault.status;
           const code = fault.status === 429 ? 'rate_limited' : fault.status === 503 ? 'service_unavailable' : 'internal_error';
-          return res.end(fault.html ? '<html><body>the gateway gave up</body></html>' : JSON.stringify({ error: { code, message: 'The gateway gave up.' } }));
+          return res.end(fault.body ?? (fault.html ? '<html><body>the gateway gave up</body></html>' : JSON.stringify({ error: { code, message: 'The gateway gave up.' } })));
         }
         const answer = await forward(req, body);
         if (fault === 'drop-after') return req.socket.destroy();
+        if (typeof fault === 'object') await new Promise((resolve) => setTimeout(resolve, fault.holdMs));
         const { 'transfer-encoding': _te, connection: _c, ...headers } = answer.headers;
         res.writeHead(answer.status, headers);
+        record.status = answer.status;
         res.end(answer.body);
       } catch {
         req.socket.destroy();

@@ -34,6 +34,11 @@ describe('Retry-After', () => {
     expect(retryAfterMs('soon', now)).toBeUndefined();
     expect(retryAfterMs('86400', now)).toBe(86_400_000);
   });
+  test('fractional delay-seconds are read as such', () => {
+    expect(retryAfterMs('1.5', now)).toBe(1_500);
+    expect(retryAfterMs(' 0.25 ', now)).toBe(250);
+    expect(retryAfterMs('2.0', now)).toBe(2_000);
+  });
   test('given, it replaces the backoff; absent, the backoff applies', () => {
     expect(retryDelayMs(3, 2_000, () => 0.9)).toBe(2_000);
     expect(retryDelayMs(0, 0, () => 0.9)).toBe(0);
