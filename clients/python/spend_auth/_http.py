@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import time
 import uuid
 from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
@@ -16,7 +17,8 @@ import httpx
 from ._generated._meta import __version__
 from .errors import APIConnectionError, RateLimitError, SpendAuthError
 
-DEFAULT_TIMEOUT = 30.0
+#: Seconds per attempt (a long-poll adds its own wait), as the TypeScript client's API_REQUEST_TIMEOUT_MS.
+DEFAULT_TIMEOUT = 15.0
 DEFAULT_MAX_RETRIES = 3
 #: The longest ``?wait=`` the API takes on GET /v1/decisions/:id (DECISIONS §3).
 MAX_POLL_SECONDS = 30
@@ -70,6 +72,33 @@ def new_idempotency_key() -> str:
     return str(uuid.uuid4())
 
 
+def invalid(message: str, param: str) -> SpendAuthError:
+    """A local refusal, before anything is sent (status None, code ``invalid_request``)."""
+    return SpendAuthError(message, status=None, code="invalid_request", param=param)
+
+
+def call_key(idempotency_key: str | None) -> str:
+    """The call's Idempotency-Key: the caller's (never empty), else a fresh UUID v4."""
+    if idempotency_key is None:
+        return new_idempotency_key()
+    if not isinstance(idempotency_key, str) or not idempotency_key:
+        raise invalid("idempotency_key must be a non-empty string (or None for a fresh one per call).", "idempotency_key")
+    return idempotency_key
+
+
+def check_wait(wait: Any) -> float:
+    """``wait`` in seconds: a finite number, 0 or more (not a bool, not a string)."""
+    if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not math.isfinite(wait) or wait < 0:
+        raise invalid("wait must be a finite number of seconds, 0 or more.", "wait")
+    return float(wait)
+
+
+def check_max_retries(max_retries: Any) -> int:
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+        raise invalid("max_retries must be a whole number, 0 or more.", "max_retries")
+    return max_retries
+
+
 def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
     """Retry-After as delay-seconds or as an HTTP date (RFC 9110); None when absent or unreadable."""
     if value is None:
@@ -97,8 +126,24 @@ def retry_delay(attempt: int, retry_after: float | None) -> float:
     return random.uniform(0.0, min(BACKOFF_CAP, BACKOFF_BASE * (2**attempt)))
 
 
-def should_retry(response: httpx.Response) -> tuple[bool, float | None]:
-    """Whether a response is retried (429, 503), and the Retry-After it asked for."""
+def in_progress(response: httpx.Response) -> bool:
+    """A 409 naming the Idempotency-Key: on a retry of one call (same key, same body) it means the
+    call's earlier attempt is still being processed by the service."""
+    if response.status_code != 409:
+        return False
+    try:
+        body = response.json()
+    except ValueError:
+        return False
+    envelope = body.get("error") if isinstance(body, Mapping) else None
+    return isinstance(envelope, Mapping) and envelope.get("param") == "Idempotency-Key"
+
+
+def should_retry(response: httpx.Response, attempt: int = 0, idempotent: bool = False) -> tuple[bool, float | None]:
+    """Whether a response is retried (429, 503; a 409 "still being processed" on a retry of a call
+    with an Idempotency-Key), and the Retry-After it asked for."""
+    if idempotent and attempt >= 1 and in_progress(response):
+        return True, None
     if response.status_code not in RETRY_STATUSES:
         return False, None
     retry_after = parse_retry_after(response.headers.get("Retry-After"))
@@ -119,30 +164,71 @@ def error_from_response(response: httpx.Response) -> SpendAuthError:
         envelope = {}
     code = envelope.get("code") if isinstance(envelope.get("code"), str) else None
     message = envelope.get("message") if isinstance(envelope.get("message"), str) else None
+    if code is None or message is None:
+        # No error envelope (a gateway's page): a 429 is a rate limit whoever answered it.
+        code, message = None, None
+    request_id = envelope.get("request_id") if code and isinstance(envelope.get("request_id"), str) else None
     kwargs: dict[str, Any] = {
         "status": response.status_code,
-        "code": code or ("internal_error" if response.status_code >= 500 else "http_error"),
-        "param": envelope.get("param") if isinstance(envelope.get("param"), str) else None,
-        "request_id": envelope.get("request_id") or response.headers.get("X-Request-Id"),
+        "code": code or ("rate_limited" if response.status_code == 429 else "unexpected_response"),
+        "param": envelope.get("param") if code and isinstance(envelope.get("param"), str) else None,
+        "request_id": request_id or response.headers.get("X-Request-Id"),
         "body": body,
     }
-    text = message or f"HTTP {response.status_code} from {response.request.method} {response.request.url.path}"
+    text = message or f"The service answered HTTP {response.status_code} without an error object ({response.request.method} {response.request.url.path})."
     if response.status_code == 429:
         return RateLimitError(text, retry_after=parse_retry_after(response.headers.get("Retry-After")), **kwargs)
     return SpendAuthError(text, **kwargs)
 
 
 def connection_error(exc: Exception, attempts: int) -> APIConnectionError:
+    timed_out = isinstance(exc, httpx.TimeoutException)
+    what = "did not answer in time" if timed_out else "could not be reached"
     return APIConnectionError(
-        f"Could not reach the Spend Authorization API after {attempts} attempt(s): {type(exc).__name__}: {exc}",
+        f"The Spend Authorization API {what} after {attempts} attempt(s): {type(exc).__name__}: {exc}",
         status=None,
-        code="network_error",
+        code="timeout" if timed_out else "network_error",
     )
 
 
+def json_object(response: httpx.Response) -> dict[str, Any]:
+    """The JSON object of a 2xx answer; SpendAuthError ``unexpected_response`` for anything else."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        raise SpendAuthError(
+            f"The service answered HTTP {response.status_code} with a body that is not a JSON object.",
+            status=response.status_code,
+            code="unexpected_response",
+            request_id=response.headers.get("X-Request-Id"),
+        )
+    return body
+
+
 def poll_seconds(remaining: float) -> int:
-    """The ``?wait=`` of the next long-poll: what is left of the caller's wait, 1–30 s."""
-    return max(1, min(MAX_POLL_SECONDS, math.ceil(remaining)))
+    """The ``?wait=`` of the next long-poll: the whole seconds left of the caller's wait, at most
+    30; 0 when less than a second is left (then no poll is made)."""
+    return min(MAX_POLL_SECONDS, math.floor(remaining)) if remaining >= 1 else 0
+
+
+def is_transient(error: SpendAuthError) -> bool:
+    """A failure the client retries (no answer, 429, 503): while waiting on a held decision it
+    ends the wait with that decision instead of being raised."""
+    return isinstance(error, APIConnectionError) or error.status in RETRY_STATUSES
+
+
+def past(deadline: float | None, delay: float) -> bool:
+    """Whether sleeping ``delay`` seconds would reach the deadline (monotonic) of a wait."""
+    return deadline is not None and time.monotonic() + delay >= deadline
+
+
+def with_key(error: SpendAuthError, idempotency_key: str | None) -> SpendAuthError:
+    """The error, carrying the call's Idempotency-Key (to call again with it)."""
+    if idempotency_key is not None:
+        error.idempotency_key = idempotency_key
+    return error
 
 
 def decision_path(decision_id: str, action: str = "") -> str:

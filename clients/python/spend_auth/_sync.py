@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Mapping
 from types import TracebackType
@@ -12,7 +13,8 @@ import httpx
 from . import _http
 from ._decision import Decision
 from ._http import AuthorizeRequest
-from .tokens import JWKS_PATH, JwksCache, token_kid, verify_with_key
+from .errors import SpendAuthError
+from .tokens import JWKS_PATH, JwksCache, jwks_unavailable, token_kid, verify_with_key
 
 
 class SpendAuth:
@@ -34,11 +36,12 @@ class SpendAuth:
         http_client: httpx.Client | None = None,
     ) -> None:
         self.base_url, self._api_key = _http.resolve_settings(base_url, api_key)
-        self.max_retries = max_retries
+        self.max_retries = _http.check_max_retries(max_retries)
         self.timeout = timeout
         self._http = http_client or httpx.Client()
         self._owns_http = http_client is None
         self._jwks = JwksCache()
+        self._jwks_lock = threading.Lock()
 
     # -- the calls ------------------------------------------------------------------------------
 
@@ -51,16 +54,18 @@ class SpendAuth:
     ) -> Decision:
         """POST /v1/authorize, then, when the decision is held and ``wait`` > 0, long-poll it until a
         human resolves it or ``wait`` seconds have passed. Returns the latest decision (still
-        ``held`` when the wait ran out); a denied decision is returned, not raised."""
-        key = idempotency_key or _http.new_idempotency_key()
-        decision = Decision(self._request("POST", "/authorize", json=dict(request), idempotency_key=key).json())
-        if decision.held and wait > 0:
-            decision = self._poll(decision.decision_id, wait, decision)
-        return decision
+        ``held`` when the wait ran out, or when polling failed after its retries); a denied
+        decision is returned, not raised."""
+        seconds = _http.check_wait(wait)
+        key = _http.call_key(idempotency_key)
+        decision = Decision(self._request("POST", "/authorize", json=dict(request), idempotency_key=key))
+        return self._wait_while_held(decision, seconds) if decision.held and seconds > 0 else decision
 
     def get_decision(self, decision_id: str, *, wait: float = 0) -> Decision:
         """GET /v1/decisions/:id; with ``wait`` > 0, long-polls a held decision up to that long."""
-        return self._poll(decision_id, wait, None)
+        seconds = _http.check_wait(wait)
+        decision = Decision(self._request("GET", _http.decision_path(decision_id)))
+        return self._wait_while_held(decision, seconds) if decision.held and seconds > 0 else decision
 
     def capture(
         self,
@@ -72,34 +77,54 @@ class SpendAuth:
     ) -> Decision:
         """POST /v1/decisions/:id/capture: what the rail charged (default: the whole approved amount)."""
         body = _http.capture_body(amount, metadata)
-        key = idempotency_key or _http.new_idempotency_key()
-        return Decision(self._request("POST", _http.decision_path(decision_id, "capture"), json=body, idempotency_key=key).json())
+        key = _http.call_key(idempotency_key)
+        return Decision(self._request("POST", _http.decision_path(decision_id, "capture"), json=body, idempotency_key=key))
 
     def void(self, decision_id: str, *, idempotency_key: str | None = None) -> Decision:
         """POST /v1/decisions/:id/void: releases an uncaptured approval; its token stops verifying."""
-        key = idempotency_key or _http.new_idempotency_key()
-        return Decision(self._request("POST", _http.decision_path(decision_id, "void"), json={}, idempotency_key=key).json())
+        key = _http.call_key(idempotency_key)
+        return Decision(self._request("POST", _http.decision_path(decision_id, "void"), json={}, idempotency_key=key))
 
     def verify_token(self, token: str, *, account: str, livemode: bool, issuer: str | None = None, leeway: float = 0.0) -> dict[str, Any]:
-        """Verifies a ``gca_`` token offline against the service's JWKS: signature (EdDSA), ``exp``,
-        ``aud`` = ``account`` (your ``acct_…``), ``livemode``, and ``iss`` when given. Returns the
-        claims; raises TokenError (``code`` says why)."""
+        """Verifies a ``gca_`` token offline against the service's JWKS: header ``typ`` ``JWT``,
+        signature (EdDSA), the claims of an authorization token, ``exp``, ``aud`` = ``account``
+        (your ``acct_…``), ``livemode``, and ``iss`` when given. Returns the claims; raises
+        TokenError (``code`` says why)."""
         jws, kid = token_kid(token)
         if self._jwks.needs_fetch(kid):
-            self._jwks.store(self._request("GET", JWKS_PATH, authenticated=False).json())
+            seen = self._jwks.generation
+            # One fetch (with its retries) at a time: callers that waited use its outcome.
+            with self._jwks_lock:
+                if self._jwks.generation == seen:
+                    try:
+                        self._jwks.store(self._request("GET", JWKS_PATH, authenticated=False))
+                    except SpendAuthError as exc:
+                        self._jwks.fail()
+                        raise jwks_unavailable(exc) from exc
+                elif self._jwks.failed:
+                    raise jwks_unavailable(None)
         return verify_with_key(jws, self._jwks.get(kid), account=account, livemode=livemode, issuer=issuer, leeway=leeway)
 
     # -- plumbing -------------------------------------------------------------------------------
 
-    def _poll(self, decision_id: str, wait: float, decision: Decision | None) -> Decision:
-        deadline = time.monotonic() + max(0.0, wait)
-        while decision is None or decision.held:
-            remaining = deadline - time.monotonic()
-            if decision is not None and remaining <= 0:
+    def _wait_while_held(self, decision: Decision, wait: float) -> Decision:
+        deadline = time.monotonic() + wait
+        path = _http.decision_path(decision.decision_id)
+        while decision.held:
+            n = _http.poll_seconds(deadline - time.monotonic())
+            if n < 1:
                 break
-            n = _http.poll_seconds(remaining) if remaining > 0 else 0
-            params = {"wait": n} if n else None
-            decision = Decision(self._request("GET", _http.decision_path(decision_id), params=params, extra_timeout=n).json())
+            started = time.monotonic()
+            try:
+                decision = Decision(self._request("GET", path, params={"wait": n}, extra_timeout=n, deadline=deadline))
+            except SpendAuthError as exc:
+                # The caller has the decision_id and can poll again: the wait ends with the held decision.
+                if _http.is_transient(exc):
+                    return decision
+                raise
+            # A service that answers a long-poll at once (shutting down, say) is not asked in a tight loop.
+            if decision.held and time.monotonic() - started < 1:
+                time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
         return decision
 
     def _request(
@@ -112,7 +137,10 @@ class SpendAuth:
         idempotency_key: str | None = None,
         extra_timeout: float = 0,
         authenticated: bool = True,
-    ) -> httpx.Response:
+        deadline: float | None = None,
+    ) -> dict[str, Any]:
+        """The answer's JSON object, after the retries; SpendAuthError (with the call's
+        Idempotency-Key) otherwise. With ``deadline`` (monotonic), no retry waits past it."""
         headers = _http.default_headers(self._api_key if authenticated else None)
         if idempotency_key is not None:
             headers["Idempotency-Key"] = idempotency_key
@@ -122,16 +150,22 @@ class SpendAuth:
             try:
                 response = self._http.request(method, url, json=json, params=params, headers=headers, timeout=self.timeout + extra_timeout)
             except _http.RETRY_EXCEPTIONS as exc:
-                if attempt + 1 >= attempts:
-                    raise _http.connection_error(exc, attempts) from exc
-                time.sleep(_http.retry_delay(attempt, None))
+                error: SpendAuthError = _http.connection_error(exc, attempt + 1)
+                delay = _http.retry_delay(attempt, None)
+                if attempt + 1 >= attempts or _http.past(deadline, delay):
+                    raise _http.with_key(error, idempotency_key) from exc
+                time.sleep(delay)
                 continue
             if response.is_success:
-                return response
-            retry, retry_after = _http.should_retry(response)
-            if not retry or attempt + 1 >= attempts:
-                raise _http.error_from_response(response)
-            time.sleep(_http.retry_delay(attempt, retry_after))
+                try:
+                    return _http.json_object(response)
+                except SpendAuthError as exc:
+                    raise _http.with_key(exc, idempotency_key) from None
+            retry, retry_after = _http.should_retry(response, attempt, idempotency_key is not None)
+            delay = _http.retry_delay(attempt, retry_after)
+            if not retry or attempt + 1 >= attempts or _http.past(deadline, delay):
+                raise _http.with_key(_http.error_from_response(response), idempotency_key)
+            time.sleep(delay)
         raise AssertionError("unreachable")
 
     def close(self) -> None:

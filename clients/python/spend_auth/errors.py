@@ -23,13 +23,17 @@ class SpendAuthError(Exception):
         param: str | None = None,
         request_id: str | None = None,
         body: Any = None,
+        idempotency_key: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         #: The HTTP status, or None when no answer came (network failure after the retries).
         self.status = status
         #: The machine-readable cause: the envelope's ``code`` (``invalid_request``, ``rate_limited``…),
-        #: or ``network_error``, or a token/webhook verification code.
+        #: or the client's own: ``network_error``, ``timeout`` (no answer after the retries),
+        #: ``unexpected_response`` (an answer that is not the API's: no error envelope, a 2xx that
+        #: is not JSON), ``invalid_request`` (an argument refused before sending, ``status`` None),
+        #: or a token/webhook verification code.
         self.code = code
         #: The offending parameter (dotted for nested fields), when the API names one.
         self.param = param
@@ -37,6 +41,9 @@ class SpendAuthError(Exception):
         self.request_id = request_id
         #: The parsed response body, when there was one.
         self.body = body
+        #: The Idempotency-Key of the failed POST (``authorize``, ``capture``, ``void``): call again
+        #: with ``idempotency_key=`` this to retry the same request without deciding it twice.
+        self.idempotency_key = idempotency_key
 
     def __repr__(self) -> str:
         return (
@@ -46,7 +53,8 @@ class SpendAuthError(Exception):
 
 
 class APIConnectionError(SpendAuthError):
-    """The API could not be reached (connection refused or reset, timeout) on any attempt."""
+    """The API could not be reached (connection refused or reset: ``network_error``) or did not
+    answer in time (``timeout``) on any attempt."""
 
 
 class RateLimitError(SpendAuthError):
@@ -59,9 +67,11 @@ class RateLimitError(SpendAuthError):
 
 class TokenError(SpendAuthError):
     """A ``gca_`` token that does not verify. ``code`` says why, with the service's own token codes
-    (``POST /v1/tokens/verify``): ``malformed``, ``unknown_key``, ``bad_signature``, ``expired``,
-    ``wrong_issuer``, ``wrong_audience`` (``param`` ``aud``: another account; ``livemode``: another
-    mode)."""
+    (``POST /v1/authorization-tokens/verify``): ``malformed`` (also anything that is not an
+    authorization token: header ``typ`` other than ``JWT`` (``param`` ``typ``), a claim missing
+    (``param`` the claim)), ``unknown_key``, ``bad_signature``, ``expired``, ``wrong_issuer``,
+    ``wrong_audience`` (``param`` ``aud``: another account; ``livemode``: another mode); or
+    ``jwks_unavailable`` when the service's keys could not be fetched (nothing was verified)."""
 
 
 class WebhookVerificationError(SpendAuthError):

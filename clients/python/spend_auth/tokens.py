@@ -4,6 +4,10 @@ A token is ``gca_`` + a compact JWS signed with Ed25519 (``alg`` EdDSA); the pub
 service's JWKS (GET /v1/.well-known/jwks.json). The clients fetch the JWKS once, keep it, and fetch
 it again when a token names a key id they do not have, at most once a minute (a rotation is picked
 up; a flood of made-up key ids costs one request a minute).
+
+Only authorization tokens verify: the same key signs other things (audit checkpoints, header
+``typ`` ``audit-checkpoint+jwt``, with an ``aud`` and a ``livemode`` of their own and no ``exp``),
+so the header's ``typ`` must be ``JWT`` and the claims of an authorization token must be there.
 """
 
 from __future__ import annotations
@@ -20,6 +24,10 @@ TOKEN_PREFIX = "gca_"
 JWKS_PATH = "/.well-known/jwks.json"
 JWKS_REFETCH_SECONDS = 60.0
 ALGORITHM = "EdDSA"
+#: The header ``typ`` of an authorization token (src/tokens/authorization-token.ts).
+TOKEN_TYP = "JWT"
+#: The claims every authorization token carries; one missing is ``malformed``, ``param`` the claim.
+REQUIRED_CLAIMS = ("exp", "iat", "jti", "sub", "aud", "amount", "currency")
 
 
 class JwksCache:
@@ -28,6 +36,11 @@ class JwksCache:
     def __init__(self) -> None:
         self._keys: dict[str, jwt.PyJWK] | None = None
         self._fetched_at = float("-inf")
+        #: Counts fetches that ended (stored or failed): a caller that waited for another's fetch
+        #: sees it changed and uses that outcome instead of fetching again.
+        self.generation = 0
+        #: Whether the last fetch failed.
+        self.failed = False
 
     def needs_fetch(self, kid: str) -> bool:
         if self._keys is None:
@@ -48,9 +61,23 @@ class JwksCache:
                 continue
         self._keys = keys
         self._fetched_at = time.monotonic()
+        self.generation += 1
+        self.failed = False
+
+    def fail(self) -> None:
+        """A fetch that failed: known keys are kept, and the next refetch for an unknown key id
+        waits the minute as after a success (no fetch storm while the service is unreachable)."""
+        self._fetched_at = time.monotonic()
+        self.generation += 1
+        self.failed = True
 
     def get(self, kid: str) -> jwt.PyJWK | None:
         return (self._keys or {}).get(kid)
+
+
+def jwks_unavailable(cause: Exception | None) -> TokenError:
+    why = f" ({cause})" if cause is not None else ""
+    return TokenError(f"The service's key set could not be fetched{why}: nothing was verified.", code="jwks_unavailable")
 
 
 def token_kid(token: str) -> tuple[str, str]:
@@ -63,7 +90,9 @@ def token_kid(token: str) -> tuple[str, str]:
     except jwt.PyJWTError as exc:
         raise TokenError(f"Malformed authorization token: {exc}", code="malformed") from exc
     if header.get("alg") != ALGORITHM:
-        raise TokenError(f"Unexpected token algorithm {header.get('alg')!r}: expected EdDSA", code="malformed")
+        raise TokenError(f"Unexpected token algorithm {header.get('alg')!r}: expected EdDSA", code="malformed", param="alg")
+    if header.get("typ") != TOKEN_TYP:
+        raise TokenError(f"Not an authorization token: header typ {header.get('typ')!r}, expected {TOKEN_TYP!r}", code="malformed", param="typ")
     kid = header.get("kid")
     if not isinstance(kid, str) or not kid:
         raise TokenError("The token's header names no key (kid)", code="malformed")
@@ -90,7 +119,7 @@ def verify_with_key(
             audience=account,
             issuer=issuer,
             leeway=leeway,
-            options={"require": ["exp", "aud"], "verify_iss": issuer is not None},
+            options={"require": list(REQUIRED_CLAIMS), "verify_iss": issuer is not None},
         )
     except jwt.ExpiredSignatureError as exc:
         raise TokenError("The token has expired", code="expired", param="exp") from exc
@@ -101,7 +130,7 @@ def verify_with_key(
     except jwt.InvalidSignatureError as exc:
         raise TokenError("The token's signature does not verify", code="bad_signature") from exc
     except jwt.MissingRequiredClaimError as exc:
-        raise TokenError(f"The token lacks a claim: {exc}", code="malformed") from exc
+        raise TokenError(f"Not an authorization token: it lacks the {exc.claim} claim", code="malformed", param=exc.claim) from exc
     except jwt.PyJWTError as exc:
         raise TokenError(f"The token does not verify: {exc}", code="malformed") from exc
     if claims.get("livemode") is not livemode:

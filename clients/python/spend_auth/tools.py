@@ -22,6 +22,7 @@ from functools import lru_cache
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from . import _http
 from ._async import AsyncSpendAuth
 from ._sync import SpendAuth
 from .errors import SpendAuthError
@@ -58,7 +59,8 @@ def input_model() -> type[BaseModel]:
     from pydantic import BaseModel, ConfigDict, Field
 
     class AuthorizeSpendInput(BaseModel):
-        model_config = ConfigDict(extra="forbid", title="authorize_spend")
+        # Other members are ignored, as the MCP tool and the TypeScript tool ignore them.
+        model_config = ConfigDict(extra="ignore", title="authorize_spend")
 
         agent_id: str | None = Field(
             default=None,
@@ -98,12 +100,12 @@ def _body(args: dict[str, Any], agent_id: str | None) -> tuple[dict[str, Any], s
 
 
 def _agent_of_key_sync(client: SpendAuth) -> str | None:
-    agent: str | None = client._request("GET", "/api-keys/self").json().get("agent_id")
+    agent: str | None = client._request("GET", "/api-keys/self").get("agent_id")
     return agent
 
 
 async def _agent_of_key_async(client: AsyncSpendAuth) -> str | None:
-    agent: str | None = (await client._request("GET", "/api-keys/self")).json().get("agent_id")
+    agent: str | None = (await client._request("GET", "/api-keys/self")).get("agent_id")
     return agent
 
 
@@ -141,6 +143,7 @@ def openai_agents_tool(
     """``authorize_spend`` as an OpenAI Agents SDK FunctionTool. Its schema is not strict (the
     metadata object has free keys, which strict mode cannot say): the SDK's models still follow it;
     arguments are validated here and a bad one is answered as an ``invalid_request`` error."""
+    wait = _http.check_wait(wait)
     _require("agents", "openai-agents")
     from agents import FunctionTool
     from pydantic import ValidationError
@@ -176,6 +179,7 @@ def langchain_tool(
     """``authorize_spend`` as a LangChain StructuredTool: ``invoke`` and ``ainvoke`` with a
     SpendAuth, ``ainvoke`` only with an AsyncSpendAuth. API errors are handled ToolExceptions whose
     message (the tool's answer) is the error JSON."""
+    wait = _http.check_wait(wait)
     _require("langchain_core", "langchain")
     from langchain_core.tools import StructuredTool, ToolException
 

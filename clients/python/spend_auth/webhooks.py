@@ -11,13 +11,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dateutil.parser import isoparse
 
-from .errors import WebhookVerificationError
+from .errors import SpendAuthError, WebhookVerificationError
 
 SIGNATURE_HEADER = "X-Service-Signature"
 PREVIOUS_SIGNATURE_HEADER = "X-Service-Signature-Previous"
@@ -54,8 +55,14 @@ def verify_webhook(
     (the current and the previous one during a rotation). ``tolerance``: the most seconds the event's
     ``timestamp`` may be from now, either way (None: not checked); the default (3 days and an hour)
     admits every retry of the service, since a retried delivery keeps its event's first timestamp.
-    Dedupe on the event ``id`` in any case. Raises WebhookVerificationError.
+    Dedupe on the event ``id`` in any case. Raises WebhookVerificationError; a ``tolerance`` that is
+    not a number of seconds, 0 or more (NaN, negative), raises SpendAuthError ``invalid_request``
+    (``param`` ``tolerance``) before anything is checked.
     """
+    if tolerance is not None and (
+        isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or math.isnan(tolerance) or tolerance < 0
+    ):
+        raise SpendAuthError("tolerance must be a number of seconds, 0 or more (None: the signature only).", code="invalid_request", param="tolerance")
     body = payload.encode("utf-8") if isinstance(payload, str) else bytes(payload)
     if isinstance(signature, Mapping):
         candidates = [v for v in (_header(signature, SIGNATURE_HEADER), _header(signature, PREVIOUS_SIGNATURE_HEADER)) if v]
@@ -82,13 +89,13 @@ def verify_webhook(
         event = json.loads(body)
     except ValueError as exc:
         raise WebhookVerificationError("The webhook body is not JSON", code="malformed") from exc
-    if not isinstance(event, dict):
-        raise WebhookVerificationError("The webhook body is not a JSON object", code="malformed")
+    if not isinstance(event, dict) or not all(isinstance(event.get(k), str) for k in ("id", "event", "timestamp")):
+        raise WebhookVerificationError("The signed body is not an event ({id, event, data, timestamp})", code="malformed")
+    try:
+        sent = isoparse(event["timestamp"]).timestamp()
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise WebhookVerificationError("The event's timestamp is not a date", code="malformed", param="timestamp") from exc
     if tolerance is not None:
-        try:
-            sent = isoparse(event["timestamp"]).timestamp()
-        except (KeyError, TypeError, ValueError) as exc:
-            raise WebhookVerificationError("The webhook body has no valid timestamp", code="malformed", param="timestamp") from exc
         age = (time.time() if now is None else now) - sent
         if abs(age) > tolerance:
             raise WebhookVerificationError(

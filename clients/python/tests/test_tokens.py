@@ -87,3 +87,16 @@ def test_malformed_and_expired(client: SpendAuth, world: World, token: str, monk
     with pytest.raises(TokenError) as caught:
         client.verify_token(token, account=world.account_id, livemode=True)
     assert caught.value.code == "expired"
+
+
+def test_an_audit_checkpoint_behind_gca_is_not_a_token(client: SpendAuth, world: World, token: str) -> None:
+    """The service signs audit checkpoints with the same key (aud = the account, livemode, no exp):
+    one presented as a token is refused, by its header's typ."""
+    verified = world.admin.get("/audit-logs/verify").raise_for_status().json()
+    checkpoint = verified["checkpoint"]
+    assert isinstance(checkpoint, str) and json.loads(_unb64(checkpoint.split(".")[0]))["typ"] == "audit-checkpoint+jwt"
+    claims = json.loads(_unb64(checkpoint.split(".")[1]))
+    assert claims["aud"] == world.account_id and claims["livemode"] is True and "exp" not in claims
+    with pytest.raises(TokenError) as caught:
+        client.verify_token("gca_" + checkpoint, account=world.account_id, livemode=True)
+    assert (caught.value.code, caught.value.param) == ("malformed", "typ")

@@ -19,12 +19,13 @@ from .conftest import HOLD_ABOVE, World
 FIELDS = {"agent_id", "amount", "currency", "vendor", "category", "metadata", "idempotency_key"}
 
 
-def _check_schema(schema: dict, closed: bool = True) -> None:
+def _check_schema(schema: dict) -> None:
     assert schema["type"] == "object" and set(schema["properties"]) == FIELDS
     assert sorted(schema["required"]) == ["amount", "currency", "vendor"]
     assert schema["properties"]["amount"]["type"] == "integer" and schema["properties"]["amount"]["exclusiveMinimum"] == 0
     assert schema["properties"]["currency"]["pattern"] == "^[A-Z]{3}$"
-    assert schema.get("additionalProperties") is (False if closed else None)
+    # Other members are ignored, as the MCP tool and the TypeScript tool ignore them: not refused.
+    assert schema.get("additionalProperties") is not False
 
 
 async def _invoke(tool: FunctionTool, args: dict) -> dict:
@@ -43,6 +44,8 @@ async def test_openai_agents_tool(client: SpendAuth, world: World) -> None:
     assert approved["agent_id"] == world.agent_id
     denied = await _invoke(tool, {"amount": 1999, "currency": "USD", "vendor": "blocked.example"})
     assert denied["decision"] == "denied"
+    extra = await _invoke(tool, {"amount": 1999, "currency": "USD", "vendor": "tools-extra.example.com", "reason": "a model's own member"})
+    assert extra["decision"] == "approved" and "reason" not in (extra.get("metadata") or {})
     bad = await _invoke(tool, {"amount": 0, "currency": "USD", "vendor": "x.com"})
     assert bad["error"]["code"] == "invalid_request" and bad["error"]["param"] == "amount"
     unknown = await _invoke(tool, {"agent_id": "agt_nosuchagent", "amount": 5, "currency": "USD", "vendor": "x.com"})
@@ -65,9 +68,9 @@ def test_langchain_tool(client: SpendAuth, world: World) -> None:
     assert isinstance(tool, BaseTool) and tool.name == TOOL_NAME
     spec = convert_to_openai_tool(tool)["function"]
     assert spec["name"] == TOOL_NAME and "held" in spec["description"]
-    _check_schema(spec["parameters"], closed=False)  # LangChain leaves additionalProperties out of the function spec
-    _check_schema(tool.args_schema.model_json_schema())  # and validates with the closed schema
-    approved = json.loads(tool.invoke({"agent_id": world.agent_id, "amount": 250, "currency": "USD", "vendor": "lc.example.com"}))
+    _check_schema(spec["parameters"])
+    _check_schema(tool.args_schema.model_json_schema())
+    approved = json.loads(tool.invoke({"agent_id": world.agent_id, "amount": 250, "currency": "USD", "vendor": "lc.example.com", "note": "ignored"}))
     assert approved["decision"] == "approved"
     held = json.loads(tool.invoke({"agent_id": world.agent_id, "amount": HOLD_ABOVE + 1, "currency": "USD", "vendor": "lc-held.example.com"}))
     assert held["decision"] == "held" and held["status"] == "pending"  # wait=1 ran out
