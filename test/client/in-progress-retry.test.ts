@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 const request = (vendor: string) => ({ agent_id: agentId, amount: 300, currency: 'USD', vendor });
-const decisionsFor = (vendor: string) => ctx.database.db.selectFrom('decisions').select('id').where('vendor', '=', vendor).execute();
+const decisionsFor = (vendor: string) => ctx.database.db.selectFrom('decisions').select('id').where('agent_id', '=', agentId).where('vendor', '=', vendor).execute();
 
 test("a retry answered 409 while the first attempt is still processing is retried: one decision, the first attempt's", async () => {
   const spend = new SpendAuth({ baseUrl: `${proxy.url}/v1`, apiKey: acct.test.key, timeoutMs: 400, maxRetries: 8 });

@@ -33,7 +33,7 @@ const through = (base: string, opts: { maxRetries?: number; timeoutMs?: number; 
 const request = (vendor: string, amount = 300) => ({ agent_id: agentId, amount, currency: 'USD', vendor });
 
 /** The decisions the service recorded for a vendor: a retried call must never decide twice. */
-const decisionsFor = (vendor: string) => ctx.database.db.selectFrom('decisions').select('id').where('vendor', '=', vendor).execute();
+const decisionsFor = (vendor: string) => ctx.database.db.selectFrom('decisions').select('id').where('agent_id', '=', agentId).where('vendor', '=', vendor).execute();
 
 function attemptsSince(from: number) {
   return proxy.requests.slice(from);

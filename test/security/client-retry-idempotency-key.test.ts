@@ -40,7 +40,7 @@ test('one authorize through five failures: six attempts, one key, one body, one 
   expect(keys.size).toBe(1);
   expect([...keys][0]).toMatch(/^[\x21-\x7e]{1,255}$/);
   expect(new Set(attempts.map((a) => a.body)).size).toBe(1);
-  const decided = await ctx.database.db.selectFrom('decisions').select(['id', 'amount']).where('vendor', '=', 'twice.example').execute();
+  const decided = await ctx.database.db.selectFrom('decisions').select(['id', 'amount']).where('agent_id', '=', agentId).where('vendor', '=', 'twice.example').execute();
   expect(decided).toEqual([{ id: d.decision_id, amount: 700 }]);
 
   const next = proxy.requests.length;
