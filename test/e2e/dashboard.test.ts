@@ -4,7 +4,6 @@
  * database of test/support/context.ts; a screenshot of each page goes to test-artifacts/dashboard/.
  * Without /usr/bin/chromium the file is skipped (CI installs the package: .ci/run).
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,8 +13,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createHeldActivities } from '../../activities/held-authorization.js';
 import { generateApiKey } from '../../src/keys/api-key.js';
 import { signApprovalAuthority } from '../../src/approvals/approval-authority.js';
-import { closeMandate } from '../../src/client/mandate-close.js';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
+import { presenting } from '../support/mandate-presenting.js';
+import { checkoutHash, registerP256Key } from '../support/mandates.js';
 import { asStripeReadsIt, connectStripeIssuing, postToRail, requestEvent, stripeEvent, transactionObject } from '../support/stripe-issuing.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -472,11 +472,8 @@ suite('reviewer dashboard (headless Chromium)', () => {
 
     // The mandates are issued to the agent's P-256 key; the cat store's is used once, by a verified
     // payment of 40.00 USD closed with the agent's private key.
-    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
-    const jwk = await exportJWK(publicKey);
-    const key = await own.test.post(`/v1/agents/${agent.id}/keys`, { jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } });
-    expect(key.status, key.text).toBe(201);
-    const openCheckoutHash = 'c'.repeat(43);
+    const { agentKeyId, key } = await registerP256Key(own.test, agent.id);
+    const openCheckoutHash = checkoutHash();
     const issue = async (body: Record<string, unknown>) => {
       const res = await own.test.post('/v1/mandates', { agent_id: agent.id, open_checkout_hash: openCheckoutHash, ...body });
       expect(res.status, res.text).toBe(201);
@@ -485,16 +482,9 @@ suite('reviewer dashboard (headless Chromium)', () => {
     const cat = await issue(catStore);
     const catId = cat.id;
     const dogId = (await issue(dogShop)).id;
-    const presentation = await closeMandate(cat.credential, {
-      agentJwk: (await exportJWK(privateKey)) as Parameters<typeof closeMandate>[1]['agentJwk'],
-      transaction_id: randomBytes(16).toString('base64url'),
-      payee: catStore.payees[0]!,
-      payment_amount: { amount: 4_000, currency: 'USD' },
-      payment_instrument: { id: 'card-1', type: 'card' },
-      aud: ctx.signer.issuer,
-      nonce: randomBytes(12).toString('base64url'),
-    });
-    const paid = await own.test.post('/v1/mandates/verify', { presentation, open_checkout_hash: openCheckoutHash });
+    const fx = { agentId: agent.id, policyId: policy.id, agentKeyId, key, privateJwk: key.privateJwk, mandate: cat, openCheckoutHash };
+    const { close, verify } = presenting(ctx);
+    const paid = await verify(own.test, fx, await close(fx, { payee: catStore.payees[0]!, payment_amount: { amount: 4_000, currency: 'USD' } }));
     expect(paid.body, paid.text).toMatchObject({ status: 'Success' });
 
     const { page, context } = await newPage();
