@@ -5,7 +5,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach } from 'vitest';
-import { takeProblems, validatedCounts } from './openapi-conformance.js';
+import { takeProblems, takeValidatedCounts } from './openapi-conformance.js';
 import { CONFORMANCE_DIR_ENV } from './openapi-conformance-count.js';
 
 afterEach(() => {
@@ -15,6 +15,6 @@ afterEach(() => {
 
 afterAll(() => {
   const dir = process.env[CONFORMANCE_DIR_ENV];
-  const { responses, webhooks } = validatedCounts();
+  const { responses, webhooks } = takeValidatedCounts();
   if (dir && responses + webhooks > 0) appendFileSync(join(dir, 'counts'), `${responses} ${webhooks}\n`);
 });

@@ -59,8 +59,16 @@ let validated = 0;
 let validatedHooks = 0;
 const problems: string[] = [];
 
-/** How many responses and webhook deliveries were checked in this process. */
-export const validatedCounts = () => ({ responses: validated, webhooks: validatedHooks });
+/**
+ * How many responses and webhook deliveries were checked since the last call: a worker process runs
+ * many test files one after another (isolate: false), and each file reports its own.
+ */
+export function takeValidatedCounts(): { responses: number; webhooks: number } {
+  const counts = { responses: validated, webhooks: validatedHooks };
+  validated = 0;
+  validatedHooks = 0;
+  return counts;
+}
 
 /** The mismatches seen since the last call. */
 export const takeProblems = (): string[] => problems.splice(0);
