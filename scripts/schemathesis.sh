@@ -14,6 +14,7 @@
 #   SCHEMATHESIS_TIMEOUT_SECONDS=600   the whole run is stopped (and fails) past this
 #   SCHEMATHESIS_SEED=…                replay a run (its seed is printed in the summary)
 #   SCHEMATHESIS_CHECKS=…              other checks (`all` to explore; CI gates on the default list)
+#   SCHEMATHESIS_INSTALL_ONLY=1        install the virtualenv and stop (CI does it early, in the background)
 #   TEMPORAL_CLI_PATH=…                the dev server held requests and approvals run on
 #
 # The report goes to test-artifacts/schemathesis/: junit.xml, the HAR of every request (keys
@@ -56,6 +57,8 @@ if ! "$VENV/bin/st" --version 2>/dev/null | grep -qF "$VERSION"; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$VERSION"
 fi
 say "$("$VENV/bin/st" --version)"
+# SCHEMATHESIS_INSTALL_ONLY=1: the virtualenv alone (CI installs it in the background, early).
+[ -z "${SCHEMATHESIS_INSTALL_ONLY:-}" ] || exit 0
 
 # --- The service on a fresh database ----------------------------------------------------------
 WORK=$(mktemp -d)
