@@ -153,7 +153,7 @@ describe.skipIf(!mode)('approvals sent straight to the workflow engine', () => {
     const id = await hold(requester);
     const forged = await temporal().workflow.start('heldAuthorization', {
       workflowId: `forged-${id}`,
-      taskQueue: 'spend-authorization',
+      taskQueue: stack.settings.taskQueue,
       args: [{ decisionId: id, expiresAt: new Date(Date.now() + 3_600_000).toISOString(), signalApprovals: true }],
     });
     try {

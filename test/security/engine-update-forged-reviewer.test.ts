@@ -84,7 +84,7 @@ describe.skipIf(!mode)('an Update sent straight to the engine in a reviewer it i
     // A run of the attacker's own for the hold, on the single-approval path (no approvalsRequired).
     const forged = await temporal().workflow.start('heldAuthorization', {
       workflowId: `forged-${id}`,
-      taskQueue: 'spend-authorization',
+      taskQueue: stack.settings.taskQueue,
       args: [{ decisionId: id, expiresAt: new Date(Date.now() + 3_600_000).toISOString() }],
     });
     try {

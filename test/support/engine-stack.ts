@@ -3,9 +3,10 @@
  * with the real gateway, the outbox relay, and a worker with the real activities on the test's
  * database. Server tests act through the API as a user would.
  */
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type WorkflowBundle } from '@temporalio/worker';
 import type { ActivityDeps } from '../../activities/index.js';
 import type { SignalApprovals } from '../../src/kernel/config.js';
 import { createLogger, type Logger } from '../../src/kernel/logger.js';
@@ -13,6 +14,7 @@ import { TemporalGateway } from '../../src/temporal/gateway.js';
 import { OutboxRelay } from '../../src/temporal/outbox-relay.js';
 import { startWorker, workflowBundleOptions, type RunningWorker, type WorkerSettings } from '../../src/temporal/worker.js';
 import { createTestContext, type TestContext, type TestContextOptions } from './context.js';
+import { sharedWorkflowBundle } from './shared-temporal.js';
 import { openServer, type ServerEnvironment, type ServerMode } from './temporal-server.js';
 
 export const WORKFLOWS_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workflows/index.ts');
@@ -31,9 +33,9 @@ function quietRuntime(): void {
 }
 
 const bundles: { plain?: Promise<WorkflowBundle>; traced?: Promise<WorkflowBundle> } = {};
-/** Bundled once per test file (a few seconds), from the sources; `traced`: with the tracing interceptors, as the worker bundles them when tracing is on. */
+/** Bundled once per run (test/support/shared-temporal.ts; once per file without it), from the sources; `traced`: with the tracing interceptors, as the worker bundles them when tracing is on. */
 export function workflowBundle(traced = false): Promise<WorkflowBundle> {
-  return (bundles[traced ? 'traced' : 'plain'] ??= bundleWorkflowCode({ ...workflowBundleOptions(WORKFLOWS_PATH, traced), logger: new DefaultLogger('ERROR') }));
+  return (bundles[traced ? 'traced' : 'plain'] ??= sharedWorkflowBundle(workflowBundleOptions(WORKFLOWS_PATH, traced)));
 }
 
 export interface EngineStack {
@@ -51,6 +53,8 @@ export interface EngineStack {
 }
 
 export interface EngineStackOptions {
+  /** A dev server of the file's own (also when `uiPort` or `dbFile` is given), not the run's shared one. */
+  ownServer?: boolean;
   uiPort?: number;
   dbFile?: string;
   context?: TestContextOptions;
@@ -72,12 +76,16 @@ export interface EngineStackOptions {
 
 export async function openEngineStack(mode: ServerMode, opts: EngineStackOptions = {}): Promise<EngineStack> {
   quietRuntime();
-  const server = opts.server ?? (await openServer(mode, { ...(opts.uiPort !== undefined ? { uiPort: opts.uiPort } : {}), ...(opts.dbFile ? { dbFile: opts.dbFile } : {}) }));
+  // Bundled (or fetched from the run's build) while the server and the database are set up.
+  workflowBundle(opts.tracing !== undefined).catch(() => undefined);
+  const server = opts.server ?? (await openServer(mode, { ...(opts.ownServer ? { own: true } : {}), ...(opts.uiPort !== undefined ? { uiPort: opts.uiPort } : {}), ...(opts.dbFile ? { dbFile: opts.dbFile } : {}) }));
   const signalApprovals: SignalApprovals | undefined = opts.allowSignalApprovals === false ? 'off' : opts.allowSignalApprovals;
   const settings: WorkerSettings & { allowSignalApprovals?: SignalApprovals } = {
     address: opts.address ?? server.address,
     namespace: server.namespace,
-    taskQueue: 'spend-authorization',
+    // A queue of this stack's own (the worker, the gateway and so the relay all take it from here):
+    // a worker of another stack on the same server never takes its tasks.
+    taskQueue: `spend-authorization-${randomUUID().slice(0, 8)}`,
     ...(signalApprovals === undefined ? {} : { allowSignalApprovals: signalApprovals }),
     ...(opts.tls ? { tls: opts.tls } : {}),
     ...(opts.tracing ? { tracing: opts.tracing } : {}),

@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, type BundleOptions, type WorkflowBundle } from '@temporalio/worker';
+import { sharedWorkflowBundle } from './shared-temporal.js';
 
 interface StrykerNamespace {
   activeMutant?: string | number;
@@ -36,9 +37,13 @@ export function activationPrologue(activeMutant: string | number | undefined): s
 
 type ReplayBundleOptions = Omit<BundleOptions, 'logger'>;
 
-/** `bundleWorkflowCode`, quiet; under Stryker, cached for the run and carrying its active mutant. */
+/** Options the run's shared build takes (plain JSON; test/support/shared-temporal.ts). */
+const SHAREABLE = new Set(['workflowsPath', 'workflowInterceptorModules']);
+
+/** `bundleWorkflowCode`, quiet (the run's one build where it has one); under Stryker, cached for the run and carrying its active mutant. */
 export async function bundleForReplay(options: ReplayBundleOptions): Promise<WorkflowBundle> {
   const ns = strykerNamespace();
+  if (!ns && Object.keys(options).every((k) => SHAREABLE.has(k))) return sharedWorkflowBundle(options);
   if (!ns) return bundleWorkflowCode({ ...options, logger: new DefaultLogger('ERROR') });
   // The key names the sandbox (the paths are absolute in it), so another run never reads this one's bundle.
   const key = createHash('sha256').update(JSON.stringify(options)).digest('hex').slice(0, 24);

@@ -1,16 +1,23 @@
 /**
  * Which Temporal server a server test may use, never downloading one:
  *   TEMPORAL_ADDRESS=localhost:7233         an existing server
- *   TEMPORAL_CLI_PATH=/path/to/temporal     the CLI's dev server, started by the test file (the
- *                                           global setup sets it from `temporal` on PATH or the
- *                                           cache `npm start` fills, src/temporal/cli-acquisition.ts)
+ *   TEMPORAL_CLI_PATH=/path/to/temporal     the CLI's dev server (the global setup sets it from
+ *                                           `temporal` on PATH or the cache `npm start` fills,
+ *                                           src/temporal/cli-acquisition.ts): one for the whole run
+ *                                           (test/support/shared-temporal.ts), a namespace of its
+ *                                           own per file; or the file's own, when it asks
  *   TEMPORAL_TEST_SERVER_PATH=/path/to/temporal-test-server   the time-skipping test server
  * Without any of them a server test skips with one printed line, except in CI (CI=true), where a
  * missing server is a failure: .ci/run always provides one.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import { Connection, type Client } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time.js';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { ensureSearchAttributes } from '../../src/temporal/worker.js';
 import { startDevServer, type DevServer } from './dev-server.js';
+import { sharedDevServerAddress } from './shared-temporal.js';
 
 export type ServerMode = { kind: 'existing'; address: string } | { kind: 'dev-server'; path: string } | { kind: 'time-skipping'; path: string };
 
@@ -58,13 +65,50 @@ export interface ServerEnvironment {
   env: TestWorkflowEnvironment;
   address: string;
   namespace: string;
-  /** The dev server this file started (dev-server mode only). */
+  /** The dev server this file started (dev-server mode with `own`, `uiPort` or `dbFile` only; the shared one is not the file's to stop). */
   devServer?: DevServer;
   teardown(): Promise<void>;
 }
 
+export interface OpenServerOptions {
+  /** The file's own dev server, never the run's shared one: for files that stop, restart or kill it. */
+  own?: boolean;
+  /** Serve the Web UI on this port (0: a free one): the file's own server. */
+  uiPort?: number;
+  /** Keep the server's state in this SQLite file (across its restarts): the file's own server. */
+  dbFile?: string;
+}
+
+/** The most a file's teardown spends deleting its Schedules, which the shared server would otherwise keep firing for the rest of the run. */
+const NAMESPACE_CLEANUP_MS = 5_000;
+
+/**
+ * A namespace of this file's own on the shared server, with the service's search attributes: the
+ * worker creates its Schedules under fixed ids, and tests read them, pause, trigger and delete
+ * them, list workflows by search attribute and start workflows with fixed ids; in one namespace
+ * two files running at once would see and change each other's.
+ */
+async function fileNamespace(address: string): Promise<string> {
+  const namespace = `test-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const connection = await Connection.connect({ address });
+  try {
+    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+  } finally {
+    await connection.close();
+  }
+  // The server reads search attributes through on each query (forceSearchAttributesCacheRefreshOnRead): usable at once.
+  await ensureSearchAttributes({ address, namespace });
+  return namespace;
+}
+
+async function deleteSchedules(client: Client): Promise<void> {
+  const ids: string[] = [];
+  for await (const s of client.schedule.list()) ids.push(s.scheduleId);
+  await Promise.all(ids.map((id) => client.schedule.getHandle(id).delete().catch(() => undefined)));
+}
+
 /** Never bare createLocal/createTimeSkipping: without an explicit executable they download one. */
-export async function openServer(m: ServerMode, opts: { uiPort?: number; dbFile?: string } = {}): Promise<ServerEnvironment> {
+export async function openServer(m: ServerMode, opts: OpenServerOptions = {}): Promise<ServerEnvironment> {
   const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
   switch (m.kind) {
     case 'existing': {
@@ -72,7 +116,23 @@ export async function openServer(m: ServerMode, opts: { uiPort?: number; dbFile?
       return { env, address: m.address, namespace, teardown: () => env.teardown() };
     }
     case 'dev-server': {
-      const devServer = await startDevServer({ cliPath: m.path, namespace, ...opts });
+      const { own, ...serverOpts } = opts;
+      const shared = own || opts.uiPort !== undefined || opts.dbFile ? undefined : await sharedDevServerAddress();
+      if (shared) {
+        const ns = await fileNamespace(shared);
+        const env = await TestWorkflowEnvironment.createFromExistingServer({ address: shared, namespace: ns });
+        return {
+          env,
+          address: shared,
+          namespace: ns,
+          // The shared server stays up for the other files.
+          teardown: async () => {
+            await Promise.race([deleteSchedules(env.client).catch(() => undefined), new Promise((r) => setTimeout(r, NAMESPACE_CLEANUP_MS).unref())]);
+            await env.teardown();
+          },
+        };
+      }
+      const devServer = await startDevServer({ cliPath: m.path, namespace, ...serverOpts });
       const env = await TestWorkflowEnvironment.createFromExistingServer({ address: devServer.address, namespace });
       return {
         env,

@@ -307,7 +307,7 @@ describe.skipIf(!mode || !cli)('with TEMPORAL_ALLOW_SIGNAL_APPROVALS=false', () 
   }
 
   const signal = (id: string, input: unknown) =>
-    run(cli!, ['workflow', 'signal', '--address', stack.server.address, '--workflow-id', heldWorkflowId(id), '--name', 'approvalDecision', '--input', JSON.stringify(input)]);
+    run(cli!, ['workflow', 'signal', '--address', stack.server.address, '--namespace', stack.server.namespace, '--workflow-id', heldWorkflowId(id), '--name', 'approvalDecision', '--input', JSON.stringify(input)]);
 
   test("an operator's approval by signal is ignored: the hold stays pending and only the API resolves it", async () => {
     const id = await waitingHold();

@@ -11,11 +11,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { Worker, type WorkflowBundle } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { HeldActivities } from '../../activities/held-authorization.js';
 import { ApprovalStatusKey } from '../../src/temporal/search-attributes.js';
 import { ensureSearchAttributes } from '../../src/temporal/worker.js';
+import { sharedWorkflowBundle } from '../support/shared-temporal.js';
 import { openServer, serverModeOrSkip, type ServerEnvironment } from '../support/temporal-server.js';
 import type { heldAuthorization } from '../../workflows/held-authorization.js';
 import type { HeldAuthorizationInput, ResolutionSummary, ResolveActivityInput, ReviewerOutcome } from '../../workflows/held-authorization.types.js';
@@ -81,7 +82,7 @@ describe.skipIf(!mode)(`heldAuthorization on a Temporal server (${mode?.kind ?? 
     namespace = env.namespace ?? 'default';
     // The dev server registers them at start; another server may lack them.
     if (mode!.kind !== 'dev-server') await ensureSearchAttributes({ address: env.address, namespace });
-    workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
+    workflowBundle = await sharedWorkflowBundle({ workflowsPath: WORKFLOWS_PATH });
   }, 120_000);
 
   afterAll(async () => {

@@ -113,7 +113,7 @@ describe.skipIf(!cli)('held requests through engine faults', () => {
       try {
         child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support/worker-process.ts')], {
           cwd: ROOT,
-          env: { ...process.env, TEMPORAL_ADDRESS: stack.server.address, WORKER_DATABASE_URL: stack.ctx.databaseUrl ?? '' },
+          env: { ...process.env, TEMPORAL_ADDRESS: stack.server.address, TEMPORAL_NAMESPACE: stack.server.namespace, TEMPORAL_TASK_QUEUE: stack.settings.taskQueue, WORKER_DATABASE_URL: stack.ctx.databaseUrl ?? '' },
           stdio: ['ignore', 'pipe', 'inherit'],
         });
         await new Promise<void>((resolve, reject) => {

@@ -50,7 +50,7 @@ describe.skipIf(!cli)('the reconciler on a Temporal server', () => {
 
   /** `temporal workflow terminate`, as an operator would from the CLI (or the UI's Terminate). */
   const terminate = (id: string) =>
-    run(cli!, ['workflow', 'terminate', '--address', stack.server.address, '--workflow-id', heldWorkflowId(id), '--reason', 'operator mistake']);
+    run(cli!, ['workflow', 'terminate', '--address', stack.server.address, '--namespace', stack.server.namespace, '--workflow-id', heldWorkflowId(id), '--reason', 'operator mistake']);
 
   const reconcile = () =>
     temporal().workflow.execute<typeof reconcileHeldRequests>('reconcileHeldRequests', { taskQueue: stack.settings.taskQueue, workflowId: `reconcile-test-${++seq}` });

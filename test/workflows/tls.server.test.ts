@@ -76,7 +76,7 @@ describe.skipIf(!mode || !openssl)('mTLS to the engine (TEMPORAL_TLS_CERT, TEMPO
   });
 
   test('without a client certificate the endpoint refuses: the engine is unavailable, nothing starts', async () => {
-    const noCert = new TemporalGateway({ address: proxyAddress, namespace: server.namespace, taskQueue: 'spend-authorization', tls: { ca: certs.ca } });
+    const noCert = new TemporalGateway({ address: proxyAddress, namespace: server.namespace, taskQueue: stack.settings.taskQueue, tls: { ca: certs.ca } });
     try {
       expect(await noCert.health()).toBe('down');
       await expect(noCert.heldWorkflowState('dec_none')).rejects.toBeInstanceOf(EngineUnavailable);

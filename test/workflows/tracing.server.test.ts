@@ -77,7 +77,7 @@ describe.skipIf(!mode)('one trace from the API call through the workflow to the 
       expect(parentOf(execute)).toBe(idOf(schedule));
       expect(execute.attributes.temporalWorkflowId).toBe(heldWorkflowId(id));
       // Workflow spans carry the run's ids, never its memo or search attributes (amount, vendor, reason).
-      expect(run.attributes).toMatchObject({ workflowId: heldWorkflowId(id), workflowType: 'heldAuthorization', taskQueue: 'spend-authorization' });
+      expect(run.attributes).toMatchObject({ workflowId: heldWorkflowId(id), workflowType: 'heldAuthorization', taskQueue: stack.settings.taskQueue });
       expect(Object.keys(run.attributes).sort()).toEqual(['attempt', 'namespace', 'runId', 'taskQueue', 'workflowId', 'workflowType']);
       expect(JSON.stringify(handle.attributes)).not.toContain('shop.example');
       for (const s of [client, run, validate, handle, schedule, execute]) expect(s.spanContext().traceId).toBe(traceId);

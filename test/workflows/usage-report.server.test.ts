@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { Worker, type WorkflowBundle } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createUsageReportActivities } from '../../activities/usage-report.js';
 import { ensurePeriodicJob, USAGE_REPORT_JOB } from '../../src/temporal/periodic-jobs.js';
@@ -19,6 +19,7 @@ import { previousMonth } from '../../src/usage/month.js';
 import type { usageReport } from '../../workflows/usage-report.js';
 import type { UsageReportResult } from '../../workflows/usage-report.types.js';
 import { createTestContext, type TestContext } from '../support/context.js';
+import { sharedWorkflowBundle } from '../support/shared-temporal.js';
 import { openServer, serverModeOrSkip, type ServerEnvironment } from '../support/temporal-server.js';
 
 const WORKFLOWS_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workflows/index.ts');
@@ -38,7 +39,7 @@ describe.skipIf(!mode)(`usageReport on a Temporal server (${mode?.kind ?? 'none'
     temporalServer = await openServer(mode!);
     env = temporalServer.env;
     ctx = await createTestContext();
-    workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
+    workflowBundle = await sharedWorkflowBundle({ workflowsPath: WORKFLOWS_PATH });
     const requests: Array<{ key: string | undefined; body: any }> = [];
     const script: Array<{ status: number; retryAfter?: string }> = [];
     const server = http.createServer((req, res) => {
