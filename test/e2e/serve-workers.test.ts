@@ -27,7 +27,8 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   if (!sharedUrl) return;
-  scratch = await createScratchDatabase(sharedUrl);
+  // Migrated, with the test keys bound: what `spend-auth migrate` with these keys leaves.
+  scratch = await createScratchDatabase(sharedUrl, { migrated: true });
   env = {
     ...process.env,
     DATABASE_URL: scratch.url,
@@ -37,7 +38,6 @@ beforeAll(async () => {
     ...TEST_SERVER_KEYS_ENV,
     TEMPORAL_ADDRESS: '127.0.0.1:1',
   };
-  await run(['migrate'], env);
 }, 60_000);
 
 afterAll(async () => {

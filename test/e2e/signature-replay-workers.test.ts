@@ -50,7 +50,8 @@ async function call(method: string, p: string, body?: unknown) {
 
 beforeAll(async () => {
   if (!sharedUrl || process.platform !== 'linux') return;
-  scratch = await createScratchDatabase(sharedUrl);
+  // Migrated, with the test keys bound: what `spend-auth migrate` with these keys leaves.
+  scratch = await createScratchDatabase(sharedUrl, { migrated: true });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: scratch.url,
@@ -62,7 +63,6 @@ beforeAll(async () => {
   };
   // The signature covers @authority: the Host the test connects with, not a configured one.
   delete env.PUBLIC_BASE_URL;
-  execFileSync(process.execPath, [BIN, 'migrate'], { cwd: ROOT, env, stdio: 'ignore' });
   const created = JSON.parse(
     execFileSync(process.execPath, [BIN, 'accounts', 'create', '--name', 'signers', '--plan', 'enterprise', '--json'], { cwd: ROOT, env, encoding: 'utf8' }),
   ) as { keys: { test: string } };

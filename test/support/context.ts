@@ -1,8 +1,7 @@
-import pg from 'pg';
 import { createAccount } from '../../src/accounts/accounts.service.js';
 import type { Plan } from '../../src/db/database.js';
 import { connectDatabase, type ConnectOptions, type Database } from '../../src/db/connect.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import { adminQuery, cloneTemplate, derivedName, dropDatabase, migrateAndBindTestKeys } from './pg-template.js';
 import { openEmbeddedDatabase } from './embedded-template.js';
 import { createLogger, type Logger } from '../../src/kernel/logger.js';
 import { startHttpServer, type RunningServer } from '../../src/http/server.js';
@@ -111,14 +110,12 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   useTestAuditKey();
   warmUp();
   const sharedUrl = process.env.DATABASE_URL;
-  const own = sharedUrl && opts.ownDatabase && !opts.databaseUrl ? await createScratchDatabase(sharedUrl) : undefined;
+  const own = sharedUrl && opts.ownDatabase && !opts.databaseUrl ? await createScratchDatabase(sharedUrl, { migrated: true }) : undefined;
   const url = opts.databaseUrl ?? own?.url ?? sharedUrl;
   // A generous pool wait: the 200-way concurrency tests queue on one agent's lock on a loaded machine.
   const hooks = { ...(opts.onQuery ? { onQuery: opts.onQuery } : {}), ...(opts.wrapDriver ? { wrapDriver: opts.wrapDriver } : {}) };
   const database =
     opts.database ?? (url ? await connectDatabase({ databaseUrl: url, poolSize: 10, connectTimeoutMs: 30_000, ...hooks }) : await openEmbeddedDatabase(hooks));
-  // Global setup already migrated the shared server database, and an embedded one opens migrated; an own one is new.
-  if (own && !opts.database) await migrateToLatest(database.db);
   const keys = await keysFromJwks([await generatePrivateJwk()]);
   const signer = { issuer: 'spend-auth-test', keys };
   const mandateKeys = opts.mandateKeys ?? mandateKeysFromJwks([await generateMandatePrivateJwk()]);
@@ -207,26 +204,32 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
   };
 }
 
+export interface ScratchDatabaseOptions {
+  /**
+   * At the latest migration, with the test keys bound (as the shared database is): a clone of the
+   * run's template (test/support/pg-template.ts), or migrated here when there is none. Absent: an
+   * empty database (migration tests build an older schema on it).
+   */
+  migrated?: boolean;
+}
+
 /** A fresh database on the server of `sharedUrl`, dropped again by `drop`. */
-export async function createScratchDatabase(sharedUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const base = new URL(sharedUrl);
-  const name = `${base.pathname.slice(1) || 'spend_auth'}`.slice(0, 30).replace(/[^a-z0-9_]/gi, '_') + `_f${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: sharedUrl });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE "${name}"`);
+export async function createScratchDatabase(sharedUrl: string, opts: ScratchDatabaseOptions = {}): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = derivedName(sharedUrl, `f${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`);
   const url = new URL(sharedUrl);
   url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => admin(`DROP DATABASE IF EXISTS "${name}"`)),
-  };
+  const drop = () => dropDatabase(sharedUrl, name);
+  const cloned = opts.migrated ? await cloneTemplate(sharedUrl, name) : false;
+  if (!cloned) await adminQuery(sharedUrl, `CREATE DATABASE "${name}"`);
+  if (opts.migrated && !cloned) {
+    try {
+      await migrateAndBindTestKeys(url.toString());
+    } catch (err) {
+      await drop().catch(() => {});
+      throw err;
+    }
+  }
+  return { url: url.toString(), drop };
 }
 
 /** A fresh policy (policyBody with `policy` over it) and an agent bound to it. */

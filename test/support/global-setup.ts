@@ -3,22 +3,26 @@ import { connectDatabase } from '../../src/db/connect.js';
 import { acquireTemporalCli, TemporalCliUnavailableError } from '../../src/temporal/cli-acquisition.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { makeEmbeddedTemplate } from './embedded-template.js';
+import { makePgTemplate } from './pg-template.js';
+import { startSharedTemporal } from './shared-temporal.js';
 import { startConformanceCount } from './openapi-conformance-count.js';
 import { bindServerKeys } from '../../src/server-keys.js';
 import { TEST_AUDIT_HMAC_KEY, TEST_IDEMPOTENCY_KEY, TEST_SERVER_KEYS_ENV, useTestAuditKey } from './server-keys.js';
 
 /** Against a real server every test file shares one database: migrate it once, before any file runs. */
-export default async function setup(): Promise<() => void> {
+export default async function setup(): Promise<() => Promise<void>> {
   const reportConformance = startConformanceCount();
   // Inherited by the test processes and every `spend-auth` process they start, so all agree on the keys.
   for (const [name, value] of Object.entries(TEST_SERVER_KEYS_ENV)) process.env[name] ??= value;
   await findTemporalCli();
+  const stopTemporal = await startSharedTemporal();
   const url = process.env.DATABASE_URL;
   if (!url) {
     console.log('[tests] DATABASE_URL unset: each test file runs on its own embedded PGlite database');
     const removeTemplate = await makeEmbeddedTemplate();
-    return () => {
+    return async () => {
       removeTemplate();
+      await stopTemporal();
       reportConformance();
     };
   }
@@ -32,8 +36,13 @@ export default async function setup(): Promise<() => void> {
   } finally {
     await database.close();
   }
+  const dropTemplate = await makePgTemplate(url);
   console.log(`[tests] running against PostgreSQL at ${new URL(url).host}`);
-  return reportConformance;
+  return async () => {
+    await dropTemplate();
+    await stopTemporal();
+    reportConformance();
+  };
 }
 
 /**
