@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { chainHash } from './audit/audit-chain.js';
-import { newestSealedLinks, storedFingerprints, storeFingerprint } from './audit/server-key-binding.repository.js';
+import { newestSealedLinks, storedFingerprints, storeFingerprints } from './audit/server-key-binding.repository.js';
 import type { DbOrTrx } from './db/database.js';
 import { ConfigError, type Config } from './kernel/config.js';
 import { devKeyFile } from './kernel/dev-key-file.js';
@@ -74,7 +74,7 @@ export async function bindServerKeys(db: DbOrTrx, keys: ServerKeys): Promise<voi
     }
   }
   if (!stored) return;
-  for (const [setting, fp] of wanted) if (!stored.has(setting)) await storeFingerprint(db, setting, fp);
+  await storeFingerprints(db, [...wanted].filter(([setting]) => !stored.has(setting)).map(([setting, fingerprint]) => ({ setting, fingerprint })));
   // A process that started at the same moment with other keys may have stored first: its keys stay.
   compare((await storedFingerprints(db))!);
 }

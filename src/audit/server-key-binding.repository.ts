@@ -15,11 +15,17 @@ export async function storedFingerprints(db: DbOrTrx): Promise<Map<string, strin
   return new Map(rows.map((r) => [r.setting, r.fingerprint]));
 }
 
-/** Stores a fingerprint unless one is there already (a concurrent first start): the first one stays. */
-export async function storeFingerprint(db: DbOrTrx, setting: string, fingerprint: string): Promise<void> {
+/**
+ * Stores the fingerprints not there already (a concurrent first start): the first start's stay.
+ * One statement, rows in one order: a second process's insert waits on the first's first row and
+ * then stores none of its own, where one statement per setting let two processes each store one
+ * fingerprint and both be refused.
+ */
+export async function storeFingerprints(db: DbOrTrx, entries: ReadonlyArray<{ setting: string; fingerprint: string }>): Promise<void> {
+  if (entries.length === 0) return;
   await db
     .insertInto('server_key_fingerprints')
-    .values({ setting, fingerprint })
+    .values([...entries].sort((a, b) => (a.setting < b.setting ? -1 : a.setting > b.setting ? 1 : 0)))
     .onConflict((oc) => oc.column('setting').doNothing())
     .execute();
 }
