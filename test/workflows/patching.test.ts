@@ -7,9 +7,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundle } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ReplaySession } from '../support/replay-recorder.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const HISTORIES_DIR = path.resolve(here, '../histories');
@@ -20,6 +21,8 @@ const RECORDED_HELD = fs
   .filter((f) => JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, f), 'utf8')).events[0].workflowExecutionStartedEventAttributes.workflowType.name === 'heldAuthorization');
 
 const bundles: Record<'patched' | 'unpatched', WorkflowBundle> = {} as never;
+/** One replay Worker per bundle for the file (a Worker per history costs a V8 context and a core worker each). */
+const sessions: Partial<Record<'patched' | 'unpatched', ReplaySession>> = {};
 
 beforeAll(async () => {
   try {
@@ -27,13 +30,24 @@ beforeAll(async () => {
   } catch {
     // A Runtime already exists in this process: keep it.
   }
-  for (const variant of ['patched', 'unpatched'] as const) {
-    bundles[variant] = await bundleWorkflowCode({ workflowsPath: path.join(here, `fixtures/held-authorization-${variant}.ts`), logger: new DefaultLogger('ERROR') });
-  }
+  await Promise.all(
+    (['patched', 'unpatched'] as const).map(async (variant) => {
+      bundles[variant] = await bundleWorkflowCode({ workflowsPath: path.join(here, `fixtures/held-authorization-${variant}.ts`), logger: new DefaultLogger('ERROR') });
+      sessions[variant] = new ReplaySession({ workflowBundle: bundles[variant], replayName: `patching-${variant}` });
+    }),
+  );
 }, 120_000);
 
-const replay = (variant: 'patched' | 'unpatched', file: string) =>
-  Worker.runReplayHistory({ workflowBundle: bundles[variant], replayName: `patching-${variant}` }, JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')));
+afterAll(async () => {
+  await Promise.all(Object.values(sessions).map((s) => s.close()));
+});
+
+/** Rejects with what Worker.runReplayHistory would have thrown. */
+const replay = async (variant: 'patched' | 'unpatched', file: string): Promise<undefined> => {
+  const error = await sessions[variant]!.replay(JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')));
+  if (error !== undefined) throw error;
+  return undefined;
+};
 
 describe('a change to heldAuthorization, against the histories recorded from the server', () => {
   test('there are recorded held-request histories to check against', () => {

@@ -11,12 +11,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type WorkflowBundle } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { workflowBundleOptions } from '../../src/temporal/worker.js';
 import { bundleForReplay } from '../support/replay-bundle.js';
-import { bundleWithRecorder, recordedValues, replayValues } from '../support/replay-recorder.js';
+import { bundleWithRecorder, recordedValues, ReplaySession, replayValues } from '../support/replay-recorder.js';
 import { assertWellFormed, HELD_SCENARIOS, heldAuthorizationHistory, HistoryBuilder, jsonPayload, payloads, type HistoryEventJson, type HistoryJson } from '../support/history-builder.js';
 import type { ReconcileResult } from '../../workflows/reconcile-holds.types.js';
 
@@ -115,17 +115,27 @@ const RESOLVE_ACTIVITIES: Record<string, string> = {
   'recorded-audit-checkpoints': 'sendAuditCheckpoints',
 };
 
-async function replay(history: HistoryJson): Promise<void> {
-  await Worker.runReplayHistory({ workflowBundle, replayName: 'held-authorization-replay' }, history, workflowIdOf(history));
+/*
+ * One replay Worker per bundle for the whole file (a Worker per history loads the bundle into a
+ * new V8 context and starts a core worker each time: most of a replay's cost). Each test still
+ * replays its own history and gets the error runReplayHistory would have thrown.
+ */
+let plain: ReplaySession;
+let recording: ReplaySession;
+let traced: ReplaySession;
+
+/** Throws what replay threw, naming the history. */
+async function replayOrThrow(session: ReplaySession, name: string, history: HistoryJson): Promise<void> {
+  const error = await session.replay(history, workflowIdOf(history));
+  if (error !== undefined) throw new Error(`${name} did not replay: ${(error as Error).message ?? String(error)}`, { cause: error });
 }
 
-async function expectNondeterminism(history: HistoryJson, message: RegExp): Promise<void> {
-  const error: unknown = await replay(history).then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(error, 'replay should have failed').toBeInstanceOf(DeterminismViolationError);
-  expect((error as Error).message).toMatch(message);
+const replay = (name: string, history: HistoryJson) => replayOrThrow(plain, name, history);
+
+async function expectNondeterminism(name: string, history: HistoryJson, message: RegExp): Promise<void> {
+  const error = await plain.replay(history, workflowIdOf(history));
+  expect(error, `replay of the edited ${name} should have failed`).toBeInstanceOf(DeterminismViolationError);
+  expect((error as Error).message, name).toMatch(message);
 }
 
 beforeAll(async () => {
@@ -140,7 +150,14 @@ beforeAll(async () => {
     bundleWithRecorder(),
     bundleForReplay(workflowBundleOptions(WORKFLOWS_PATH, true)),
   ]);
+  plain = new ReplaySession({ workflowBundle, replayName: 'held-authorization-replay' });
+  recording = new ReplaySession({ workflowBundle: recordingBundle, replayName: 'replay-values' });
+  traced = new ReplaySession({ workflowBundle: tracedBundle, sinks: TRACING_SINKS, replayName: 'held-authorization-replay-traced' });
 }, 120_000);
+
+afterAll(async () => {
+  await Promise.all([plain?.close(), recording?.close(), traced?.close()]);
+});
 
 describe('history fixtures replay against the current workflow code', () => {
   test('the fixtures directory holds every hand-built scenario', () => {
@@ -151,7 +168,7 @@ describe('history fixtures replay against the current workflow code', () => {
     const history = load(name);
     const recorded = recordedValues(history);
     expect(recorded.activities.map((a) => a.activityType)).toContain(RESOLVE_ACTIVITIES[name] ?? 'resolveHeldDecision');
-    expect(await replayValues(recordingBundle, history, workflowIdOf(history))).toEqual(recorded);
+    expect(await replayValues(recording, history, workflowIdOf(history))).toEqual(recorded);
   });
 });
 
@@ -165,7 +182,7 @@ describe('replay compares the values the code produces with the recorded ones', 
       const input = JSON.parse(Buffer.from(a.input.payloads[0].data, 'base64').toString('utf8')) as Record<string, unknown>;
       a.input.payloads[0] = jsonPayload({ ...input, outcome });
     });
-    const replayed = await replayValues(recordingBundle, history, workflowIdOf(history));
+    const replayed = await replayValues(recording, history, workflowIdOf(history));
     const recorded = recordedValues(history);
     expect((recorded.activities[0]!.args[0] as { outcome: string }).outcome).toBe(outcome);
     expect((replayed.activities[0]!.args[0] as { outcome: string }).outcome).not.toBe(outcome);
@@ -177,7 +194,7 @@ describe('turning tracing on is no workflow change', () => {
   // Runs recorded without the interceptors go on under them.
   test.each(FIXTURES)('%s replays with the tracing interceptors', async (name) => {
     const history = load(name);
-    await Worker.runReplayHistory({ workflowBundle: tracedBundle, sinks: TRACING_SINKS, replayName: 'held-authorization-replay-traced' }, history, workflowIdOf(history));
+    await replayOrThrow(traced, name, history);
   });
 });
 
@@ -206,7 +223,7 @@ describe('reconcileHeldRequests', () => {
   test('replays one reconcileHolds activity (10 minutes, a heartbeat each minute, three attempts) and returns its result', async () => {
     const history = reconcileRun();
     assertWellFormed(history);
-    const replayed = await replayValues(recordingBundle, history, 'reconcile-held-requests');
+    const replayed = await replayValues(recording, history, 'reconcile-held-requests');
     expect(replayed).toEqual(recordedValues(history));
     expect(replayed.result).toEqual({ checked: 3, running: 1, restarted: 1, expired: 1, failed: 0 });
   });
@@ -237,7 +254,7 @@ describe('webhookDelivery of a delivery already settled', () => {
   test.each(['delivered', 'failed'] as const)('settled as %s: reported as it was settled, with no second attempt', async (deliveryStatus) => {
     const history = settledDelivery(deliveryStatus);
     assertWellFormed(history);
-    const replayed = await replayValues(recordingBundle, history, `webhook-settled-${deliveryStatus}`);
+    const replayed = await replayValues(recording, history, `webhook-settled-${deliveryStatus}`);
     expect(replayed).toEqual(recordedValues(history));
     expect(replayed.result).toBe(deliveryStatus);
     expect(replayed.activities.map((a) => a.activityType)).toEqual(['deliverWebhook']);
@@ -259,58 +276,58 @@ describe('replay is a behaviour test: a history the code would not produce fails
     const history = editAttributes(load('approved-by-signal'), isType('ACTIVITY_TASK_SCHEDULED'), (a) => {
       a.activityType.name = 'recordResolution';
     });
-    await expectNondeterminism(history, /Activity type of scheduled event 'recordResolution' does not match.*'resolveHeldDecision'/);
+    await expectNondeterminism('approved-by-signal', history, /Activity type of scheduled event 'recordResolution' does not match.*'resolveHeldDecision'/);
   });
 
   test('activity id changed: the first activity of a run gets id "1"', async () => {
     const history = editAttributes(load('denied-by-signal'), isType('ACTIVITY_TASK_SCHEDULED'), (a) => {
       a.activityId = 'resolve';
     });
-    await expectNondeterminism(history, /Activity id of scheduled event 'resolve' does not match/);
+    await expectNondeterminism('denied-by-signal', history, /Activity id of scheduled event 'resolve' does not match/);
   });
 
   test('TimerStarted dropped: a hold that expires in the future starts a timer', async () => {
     const history = withoutEvents(load('expired'), isType('TIMER_STARTED'));
-    await expectNondeterminism(history, /Nondeterminism error/);
+    await expectNondeterminism('expired', history, /Nondeterminism error/);
   });
 
   test('TimerCanceled dropped: a signal that decides cancels the expiry timer', async () => {
     const history = withoutEvents(load('approved-by-signal'), isType('TIMER_CANCELED'));
-    await expectNondeterminism(history, /Timer machine does not handle this event.*ActivityTaskScheduled/);
+    await expectNondeterminism('approved-by-signal', history, /Timer machine does not handle this event.*ActivityTaskScheduled/);
   });
 
   test('UpsertWorkflowSearchAttributes dropped: the resolved status is published for the Temporal UI', async () => {
     const history = withoutEvents(load('started-after-expiry'), isType('UPSERT_WORKFLOW_SEARCH_ATTRIBUTES'));
-    await expectNondeterminism(history, /UpsertWorkflowSearchAttributesMachine does not handle/);
+    await expectNondeterminism('started-after-expiry', history, /UpsertWorkflowSearchAttributesMachine does not handle/);
   });
 
   test('Update completed before the upsert: the handler returns only after the result is recorded', async () => {
     const history = withNextEventFirst(load('approved-by-update'), isType('UPSERT_WORKFLOW_SEARCH_ATTRIBUTES'));
-    await expectNondeterminism(history, /UpsertWorkflowSearchAttributesMachine does not handle.*WorkflowExecutionUpdateCompleted/);
+    await expectNondeterminism('approved-by-update', history, /UpsertWorkflowSearchAttributesMachine does not handle.*WorkflowExecutionUpdateCompleted/);
   });
 
   test('UpdateCompleted dropped: the workflow waits for its Update handler before completing', async () => {
     const history = withoutEvents(load('approved-by-update'), isType('WORKFLOW_EXECUTION_UPDATE_COMPLETED'));
-    await expectNondeterminism(history, /Update machine does not handle this event.*WorkflowExecutionCompleted/);
+    await expectNondeterminism('approved-by-update', history, /Update machine does not handle this event.*WorkflowExecutionCompleted/);
   });
 
   test('no Update arrived: nothing explains the cancelled timer', async () => {
     const history = withoutEvents(load('approved-by-update'), (e) => isType('WORKFLOW_EXECUTION_UPDATE_ACCEPTED')(e) || isType('WORKFLOW_EXECUTION_UPDATE_COMPLETED')(e));
-    await expectNondeterminism(history, /No command scheduled for event.*TimerCanceled/);
+    await expectNondeterminism('approved-by-update', history, /No command scheduled for event.*TimerCanceled/);
   });
 
   test('a signal with an invalid outcome is ignored, so it cannot end the wait', async () => {
     const history = editAttributes(load('approved-by-signal'), isType('WORKFLOW_EXECUTION_SIGNALED'), (a) => {
       a.input.payloads[0] = jsonPayload({ outcome: 'maybe', reviewer: 'ops@example.com' });
     });
-    await expectNondeterminism(history, /No command scheduled for event.*TimerCanceled/);
+    await expectNondeterminism('approved-by-signal', history, /No command scheduled for event.*TimerCanceled/);
   });
 
   test('a signal under another name is not the approval signal', async () => {
     const history = editAttributes(load('denied-by-signal'), isType('WORKFLOW_EXECUTION_SIGNALED'), (a) => {
       a.signalName = 'approval_decision';
     });
-    await expectNondeterminism(history, /No command scheduled for event.*TimerCanceled/);
+    await expectNondeterminism('denied-by-signal', history, /No command scheduled for event.*TimerCanceled/);
   });
 
   test('expiresAt already past at start: the code resolves at once instead of starting a timer', async () => {
@@ -318,7 +335,7 @@ describe('replay is a behaviour test: a history the code would not produce fails
       const input = JSON.parse(Buffer.from(a.input.payloads[0].data, 'base64').toString('utf8')) as { decisionId: string; expiresAt: string };
       a.input.payloads[0] = jsonPayload({ ...input, expiresAt: '2025-03-04T09:00:00.000Z' });
     });
-    await expectNondeterminism(history, /Activity machine does not handle this event.*TimerStarted/);
+    await expectNondeterminism('expired', history, /Activity machine does not handle this event.*TimerStarted/);
   });
 });
 
@@ -337,7 +354,7 @@ describe("approval chains are behind patched('approval-chains')", () => {
   // The marker goes with the SDK's upsert of TemporalChangeVersion (the patch ids, for the UI); both dropped.
   test('a quorum history without its marker fails: the single-approval path would resolve at the first approval', async () => {
     const history = withoutEvents(load('recorded-approved-by-quorum'), (e) => isType('MARKER_RECORDED')(e) || (isType('UPSERT_WORKFLOW_SEARCH_ATTRIBUTES')(e) && 'TemporalChangeVersion' in (attributesOf(e).searchAttributes?.indexedFields ?? {})));
-    await expectNondeterminism(history, /Nondeterminism|does not match|does not handle/);
+    await expectNondeterminism('recorded-approved-by-quorum', history, /Nondeterminism|does not match|does not handle/);
   });
 
   test('the escalation history schedules escalateHold before the approvals', () => {
@@ -372,7 +389,7 @@ describe("answers to approvals arriving together are behind patched('settled-app
       (e) => (isType('MARKER_RECORDED')(e) && patchOf(e) === 'settled-approval-answers') || (isType('UPSERT_WORKFLOW_SEARCH_ATTRIBUTES')(e) && namesPatch(e)),
     );
     expect(history.events.length).toBe(load('recorded-approved-by-three-at-once').events.length - 2);
-    await expectNondeterminism(history, /Nondeterminism|does not match|does not handle/);
+    await expectNondeterminism('recorded-approved-by-three-at-once', history, /Nondeterminism|does not match|does not handle/);
   });
 });
 
@@ -401,7 +418,7 @@ describe("refused approvals sent straight to the engine are behind patched('refu
     };
     const history = withoutEvents(load(name), (e) => (isType('MARKER_RECORDED')(e) && patchOf(e) === 'refused-engine-approvals') || (isType('UPSERT_WORKFLOW_SEARCH_ATTRIBUTES')(e) && namesPatch(e)));
     expect(history.events.length).toBe(load(name).events.length - 2);
-    await expectNondeterminism(history, /Nondeterminism|does not match|does not handle/);
+    await expectNondeterminism(name, history, /Nondeterminism|does not match|does not handle/);
   });
 });
 
@@ -416,13 +433,13 @@ describe('limits of replay (why values are asserted elsewhere)', () => {
     history = editAttributes(history, isType('TIMER_STARTED'), (a) => {
       a.startToFireTimeout = '5s';
     });
-    await replay(history);
+    await replay('approved-by-signal', history);
   });
 
   test('an accepted Update is not re-validated on replay', async () => {
     const history = editAttributes(load('approved-by-update'), isType('WORKFLOW_EXECUTION_UPDATE_ACCEPTED'), (a) => {
       a.acceptedRequest.input.args.payloads[0] = jsonPayload({ outcome: 'maybe' });
     });
-    await replay(history);
+    await replay('approved-by-update', history);
   });
 });

@@ -8,13 +8,13 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineSearchAttributeKey } from '@temporalio/common';
-import { DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type WorkflowBundle } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ReportAccountResult } from '../../src/usage/usage-report.js';
 import type { UsageReportResult } from '../../workflows/usage-report.types.js';
 import { bundleForReplay } from '../support/replay-bundle.js';
-import { bundleWithRecorder, recordedValues, replayValues } from '../support/replay-recorder.js';
+import { bundleWithRecorder, recordedValues, ReplaySession, replayValues } from '../support/replay-recorder.js';
 import { assertWellFormed, HistoryBuilder, jsonPayload, payloads, type HistoryEventJson, type HistoryJson } from '../support/history-builder.js';
 
 const WORKFLOWS_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workflows/index.ts');
@@ -92,15 +92,13 @@ let workflowBundle: WorkflowBundle;
 let recordingBundle: WorkflowBundle;
 const WORKFLOW_ID = `usage-report-${SCHEDULED.toISOString()}`;
 
-const replay = (history: HistoryJson) =>
-  Worker.runReplayHistory({ workflowBundle, replayName: 'usage-report-replay' }, history, `usage-report-${SCHEDULED.toISOString()}`);
+/** One replay Worker per bundle for the file (a Worker per history costs a V8 context and a core worker each); each test replays its own history. */
+let plain: ReplaySession;
+let recording: ReplaySession;
 
 async function expectNondeterminism(history: HistoryJson, message: RegExp): Promise<void> {
-  const error: unknown = await replay(history).then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(error, 'replay should have failed').toBeInstanceOf(DeterminismViolationError);
+  const error = await plain.replay(history, `usage-report-${SCHEDULED.toISOString()}`);
+  expect(error, 'replay of the edited usage-report history should have failed').toBeInstanceOf(DeterminismViolationError);
   expect((error as Error).message).toMatch(message);
 }
 
@@ -114,7 +112,13 @@ beforeAll(async () => {
     // A Runtime already exists in this process: keep it.
   }
   [workflowBundle, recordingBundle] = await Promise.all([bundleForReplay({ workflowsPath: WORKFLOWS_PATH }), bundleWithRecorder()]);
+  plain = new ReplaySession({ workflowBundle, replayName: 'usage-report-replay' });
+  recording = new ReplaySession({ workflowBundle: recordingBundle, replayName: 'replay-values' });
 }, 120_000);
+
+afterAll(async () => {
+  await Promise.all([plain?.close(), recording?.close()]);
+});
 
 describe('usageReport replays', () => {
   test('the histories use only fields the Temporal protos know', () => {
@@ -125,7 +129,7 @@ describe('usageReport replays', () => {
   // Beyond replaying: the code asks each activity for the recorded input and returns the recorded totals.
   test('a scheduled run reports every listed account, a few at once, and completes although one was refused', async () => {
     const history = scheduledRun([A, B], true);
-    const replayed = await replayValues(recordingBundle, history, WORKFLOW_ID);
+    const replayed = await replayValues(recording, history, WORKFLOW_ID);
     expect(replayed).toEqual(recordedValues(history));
     expect(replayed.activities.map((a) => a.args)).toEqual([[MONTH, undefined], [{ accountId: A, month: MONTH }], [{ accountId: B, month: MONTH }]]);
     expect(replayed.result).toEqual({ month: MONTH, accounts: 2, accepted: 1, skipped: 0, failed: 1, failedAccountIds: [B] });
@@ -140,7 +144,7 @@ describe('usageReport replays', () => {
 
   test('a scheduled run with nothing to report lists once and completes', async () => {
     const history = scheduledRun([], false);
-    const replayed = await replayValues(recordingBundle, history, WORKFLOW_ID);
+    const replayed = await replayValues(recording, history, WORKFLOW_ID);
     expect(replayed).toEqual(recordedValues(history));
     expect(replayed).toEqual({
       activities: [{ activityType: 'listAccountsToReport', args: [MONTH, undefined], options: { startToCloseMs: 60_000, scheduleToCloseMs: 0, heartbeatMs: 0, retry: LIST_RETRY } }],
@@ -152,7 +156,7 @@ describe('usageReport replays', () => {
     const history = scheduledRun([A, B], true);
     const completed = history.events.find(isType('WORKFLOW_EXECUTION_COMPLETED'))!;
     attributesOf(completed).result.payloads[0] = jsonPayload({ month: MONTH, accounts: 2, accepted: 2, skipped: 0, failed: 0, failedAccountIds: [] });
-    expect(await replayValues(recordingBundle, history, WORKFLOW_ID)).not.toEqual(recordedValues(history));
+    expect(await replayValues(recording, history, WORKFLOW_ID)).not.toEqual(recordedValues(history));
   });
 });
 
@@ -160,21 +164,21 @@ describe('which month a run bills, and what it counts', () => {
   test('a run the Schedule started late bills the month before its scheduled time, not before its start', async () => {
     // Due on 1 November, started on 2 December (a Schedule catching up): still October.
     const history = scheduledRun([A], false, { startTime: new Date('2026-12-02T08:00:00.000Z') });
-    const replayed = await replayValues(recordingBundle, history, WORKFLOW_ID);
+    const replayed = await replayValues(recording, history, WORKFLOW_ID);
     expect(replayed).toEqual(recordedValues(history));
     expect(replayed.activities[0]!.args).toEqual([MONTH, undefined]);
   });
 
   test('a run started by hand (no scheduled time) bills the month before its start', async () => {
     const history = scheduledRun([A], false, { scheduled: null });
-    const replayed = await replayValues(recordingBundle, history, WORKFLOW_ID);
+    const replayed = await replayValues(recording, history, WORKFLOW_ID);
     expect(replayed).toEqual(recordedValues(history));
     expect(replayed.activities[0]!.args).toEqual([MONTH, undefined]);
   });
 
   test('a report skipped (no meter configured) is counted as skipped, not accepted', async () => {
     const history = scheduledRun([A, B], false, { skipFirst: true });
-    const replayed = await replayValues(recordingBundle, history, WORKFLOW_ID);
+    const replayed = await replayValues(recording, history, WORKFLOW_ID);
     expect(replayed).toEqual(recordedValues(history));
     expect(replayed.result).toEqual({ month: MONTH, accounts: 2, accepted: 1, skipped: 1, failed: 0, failedAccountIds: [] });
   });
