@@ -9,7 +9,8 @@ export class DataDirInUseError extends Error {
 /** The lock of this process, by lock file path: a stale file naming our own pid (pid 1 in a container) is not a holder. */
 const held = new Set<string>();
 
-function isAlive(pid: number): boolean {
+/** True while a process of this pid exists (ours or another user's). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

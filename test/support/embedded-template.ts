@@ -19,6 +19,7 @@ import { PGliteDialect } from 'kysely-pglite-dialect';
 import { connectDatabase, type ConnectOptions, type Database } from '../../src/db/connect.js';
 import type { DB } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { isAlive } from '../../src/db/data-dir-lock.js';
 import { useTestAuditKey } from './server-keys.js';
 
 export const EMBEDDED_TEMPLATE_ENV = 'SPEND_AUTH_TEST_EMBEDDED_TEMPLATE';
@@ -37,14 +38,6 @@ function scratchRoot(): string {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** A killed run leaves its directory (on tmpfs: memory until reboot); the next run removes those whose run is gone. */
 function removeDirsOfDeadRuns(root: string): void {

@@ -1,13 +1,10 @@
 import { loadConfig } from '../../src/config.js';
-import { connectDatabase } from '../../src/db/connect.js';
 import { acquireTemporalCli, TemporalCliUnavailableError } from '../../src/temporal/cli-acquisition.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
 import { makeEmbeddedTemplate } from './embedded-template.js';
-import { makePgTemplate } from './pg-template.js';
+import { makePgTemplate, migrateAndBindTestKeys } from './pg-template.js';
 import { startSharedTemporal } from './shared-temporal.js';
 import { startConformanceCount } from './openapi-conformance-count.js';
-import { bindServerKeys } from '../../src/server-keys.js';
-import { TEST_AUDIT_HMAC_KEY, TEST_IDEMPOTENCY_KEY, TEST_SERVER_KEYS_ENV, useTestAuditKey } from './server-keys.js';
+import { TEST_SERVER_KEYS_ENV } from './server-keys.js';
 
 /** Against a real server every test file shares one database: migrate it once, before any file runs. */
 export default async function setup(): Promise<() => Promise<void>> {
@@ -26,16 +23,9 @@ export default async function setup(): Promise<() => Promise<void>> {
       reportConformance();
     };
   }
-  // A database left by an earlier run may hold audit chains that a migration re-seals with the key.
-  useTestAuditKey();
-  const database = await connectDatabase({ databaseUrl: url, poolSize: 2 });
-  try {
-    await migrateToLatest(database.db);
-    // As `spend-auth migrate` does: the shared database belongs to the test keys every process is given.
-    await bindServerKeys(database.db, { auditHmac: TEST_AUDIT_HMAC_KEY, idempotency: TEST_IDEMPOTENCY_KEY });
-  } finally {
-    await database.close();
-  }
+  // As `spend-auth migrate` does: the shared database belongs to the test keys every process is
+  // given (a database left by an earlier run may hold audit chains a migration re-seals with the key).
+  await migrateAndBindTestKeys(url);
   const dropTemplate = await makePgTemplate(url);
   console.log(`[tests] running against PostgreSQL at ${new URL(url).host}`);
   return async () => {

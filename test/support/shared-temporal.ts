@@ -34,7 +34,8 @@ export const SHARED_WORKFLOWS_PATH = path.join(ROOT, 'workflows', 'index.ts');
 
 type SharedBundleOptions = Pick<BundleOptions, 'workflowsPath' | 'workflowInterceptorModules'>;
 
-const isExecutableFile = (p: string | undefined): p is string => {
+/** True for an executable regular file (a Temporal CLI named by TEMPORAL_CLI_PATH). */
+export const isExecutableFile = (p: string | undefined): p is string => {
   if (!p) return false;
   try {
     fs.accessSync(p, fs.constants.X_OK);

@@ -11,25 +11,15 @@
  * missing server is a failure: .ci/run always provides one.
  */
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import { Connection, type Client } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ensureSearchAttributes } from '../../src/temporal/worker.js';
 import { startDevServer, type DevServer } from './dev-server.js';
-import { sharedDevServerAddress } from './shared-temporal.js';
+import { isExecutableFile, sharedDevServerAddress } from './shared-temporal.js';
 
 export type ServerMode = { kind: 'existing'; address: string } | { kind: 'dev-server'; path: string } | { kind: 'time-skipping'; path: string };
 
-const isExecutableFile = (p: string | undefined): p is string => {
-  if (!p) return false;
-  try {
-    fs.accessSync(p, fs.constants.X_OK);
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
-};
 
 /** True on CI runs, where a server test must never skip for lack of a server. */
 export const SERVER_REQUIRED = /^(1|true|yes)$/i.test(process.env.CI ?? '');
