@@ -1,13 +1,5 @@
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { dependsOnStorage } from './test/support/storage-rule.js';
-
-const TEST_FILE = /\.test\.ts$/;
-
-function testFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? testFiles(join(dir, e.name)) : TEST_FILE.test(e.name) ? [join(dir, e.name)] : []));
-}
+import { dependsOnStorage, testFiles } from './test/support/storage-rule.js';
 
 /**
  * SPEND_AUTH_TEST_SCOPE=storage: only the files whose behaviour can depend on storage

@@ -5,14 +5,10 @@
  *   npx tsx scripts/storage-scope.ts            every file
  *   npx tsx scripts/storage-scope.ts --both     only the files that run on both
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { storageReasons } from '../test/support/storage-rule.js';
+import { readFileSync } from 'node:fs';
+import { storageReasons, testFiles } from '../test/support/storage-rule.js';
 
-const files = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : []));
-
-const all = files('test').sort();
+const all = testFiles('test').sort();
 let both = 0;
 for (const file of all) {
   const reasons = storageReasons(readFileSync(file, 'utf8'));

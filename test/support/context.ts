@@ -1,7 +1,7 @@
 import { createAccount } from '../../src/accounts/accounts.service.js';
 import type { Plan } from '../../src/db/database.js';
 import { connectDatabase, type ConnectOptions, type Database } from '../../src/db/connect.js';
-import { adminQuery, cloneTemplate, derivedName, dropDatabase, migrateAndBindTestKeys } from './pg-template.js';
+import { adminQuery, cloneTemplate, databaseUrl, derivedName, dropDatabase, migrateAndBindTestKeys } from './pg-template.js';
 import { openEmbeddedDatabase } from './embedded-template.js';
 import { createLogger, type Logger } from '../../src/kernel/logger.js';
 import { startHttpServer, type RunningServer } from '../../src/http/server.js';
@@ -216,20 +216,19 @@ export interface ScratchDatabaseOptions {
 /** A fresh database on the server of `sharedUrl`, dropped again by `drop`. */
 export async function createScratchDatabase(sharedUrl: string, opts: ScratchDatabaseOptions = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const name = derivedName(sharedUrl, `f${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`);
-  const url = new URL(sharedUrl);
-  url.pathname = `/${name}`;
+  const url = databaseUrl(sharedUrl, name);
   const drop = () => dropDatabase(sharedUrl, name);
   const cloned = opts.migrated ? await cloneTemplate(sharedUrl, name) : false;
   if (!cloned) await adminQuery(sharedUrl, `CREATE DATABASE "${name}"`);
   if (opts.migrated && !cloned) {
     try {
-      await migrateAndBindTestKeys(url.toString());
+      await migrateAndBindTestKeys(url);
     } catch (err) {
       await drop().catch(() => {});
       throw err;
     }
   }
-  return { url: url.toString(), drop };
+  return { url, drop };
 }
 
 /** A fresh policy (policyBody with `policy` over it) and an agent bound to it. */

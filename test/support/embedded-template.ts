@@ -38,7 +38,6 @@ function scratchRoot(): string {
   }
 }
 
-
 /** A killed run leaves its directory (on tmpfs: memory until reboot); the next run removes those whose run is gone. */
 function removeDirsOfDeadRuns(root: string): void {
   for (const name of readdirSync(root)) {

@@ -28,6 +28,13 @@ export function derivedName(sharedUrl: string, tag: string): string {
   return `${new URL(sharedUrl).pathname.slice(1) || 'spend_auth'}`.slice(0, 30).replace(/[^a-z0-9_]/gi, '_') + `_${tag}`;
 }
 
+/** The URL of database `name` on the server (and with the credentials) of `sharedUrl`. */
+export function databaseUrl(sharedUrl: string, name: string): string {
+  const url = new URL(sharedUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 /** Runs statements on one short-lived connection to the shared database (never to the template). */
 export async function adminQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(sharedUrl: string, statement: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
   const client = new pg.Client({ connectionString: sharedUrl });
@@ -61,9 +68,7 @@ export async function makePgTemplate(sharedUrl: string): Promise<() => Promise<v
   await adminQuery(sharedUrl, `CREATE DATABASE ${quote(name)}`);
   const drop = () => dropDatabase(sharedUrl, name);
   try {
-    const url = new URL(sharedUrl);
-    url.pathname = `/${name}`;
-    await migrateAndBindTestKeys(url.toString());
+    await migrateAndBindTestKeys(databaseUrl(sharedUrl, name));
   } catch (err) {
     await drop().catch(() => {});
     throw err;

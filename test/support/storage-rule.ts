@@ -10,7 +10,8 @@
  * group commit, idempotency races); group commit; migrations; the outbox; the audit chain;
  * idempotency keys; or the embedded engine's own code and `npm start`'s path.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface StorageReason {
   name: string;
@@ -43,3 +44,8 @@ export function storageReasons(source: string): string[] {
 }
 
 export const dependsOnStorage = (file: string): boolean => storageReasons(readFileSync(file, 'utf8')).length > 0;
+
+/** Every test file (`*.test.ts`) under `dir`, as paths from the working directory. */
+export function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? testFiles(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : []));
+}

@@ -1,12 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { dependsOnStorage, reachesDatabase as reaches, storageReasons } from '../support/storage-rule.js';
+import { dependsOnStorage, reachesDatabase as reaches, storageReasons, testFiles } from '../support/storage-rule.js';
 
 // The rule that places each test file on one database or on both (docs/testing.md).
-
-const files = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : []));
 
 describe('which test files run on both databases', () => {
   test('pure logic runs once, whatever it is about', () => {
@@ -34,7 +30,7 @@ describe('which test files run on both databases', () => {
   });
 
   test('the files of the suite: each storage subject is on both databases, pure logic once', () => {
-    const all = files('test');
+    const all = testFiles('test');
     const both = all.filter(dependsOnStorage);
     const reachesDatabase = (f: string) => reaches(readFileSync(f, 'utf8'));
     // Files named for a storage subject that reach a database, wherever they live, are all in.
