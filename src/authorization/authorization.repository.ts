@@ -3,7 +3,7 @@ import type { DbOrTrx, DecisionsTable, PoliciesTable, Selectable } from '../db/d
 import { inScope } from '../db/scope.js';
 import type { DecisionRow } from '../decisions/decision.view.js';
 import { spendByPeriod, spendFromPeriods } from '../decisions/spend.repository.js';
-import { stillUsable } from '../decisions/decisions.repository.js';
+import { railMatchable } from '../decisions/decisions.repository.js';
 import { compiledOnce, insertRows } from '../db/statements.js';
 
 /** A policy as read alongside its agent: its rules; the timestamps are left out. */
@@ -146,7 +146,7 @@ export async function coveringApprovals(db: DbOrTrx, agentId: string, r: { curre
     .where('agent_id', '=', agentId)
     .where('currency', '=', r.currency)
     .where('amount', '>=', r.amount)
-    .where(stillUsable(now))
+    .where(railMatchable(now))
     .orderBy('amount')
     .orderBy('created_at')
     .orderBy('id')

@@ -4,7 +4,7 @@ import { preparedSql } from '../db/prepared.js';
 import { compiledOnce } from '../db/statements.js';
 import type { StoredResponse } from '../kernel/idempotency.js';
 import { spendState } from '../decisions/spend.repository.js';
-import { stillUsable } from '../decisions/decisions.repository.js';
+import { railMatchable } from '../decisions/decisions.repository.js';
 import type { DecisionRow } from '../decisions/decision.view.js';
 import type { SpendState } from '../policies/evaluate.js';
 import type { BoundPolicy } from './authorization.repository.js';
@@ -194,7 +194,7 @@ const railCandidatesQuery = compiledOnce((db: DbOrTrx, agents: string[], currenc
           .whereRef('decisions.agent_id', '=', 'r.agent_id')
           .whereRef('decisions.currency', '=', 'r.currency')
           .whereRef('decisions.amount', '>=', 'r.amount')
-          .where(stillUsable(now))
+          .where(railMatchable(now))
           .orderBy('decisions.amount')
           .orderBy('decisions.created_at')
           .orderBy('decisions.id')

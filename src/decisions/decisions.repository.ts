@@ -68,3 +68,13 @@ export const stillUsable =
   (eb: ExpressionBuilder<DB, 'decisions'>) =>
     // The status as a literal: a prepared statement's generic plan can then use the partial index of uncaptured approvals.
     eb.and([eb('capture_status', '=', sql.lit('uncaptured')), eb('token_consumed_at', 'is', null), eb.or([eb('capture_expires_at', 'is', null), eb('capture_expires_at', '>', now)])]);
+
+/**
+ * Whether a rail's swipe may take an approval by rule 1 (DECISIONS §17): still usable, and made by
+ * `POST /v1/authorize` or the quick-start `POST /authorize`. A mandate's approval or a rail's own
+ * decision is already a payment: matched by a swipe, one approval would pay twice.
+ */
+export const railMatchable =
+  (now: Date) =>
+  (eb: ExpressionBuilder<DB, 'decisions'>) =>
+    eb.and([stillUsable(now)(eb), eb('mandate', 'is', null), eb('rail_type', 'is', null)]);
