@@ -53,6 +53,9 @@ export function mandateInstant(text: unknown): number | undefined {
   return Date.parse(text);
 }
 
+/** How far a closed mandate's `execution_date` may be from the verification's time. */
+export const EXECUTION_DATE_SKEW_MS = 300_000;
+
 interface Context {
   closed: Json;
   counters: MandateCounters;
@@ -180,13 +183,18 @@ const RULES: Record<string, Rule> = {
       return undefined;
     },
     failure(c, { closed, now }) {
-      // AP2: an absent execution_date means immediate execution.
+      // The payment and its token are issued now, so now is what must lie in the window: an agent's
+      // own execution_date never opens it (DECISIONS §20 step 7). A date it gives must be now, to
+      // within EXECUTION_DATE_SKEW_MS; an absent one means immediate execution (AP2).
       const given = own(closed, 'execution_date');
-      const at = given === undefined ? now.getTime() : mandateInstant(given);
-      if (at === undefined) return 'the closed execution_date is not a date';
-      const what = given === undefined ? 'now' : `execution_date ${String(given)}`;
-      if (Object.hasOwn(c, 'not_before') && at < mandateInstant(c.not_before)!) return `${what} is before ${String(c.not_before)}`;
-      if (Object.hasOwn(c, 'not_after') && at > mandateInstant(c.not_after)!) return `${what} is after ${String(c.not_after)}`;
+      if (given !== undefined) {
+        const at = mandateInstant(given);
+        if (at === undefined) return 'the closed execution_date is not a date';
+        if (Math.abs(at - now.getTime()) > EXECUTION_DATE_SKEW_MS) return `execution_date ${String(given)} is not now (${now.toISOString()}, to within ${EXECUTION_DATE_SKEW_MS / 1000} s)`;
+      }
+      const at = now.getTime();
+      if (Object.hasOwn(c, 'not_before') && at < mandateInstant(c.not_before)!) return `now is before ${String(c.not_before)} (now: ${now.toISOString()})`;
+      if (Object.hasOwn(c, 'not_after') && at > mandateInstant(c.not_after)!) return `now is after ${String(c.not_after)} (now: ${now.toISOString()})`;
       return undefined;
     },
   },

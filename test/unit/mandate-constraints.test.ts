@@ -245,16 +245,29 @@ describe('step 7: a failing constraint, its description starting with its type',
     });
   });
 
-  describe('payment.execution_date (compared as instants)', () => {
-    test.each(['2026-01-01T00:00:00Z', '2026-12-31T23:59:59Z', '2026-12-31', '2027-01-01T00:59:59+01:00'])('%s, within the window, passes', (execution_date) => {
+  describe('payment.execution_date: now in the window, and a given date within 300 s of now', () => {
+    test.each(['2026-11-27T12:00:00Z', '2026-11-27T12:04:59Z', '2026-11-27T11:55:00Z', '2026-11-27T13:00:00+01:00', '2026-11-27T12:02:00.999Z'])('%s, now to within 300 s, passes', (execution_date) => {
       expect(check(openMandate(), closedMandate({ execution_date }))).toBeUndefined();
     });
-    test('before not_before', () => {
-      expect(check(openMandate(), closedMandate({ execution_date: '2025-12-31T23:59:59Z' }))).toEqual(failed('payment.execution_date', 'before'));
+    test('a date inside the window but not now fails: the agent never chooses when it pays', () => {
+      for (const execution_date of ['2026-01-01T00:00:00Z', '2026-12-31T23:59:59Z', '2026-11-27T12:05:01Z', '2026-11-27T11:54:59Z', '2026-11-27']) {
+        expect(check(openMandate(), closedMandate({ execution_date }))).toEqual(failed('payment.execution_date', 'is not now'));
+      }
     });
-    test('after not_after, though it sorts before it as a string', () => {
-      expect(check(openMandate(), closedMandate({ execution_date: '2027-01-01T00:00:00+01:00' }))).toBeUndefined();
-      expect(check(openMandate(), closedMandate({ execution_date: '2026-12-31T23:00:00-01:00' }))).toEqual(failed('payment.execution_date', 'after'));
+    test('a window that has closed fails even with a date inside it: the payment is made now', () => {
+      const later = new Date('2027-01-02T00:00:00Z');
+      expect(check(openMandate(), closedMandate({ execution_date: '2026-12-31T23:59:59Z' }), FRESH, later)).toEqual(failed('payment.execution_date', 'is not now'));
+      expect(check(openMandate(), closedMandate({ execution_date: later.toISOString() }), FRESH, later)).toEqual(failed('payment.execution_date', 'now is after'));
+    });
+    test('a window not yet open fails even with a date inside it', () => {
+      const early = new Date('2025-06-01T00:00:00Z');
+      expect(check(openMandate(), closedMandate({ execution_date: '2026-01-01T00:00:00Z' }), FRESH, early)).toEqual(failed('payment.execution_date', 'is not now'));
+      expect(check(openMandate(), closedMandate({ execution_date: early.toISOString() }), FRESH, early)).toEqual(failed('payment.execution_date', 'now is before'));
+    });
+    test('bounds compare as instants: an offset form of now passes, an offset that puts the bound behind now fails', () => {
+      const open = openMandate({ 'payment.execution_date': { type: 'payment.execution_date', not_after: '2026-11-27T12:30:00+01:00' } });
+      expect(check(open, closedMandate())).toEqual(failed('payment.execution_date', 'now is after'));
+      expect(check(openMandate({ 'payment.execution_date': { type: 'payment.execution_date', not_after: '2026-11-27T12:30:00-01:00' } }), closedMandate())).toBeUndefined();
     });
     test('absent means now: a window that has closed fails', () => {
       expect(check(openMandate(), closedMandate(), FRESH, new Date('2027-01-01T00:00:00Z'))).toEqual(failed('payment.execution_date', 'now is after'));
