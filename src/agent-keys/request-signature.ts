@@ -239,7 +239,8 @@ const plain = (c: CoveredComponent) => c.params.size === 0;
 /**
  * Step 5: what the chosen label must cover: `@method`; `@authority` and `@path`, or `@target-uri`;
  * `@query` (or `@target-uri`) when the target has a query; `content-digest` when there is a body;
- * with a Signature-Agent header, its member for this label (`;key="<label>"`) or the whole field.
+ * with a Signature-Agent header, its member for this label (`;key="<label>"`) or the whole field;
+ * `idempotency-key` when the request has that header.
  */
 export function checkCoverage(chosen: ChosenLabel, msg: SignedMessage): void {
   const has = (name: string) => chosen.components.some((c) => c.name === name && plain(c));
@@ -248,6 +249,8 @@ export function checkCoverage(chosen: ChosenLabel, msg: SignedMessage): void {
   if (!has('@target-uri') && !(has('@authority') && has('@path'))) missing.push('"@authority" and "@path" (or "@target-uri")');
   if (msg.target.includes('?') && !has('@query') && !has('@target-uri')) missing.push('"@query" (or "@target-uri")');
   if (msg.body.length > 0 && !has('content-digest')) missing.push('"content-digest"');
+  // A proxy that strips an uncovered key would turn the agent's signed retry into a second decision.
+  if (fieldValue(msg, 'idempotency-key') !== undefined && !has('idempotency-key')) missing.push('"idempotency-key"');
   if (fieldValue(msg, 'signature-agent') !== undefined) {
     const member = chosen.components.some((c) => c.name === 'signature-agent' && c.params.size === 1 && c.params.get('key') === chosen.label);
     if (!member && !has('signature-agent')) missing.push(`"signature-agent";key="${chosen.label}"`);

@@ -90,9 +90,11 @@ export function createRequestSigner(options: RequestSignerOptions): Promise<Requ
         headers.set('signature-agent', agentField);
         components.push(component('signature-agent', { key: SIGNATURE_LABEL }));
       }
+      // The service refuses a signature that leaves the key out (DECISIONS §19 step 5).
+      if (headers.has('idempotency-key')) components.push('idempotency-key');
       if (coverAuthorization && headers.has('authorization')) components.push('authorization');
       // Only the covered fields: the base needs no others.
-      const fields: FieldOccurrence[] = ['content-digest', 'signature-agent', 'authorization']
+      const fields: FieldOccurrence[] = ['content-digest', 'signature-agent', 'idempotency-key', 'authorization']
         .filter((name) => components.some((c) => (typeof c === 'string' ? c : c.name) === name))
         .map((name) => ({ name, value: headers.get(name)! }));
       const created = Math.floor(now().getTime() / 1000);

@@ -1,8 +1,8 @@
 /**
- * Attack: replaying a captured signed request (DECISIONS §19 step 9). The exact replay, the same
- * headers under another Idempotency-Key, and the replay raced against the original across two API
- * instances on one database (each with its own caches, as two processes have) all fail
- * `signature_replayed`; nothing new is decided. The nonce is unique per thumbprint across
+ * Attack: replaying a captured signed request (DECISIONS §19 step 9). The exact replay and the
+ * replay raced against the original across two API instances on one database (each with its own
+ * caches, as two processes have) fail `signature_replayed`; the same headers under another
+ * Idempotency-Key fail `signature_invalid`, since the key is covered (step 5); nothing new is decided. The nonce is unique per thumbprint across
  * accounts, so the same public key registered by another account does not reopen it.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -43,7 +43,7 @@ afterAll(async () => {
 
 const decisions = async (agentId: string) => (await ctx.database.db.selectFrom('decisions').select('id').where('agent_id', '=', agentId).execute()).length;
 
-test('the exact replay, and the replay under another Idempotency-Key: signature_replayed, nothing decided', async () => {
+test('the exact replay: signature_replayed; the replay under another Idempotency-Key: signature_invalid (the key is covered); nothing decided', async () => {
   const first = await sendSigned(ctx.baseUrl, agent.bearer, { method: 'POST', path: '/v1/authorize', body: spendOf(agent.agentId), headers: { 'idempotency-key': 'a-1' } }, (u) => signWebBotAuth(u, agent.ed));
   expect(first.status, first.text).toBe(200);
   const before = await decisions(agent.agentId);
@@ -51,7 +51,8 @@ test('the exact replay, and the replay under another Idempotency-Key: signature_
   expect(replay.status).toBe(401);
   expect(replay.body.error.code).toBe('signature_replayed');
   const otherKey = await send(ctx.baseUrl, agent.bearer, { method: 'POST', path: '/v1/authorize', headers: { ...first.sent.headers, 'idempotency-key': 'a-2' }, body: first.sent.body });
-  expect(otherKey.body.error.code).toBe('signature_replayed');
+  expect(otherKey.status).toBe(401);
+  expect(otherKey.body.error.code).toBe('signature_invalid');
   expect(await decisions(agent.agentId)).toBe(before);
 });
 

@@ -101,6 +101,7 @@ export function requiredComponents(req: Unsigned): string[] {
     ...(new URL(req.url).search ? ['@query'] : []),
     ...(req.body && req.body.length > 0 ? ['content-digest'] : []),
     ...(req.headers['signature-agent'] !== undefined ? ['signature-agent'] : []),
+    ...(Object.keys(req.headers).some((h) => h.toLowerCase() === 'idempotency-key') ? ['idempotency-key'] : []),
   ];
 }
 

@@ -260,7 +260,8 @@ describe('signingFetch', () => {
       expect(header(r, 'content-digest')).toBe(`sha-256=:${createHash('sha256').update(r.bytes).digest('base64')}:`);
       expect(header(r, 'idempotency-key')).toBe('k-1');
       const verified = await verifyWithHttpMessageSig(descriptorOf(r), alg, keys[alg].publicKey, signer.keyid);
-      expect(verified.components.map((c) => c.name)).toEqual(['@method', '@authority', '@path', '@query', 'content-digest', 'authorization']);
+      // The Idempotency-Key is covered (DECISIONS §19 step 5): a proxy that strips it breaks the signature.
+      expect(verified.components.map((c) => c.name)).toEqual(['@method', '@authority', '@path', '@query', 'content-digest', 'idempotency-key', 'authorization']);
     }
   });
 
