@@ -70,11 +70,12 @@ export const stillUsable =
     eb.and([eb('capture_status', '=', sql.lit('uncaptured')), eb('token_consumed_at', 'is', null), eb.or([eb('capture_expires_at', 'is', null), eb('capture_expires_at', '>', now)])]);
 
 /**
- * Whether a rail's swipe may take an approval by rule 1 (DECISIONS §17): still usable, and made by
- * `POST /v1/authorize` or the quick-start `POST /authorize`. A mandate's approval or a rail's own
- * decision is already a payment: matched by a swipe, one approval would pay twice.
+ * Whether a rail's swipe may take an approval by rule 1 (DECISIONS §17): still usable, and not
+ * already a payment. A mandate's approval is one (its token pays), and so is a rail's own approval
+ * (captured at once): matched by a swipe, one approval would pay twice. A swipe that was held is
+ * no payment (it was declined): once a reviewer approves it, the agent's retry takes it.
  */
 export const railMatchable =
   (now: Date) =>
   (eb: ExpressionBuilder<DB, 'decisions'>) =>
-    eb.and([stillUsable(now)(eb), eb('mandate', 'is', null), eb('rail_type', 'is', null)]);
+    eb.and([stillUsable(now)(eb), eb('mandate', 'is', null), eb.or([eb('rail_type', 'is', null), eb('original_decision', '=', sql.lit('held'))])]);
