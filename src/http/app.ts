@@ -10,6 +10,7 @@ import { touchAgentKey } from '../agent-keys/nonces.repository.js';
 import { KeyUsageRecorder } from '../keys/key-usage.js';
 import { errorHandler, notFoundRoute } from './errors.js';
 import { requestId } from './request-id.js';
+import { refuseOtherAuthority } from './request-target.js';
 import { idempotency } from './idempotency.js';
 import { responseCipher } from '../idempotency/response-cipher.js';
 import { DecisionWaiter } from '../authorization/decision-waiter.js';
@@ -26,7 +27,7 @@ import { observeRequests } from './observe.js';
 import { traceRequests } from './trace-requests.js';
 import { dashboardFiles, findDashboardDir } from './dashboard.js';
 import { openApiDocument } from './openapi.js';
-import { mountRoutes, type RouteDeps } from './route.js';
+import { mountRoutes, type Route, type RouteDeps } from './route.js';
 import { ROUTES } from './routes/index.js';
 import { attachMetrics, createMetrics, type Metrics } from '../observability/metrics.js';
 import type { RailEndpointFactory } from '../rail-connections/rail-endpoint.js';
@@ -95,12 +96,19 @@ const isV1 = (path: string) => path.startsWith('/v1/');
  * its place asks for: public pages and documents as they are (in no rate-limit bucket), every
  * route with roles behind the key, the per-account limit, the body reader and idempotency.
  */
+/** The routers' own matching, as the app's: case-sensitive and strict. */
+const ROUTING = { caseSensitive: true, strict: true } as const;
+
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // One spelling per route (DECISIONS §19): `/AUTHORIZE` and `/authorize/` are 404, never the route.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestId);
+  app.use(refuseOtherAuthority);
   if (deps.tracing) app.use(traceRequests());
   const metrics = deps.metrics ?? createMetrics({ db: deps.db });
   attachMetrics(app.locals, metrics);
@@ -157,33 +165,31 @@ export function createApp(deps: AppDeps): Express {
   // The body's bytes are read before the signature gate (its Content-Digest is over them, and the
   // quick-start vault is found in it), and checked after it: DECISIONS §19 verifies before validation.
   const gate = signatureGate({ db: deps.db, publicBaseUrl: deps.publicBaseUrl, verify: { db: deps.db, cache: agentKeyCache, usage: agentKeyUsage, now: deps.now } });
-  const keyed = [
-    authMiddleware(deps.authenticate),
-    limits.onAuthFailure,
-    limits.perAccount,
-    readBody,
-    gate,
-    ...jsonChecks,
-    idempotency({ db: deps.db, cipher, routes: ROUTES }),
-  ];
+  const keyed = [authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount];
+  // On each route, after the router matched it: the body, the signature gate, the JSON checks and
+  // idempotency each know the route they serve, never a reading of the path of their own.
+  const keep = idempotency({ db: deps.db, cipher });
+  const perRoute = (r: Route) => [readBody, gate(r), ...jsonChecks, keep(r)];
 
   mountRoutes(app, ROUTES.filter((r) => r.roles === 'public' && !isV1(r.path)), routeDeps);
   app.use(dashboardFiles(dashboardDir));
 
   // Under /v1 every path, known or not, needs a key, except the public routes mounted first.
-  const v1 = express.Router();
+  const v1 = express.Router(ROUTING);
   // Public /v1 documents (JWKS, OpenAPI) sit outside every rate-limit bucket (src/http/public-document.ts).
   mountRoutes(v1, ROUTES.filter((r) => r.roles === 'public' && isV1(r.path)), routeDeps, { prefix: '/v1' });
   v1.use(...keyed);
-  mountRoutes(v1, ROUTES.filter((r) => r.roles !== 'public' && isV1(r.path)), routeDeps, { prefix: '/v1' });
+  mountRoutes(v1, ROUTES.filter((r) => r.roles !== 'public' && isV1(r.path)), routeDeps, { prefix: '/v1', before: perRoute });
+  // No route took it (another path, another method): an agent key that must sign still meets the gate before the 404.
+  v1.use(readBody, gate(undefined));
   app.use('/v1', v1);
 
   // The quick-start surface (docs/api.md): unprefixed, behind the same key, rate limit, body and
   // idempotency checks. Only its own paths pass through them, so every other unknown path still answers 404.
   const quickstartRoutes = ROUTES.filter((r) => r.roles !== 'public' && !isV1(r.path));
-  const quickstart = express.Router();
+  const quickstart = express.Router(ROUTING);
   quickstart.use([...new Set(quickstartRoutes.map((r) => r.path))], ...keyed);
-  mountRoutes(quickstart, quickstartRoutes, routeDeps);
+  mountRoutes(quickstart, quickstartRoutes, routeDeps, { before: perRoute });
   app.use(quickstart);
 
   app.use(notFoundRoute);

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { AppError, type ErrorCode } from '../kernel/errors.js';
+import { isUndecodableParam, unstorablePathError } from './input-guard.js';
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -83,6 +84,10 @@ export function errorHandler(log: (err: unknown, requestId: string) => void): Er
       status = 415;
     } else if (isUndecodableBody(err)) {
       appError = new AppError('invalid_request', `The request body could not be decoded as its Content-Encoding (${req.get('content-encoding') ?? 'identity'}) says.`, 'body');
+      status = 400;
+    } else if (isUndecodableParam(err)) {
+      // Routing decodes a path id before the route's own checks run: the same 400 they give.
+      appError = unstorablePathError();
       status = 400;
     } else if (isDatabaseUnavailable(err)) {
       appError = new AppError('service_unavailable', 'The database is unavailable; retry shortly.');

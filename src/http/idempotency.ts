@@ -8,7 +8,7 @@ import { claimKey, completeKey, completeKeyStatement, releaseKey, type Idempoten
 import type { ResponseCipher } from '../idempotency/response-cipher.js';
 import { requireRole } from '../kernel/caller.js';
 import { callerOf } from './context.js';
-import { createRouteFinder, type Route } from './route.js';
+import type { Route } from './route.js';
 import { bodyObject, parse } from './validate.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -30,8 +30,6 @@ const NOT_EXECUTED = new Set([400, 401, 403, 413, 429]);
 export interface IdempotencyDeps {
   db: Db;
   cipher: ResponseCipher;
-  /** The declared routes: a request's role and body are checked as its route declares them. */
-  routes: readonly Route[];
 }
 
 /**
@@ -40,17 +38,15 @@ export interface IdempotencyDeps {
  * `Idempotent-Replayed: true`; the same key with another request, or while the first is still
  * running, is a 409 conflict. Kept 24 hours.
  */
-export function idempotency({ db, cipher, routes }: IdempotencyDeps): RequestHandler {
-  const routeOf = createRouteFinder(routes);
-  return async (req, res, next) => {
+export function idempotency({ db, cipher }: IdempotencyDeps): (route: Route) => RequestHandler {
+  // Mounted on each route, so the route is the one the router matched (DECISIONS §19): never a
+  // second reading of the path that another spelling could steer.
+  return (route) => async (req, res, next) => {
     const key = req.get(IDEMPOTENCY_HEADER);
     if (req.method !== 'POST' || key === undefined) return next();
     if (key.length < 1 || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
       throw new AppError('invalid_request', `${IDEMPOTENCY_HEADER} must be 1–${MAX_KEY_LENGTH} printable characters.`, IDEMPOTENCY_HEADER);
     }
-    const route = routeOf(req.method, req.originalUrl.split('?')[0] ?? '/');
-    // An unknown route answers 404 without ever executing: nothing to store.
-    if (!route) return next();
     const caller = callerOf(req);
     // The role and the body are checked before any lookup (docs/api.md, "Idempotency"): a key that
     // may not make this request never reaches a stored response, and its refusal never binds the

@@ -30,11 +30,15 @@ export function rejectUnstorable(value: unknown, root: 'query' | 'body'): void {
  * hold is a 400 `invalid_request` naming the parameter at fault (none for the path). The body is
  * checked the same way as it is read (src/http/body.ts).
  */
+/** The refusal of a path that does not decode, or decodes to text PostgreSQL cannot hold. */
+export const unstorablePathError = () => invalid(`The request path ${WHAT}, and must be valid percent-encoded UTF-8.`);
+
+/** The router's own refusal of a path parameter that does not percent-decode (router's decode_param). */
+export const isUndecodableParam = (err: unknown) => err instanceof URIError && (err as URIError & { status?: number }).status === 400;
+
 export const rejectUnstorableInput: RequestHandler = (req, _res, next) => {
   const segments = decodedSegments(req.path);
-  if (!segments || segments.some((s) => !isStorableText(s))) {
-    throw invalid(`The request path ${WHAT}, and must be valid percent-encoded UTF-8.`);
-  }
+  if (!segments || segments.some((s) => !isStorableText(s))) throw unstorablePathError();
   rejectUnstorable(req.query, 'query');
   next();
 };

@@ -170,11 +170,11 @@ export const link = (to: `${HttpMethod} ${string}`, param: string, field: string
  * the declared status. `prefix` is where the router itself is mounted. Routes are matched in the
  * order given, so a fixed path goes before a parameter path of the same method.
  */
-export function mountRoutes(router: Router, routes: readonly Route[], deps: RouteDeps, opts: { prefix?: string } = {}): void {
+export function mountRoutes(router: Router, routes: readonly Route[], deps: RouteDeps, opts: { prefix?: string; before?: (route: Route) => RequestHandler[] } = {}): void {
   const prefix = opts.prefix ?? '';
   for (const r of routes) {
     if (!r.path.startsWith(`${prefix}/`)) throw new Error(`${r.method} ${r.path} is not under ${prefix}`);
-    router[r.method](r.path.slice(prefix.length), ...(r.rawBody ? RAW_BODY : []), async (req: Request, res: Response) => {
+    router[r.method](r.path.slice(prefix.length), ...(opts.before?.(r) ?? []), ...(r.rawBody ? RAW_BODY : []), async (req: Request, res: Response) => {
       if (r.roles !== 'public') requireRole(callerOf(req), r.roles);
       const query = r.query ? parse(r.query, req.query) : undefined;
       const body = r.body && !r.rawBody ? parse(r.body, bodyObject(req.body)) : undefined;
@@ -202,7 +202,7 @@ export function createRouteFinder(routes: readonly Route[]): (method: string, pa
       .split('/')
       .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
       .join('/');
-    return { method: r.method.toUpperCase(), route: r, regexp: new RegExp(`^${source}/?$`) };
+    return { method: r.method.toUpperCase(), route: r, regexp: new RegExp(`^${source}$`) };
   });
   return (method, path) => {
     const m = method === 'HEAD' ? 'GET' : method;

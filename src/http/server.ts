@@ -1,6 +1,7 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createApp, type AppDeps } from './app.js';
 import { listenHttp } from './listen.js';
+import { toOriginForm } from './request-target.js';
 import type { Config } from '../kernel/config.js';
 import type { Database } from '../db/connect.js';
 import { authenticate } from '../keys/keys.service.js';
@@ -72,7 +73,10 @@ export async function startHttpServer(
     throw err;
   }
   server.removeAllListeners('request');
-  server.on('request', app);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    toOriginForm(req);
+    app(req, res);
+  });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {

@@ -7,6 +7,7 @@ import { findVaultSignatureSubject } from '../quickstart/vaults.repository.js';
 import { hashVaultToken, isVaultTokenShaped } from '../quickstart/vault-token.js';
 import { readJsonBody } from './body.js';
 import { callerOf } from './context.js';
+import type { Route } from './route.js';
 
 export interface SignatureGateDeps {
   db: Db;
@@ -42,7 +43,8 @@ export function signedMessage(req: Request, publicOrigin: string | undefined): S
   };
 }
 
-const isQuickstartAuthorize = (req: Request) => req.method === 'POST' && req.originalUrl.split('?')[0] === '/authorize';
+/** The quick-start `POST /authorize`, known by the route the router matched (never by the path's spelling). */
+const isQuickstartAuthorize = (route: Route | undefined) => route?.method === 'post' && route.path === '/authorize';
 
 /**
  * Quick-start `POST /authorize`: the vault token in the body names the agent. Read tolerantly: a
@@ -66,16 +68,18 @@ async function vaultSubject(db: Db, caller: Caller, req: Request): Promise<Signa
  * DECISIONS §19 for requests made with a credential bound to one agent: an agent key on every
  * path, a `dlt_` vault token on quick-start `POST /authorize`. After the bearer key and the body's
  * bytes, before validation, idempotency and any effect. Admin and reviewer keys are never checked.
+ * Mounted on each route (`route`, the one the router matched) and, with none, ahead of the 404 of
+ * a path no route takes: an agent key that must sign is refused there too.
  * The cached Caller is shared between requests: a verified signature goes on a copy.
  */
-export function signatureGate(deps: SignatureGateDeps): RequestHandler {
+export function signatureGate(deps: SignatureGateDeps): (route: Route | undefined) => RequestHandler {
   const publicOrigin = originOf(deps.publicBaseUrl);
-  return async (req, _res, next) => {
+  return (route) => async (req, _res, next) => {
     const caller = callerOf(req);
     const subject: SignatureSubject | undefined =
       caller.role === 'agent' && caller.agentId !== null
         ? { agentId: caller.agentId, required: caller.signedRequestsRequired === true }
-        : caller.role === 'admin' && isQuickstartAuthorize(req)
+        : caller.role === 'admin' && isQuickstartAuthorize(route)
           ? await vaultSubject(deps.db, caller, req)
           : undefined;
     if (!subject) return next();

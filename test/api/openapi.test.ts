@@ -308,7 +308,6 @@ describe('the route matcher (the route label of metrics and logs)', () => {
   test.each([
     ['GET', '/v1/agents/agt_123', '/v1/agents/:id'],
     ['POST', '/v1/agents/agt_123/freeze', '/v1/agents/:id/freeze'],
-    ['GET', '/v1/agents/', '/v1/agents'],
     ['HEAD', '/healthz', '/healthz'],
     ['GET', '/v1/.well-known/jwks.json', '/v1/.well-known/jwks.json'],
     ['GET', '/v1/audit-logs/verify', '/v1/audit-logs/verify'],
@@ -320,6 +319,9 @@ describe('the route matcher (the route label of metrics and logs)', () => {
     ['PUT', '/v1/agents/agt_1'],
     ['GET', '/v1/nothing'],
     ['GET', '/v1/.well-known/jwksXjson'],
+    // Routing is case-sensitive and strict (DECISIONS §19), and the label follows the router.
+    ['GET', '/v1/agents/'],
+    ['GET', '/v1/AGENTS'],
   ])('%s %s matches nothing', (method, path) => {
     expect(match(method, path)).toBeUndefined();
   });
