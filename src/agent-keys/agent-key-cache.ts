@@ -3,6 +3,7 @@ import type { Db } from '../db/database.js';
 import type { AgentKeyAlg } from '../kernel/caller.js';
 import { KEY_CACHE_TTL_MS } from '../keys/key-cache.js';
 import { verifierOf } from './verifiers.js';
+import { DIRECTORY_LISTING_MAX_STALE_MS } from './agent-key-deps.js';
 
 /** An active key of an agent, ready to verify with. */
 export interface UsableKey {
@@ -10,8 +11,11 @@ export interface UsableKey {
   thumbprint: string;
   alg: AgentKeyAlg;
   verifier: Verifier;
-  /** A directory-bound key verifies only for its origin, while the directory's last listing holds it. */
-  directory: { origin: string; thumbprints: readonly string[] } | null;
+  /**
+   * A directory-bound key verifies only for its origin, while the directory's last listing holds it
+   * and that listing is under DIRECTORY_LISTING_MAX_STALE_MS old (`listedUntil`, epoch ms).
+   */
+  directory: { origin: string; thumbprints: readonly string[]; listedUntil: number } | null;
 }
 
 export interface AgentScope {
@@ -56,7 +60,7 @@ export class AgentKeyCache {
     const rows = await this.db
       .selectFrom('agent_keys as k')
       .leftJoin('agent_key_directories as d', 'd.id', 'k.directory_id')
-      .select(['k.id', 'k.thumbprint', 'k.alg', 'k.jwk', 'd.origin', 'd.thumbprints'])
+      .select(['k.id', 'k.thumbprint', 'k.alg', 'k.jwk', 'd.origin', 'd.thumbprints', 'd.fetched_at'])
       .where('k.agent_id', '=', agentId)
       .where('k.account_id', '=', scope.accountId)
       .where('k.livemode', '=', scope.livemode)
@@ -75,7 +79,8 @@ export class AgentKeyCache {
         thumbprint: r.thumbprint,
         alg: r.alg,
         verifier,
-        directory: r.origin === null ? null : { origin: r.origin, thumbprints: r.thumbprints ?? [] },
+        directory:
+          r.origin === null ? null : { origin: r.origin, thumbprints: r.thumbprints ?? [], listedUntil: r.fetched_at === null ? 0 : new Date(r.fetched_at).getTime() + DIRECTORY_LISTING_MAX_STALE_MS },
       };
     });
   }

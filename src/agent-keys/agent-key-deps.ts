@@ -17,6 +17,8 @@ export const DIRECTORY_FETCH_TIMEOUT_MS = 5_000;
 export const DIRECTORY_MAX_AGE_MIN_SECONDS = 60;
 export const DIRECTORY_MAX_AGE_MAX_SECONDS = 86_400;
 export const DIRECTORY_MAX_AGE_DEFAULT_SECONDS = 3_600;
+/** How long a directory's last good listing is trusted while every refetch fails (DECISIONS §19): then its keys stop verifying. */
+export const DIRECTORY_LISTING_MAX_STALE_MS = 24 * 3_600_000;
 /** RFC 9421 Appendix B's published test keys (Ed25519 B.1.4, P-256 B.1.3): refused in live mode. */
 export const RFC9421_TEST_KEY_THUMBPRINTS: readonly string[] = ['poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U', 'ydQXMtvbsOsZyFir-Y7A8t7fKEM1gbKPvyFkdpu4fvI'];
 

@@ -76,18 +76,20 @@ export async function verifyRequestSignature(
   subject: SignatureSubject,
   msg: SignedMessage,
 ): Promise<RequestSignature | undefined> {
-  const now = Math.floor((deps.now?.() ?? new Date()).getTime() / 1000);
+  const nowMs = (deps.now?.() ?? new Date()).getTime();
+  const now = Math.floor(nowMs / 1000);
   const parsed = parseSignatureFields(msg);
   if (parsed.kind === 'unsigned') {
     if (subject.required) throw signatureError('signature_required', "This agent's policy requires signed requests: sign with a registered key (RFC 9421, tag \"web-bot-auth\").");
     return undefined;
   }
   let keys = await deps.cache.activeKeys(scope, subject.agentId);
-  let chosen = chooseLabel(parsed, keys);
-  // A keyid this process has not seen yet (a key just registered elsewhere): read the keys once more.
-  if (!chosen && taggedKeyids(parsed).some((id) => !keys.some((k) => k.thumbprint === id))) {
+  let chosen = chooseLabel(parsed, keys, nowMs);
+  // A keyid this process has not seen yet (a key just registered elsewhere), or a directory key its
+  // cached listing does not vouch for (refetched elsewhere since): read the keys once more.
+  if (!chosen && taggedKeyids(parsed).some((id) => keys.find((k) => k.thumbprint === id)?.directory !== null)) {
     keys = await deps.cache.activeKeys(scope, subject.agentId, true);
-    chosen = chooseLabel(parsed, keys);
+    chosen = chooseLabel(parsed, keys, nowMs);
   }
   if (!chosen) throw signatureError('signature_key_unknown', "No web-bot-auth signature names an active key of this request's agent.");
   const params = checkParameters(chosen, now);

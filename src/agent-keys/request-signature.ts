@@ -180,9 +180,10 @@ function agentOrigin(member: Item | InnerList | undefined): string | undefined {
 /**
  * Step 3: the first tagged label (in Signature-Input order) whose `keyid` is an active key of the
  * agent; a directory-bound key counts only when the label's Signature-Agent member is its origin
- * and the directory's last listing holds it. Undefined: none (`signature_key_unknown`).
+ * and the directory's last listing, fetched at most 24 h before `nowMs`, holds it. Undefined: none
+ * (`signature_key_unknown`).
  */
-export function chooseLabel(parsed: Extract<ParsedSignature, { kind: 'signed' }>, keys: readonly UsableKey[]): ChosenLabel | undefined {
+export function chooseLabel(parsed: Extract<ParsedSignature, { kind: 'signed' }>, keys: readonly UsableKey[], nowMs: number): ChosenLabel | undefined {
   for (const tagged of parsed.tagged) {
     const keyid = tagged.params.get('keyid');
     if (typeof keyid !== 'string') continue;
@@ -192,6 +193,8 @@ export function chooseLabel(parsed: Extract<ParsedSignature, { kind: 'signed' }>
     const memberValue = member && !isInnerList(member) && typeof member[0] === 'string' ? member[0] : null;
     if (key.directory) {
       if (agentOrigin(member) !== key.directory.origin || !key.directory.thumbprints.includes(key.thumbprint)) continue;
+      // A listing no refetch has confirmed for 24 h no longer vouches for the key.
+      if (nowMs > key.directory.listedUntil) continue;
     }
     return { ...tagged, key, signatureAgent: memberValue };
   }

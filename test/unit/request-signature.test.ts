@@ -81,6 +81,8 @@ describe('steps 1–2: parsing', () => {
   });
 });
 
+const NOW_MS = Date.parse('2026-12-01T00:00:00Z');
+
 const signed = (headers: Record<string, string>) => {
   const p = parseSignatureFields(msg(headers));
   if (p.kind !== 'signed') throw new Error('unsigned');
@@ -90,25 +92,28 @@ const signed = (headers: Record<string, string>) => {
 describe('step 3: the label', () => {
   test('the first tagged label whose keyid is a key of the agent', () => {
     const p = signed({ signature: `${SIG}, sig2=:AAAA:`, 'signature-input': `${input()}, ${input('', 'sig2').replace('"k1"', '"k2"')}` });
-    expect(chooseLabel(p, [key('k2')])?.label).toBe('sig2');
-    expect(chooseLabel(p, [key('k1'), key('k2')])?.label).toBe('sig1');
-    expect(chooseLabel(p, [key('k3')])).toBeUndefined();
+    expect(chooseLabel(p, [key('k2')], NOW_MS)?.label).toBe('sig2');
+    expect(chooseLabel(p, [key('k1'), key('k2')], NOW_MS)?.label).toBe('sig1');
+    expect(chooseLabel(p, [key('k3')], NOW_MS)).toBeUndefined();
   });
   test('a directory key: only with its origin as the label\'s Signature-Agent member, and while listed', () => {
-    const dir = { origin: 'https://agent.example', thumbprints: ['k1'] };
+    const dir = { origin: 'https://agent.example', thumbprints: ['k1'], listedUntil: NOW_MS + 1 };
     const withAgent = (agent: string) => signed({ signature: SIG, 'signature-input': input(), 'signature-agent': agent });
-    expect(chooseLabel(withAgent('sig1="https://agent.example"'), [key('k1', dir)])?.signatureAgent).toBe('https://agent.example');
-    expect(chooseLabel(withAgent('sig1="https://agent.example/"'), [key('k1', dir)])).toBeDefined();
-    expect(chooseLabel(withAgent('sig1="https://agent.example/path"'), [key('k1', dir)])).toBeUndefined();
-    expect(chooseLabel(withAgent('sig1="https://other.example"'), [key('k1', dir)])).toBeUndefined();
-    expect(chooseLabel(withAgent('other="https://agent.example"'), [key('k1', dir)])).toBeUndefined();
-    expect(chooseLabel(withAgent('sig1="https://agent.example"'), [key('k1', { ...dir, thumbprints: [] })])).toBeUndefined();
+    expect(chooseLabel(withAgent('sig1="https://agent.example"'), [key('k1', dir)], NOW_MS)?.signatureAgent).toBe('https://agent.example');
+    expect(chooseLabel(withAgent('sig1="https://agent.example/"'), [key('k1', dir)], NOW_MS)).toBeDefined();
+    expect(chooseLabel(withAgent('sig1="https://agent.example/path"'), [key('k1', dir)], NOW_MS)).toBeUndefined();
+    expect(chooseLabel(withAgent('sig1="https://other.example"'), [key('k1', dir)], NOW_MS)).toBeUndefined();
+    expect(chooseLabel(withAgent('other="https://agent.example"'), [key('k1', dir)], NOW_MS)).toBeUndefined();
+    expect(chooseLabel(withAgent('sig1="https://agent.example"'), [key('k1', { ...dir, thumbprints: [] })], NOW_MS)).toBeUndefined();
+    // A listing no fetch confirmed for 24 h no longer vouches for its keys (DECISIONS §19).
+    expect(chooseLabel(withAgent('sig1="https://agent.example"'), [key('k1', { ...dir, listedUntil: NOW_MS - 1 })], NOW_MS)).toBeUndefined();
+    expect(chooseLabel(withAgent('sig1="https://agent.example"'), [key('k1', { ...dir, listedUntil: NOW_MS })], NOW_MS)).toBeDefined();
   });
 });
 
 const chosen = (params: string, components = '"@method" "@authority" "@path"'): ChosenLabel => {
   const p = signed({ signature: SIG, 'signature-input': `sig1=(${components});keyid="k1";tag="web-bot-auth"${params}` });
-  return chooseLabel(p, [key('k1')])!;
+  return chooseLabel(p, [key('k1')], NOW_MS)!;
 };
 
 describe('step 4: parameters', () => {

@@ -62,7 +62,7 @@ async function testKey(): Promise<UsableKey> {
 async function chosenFor(v: Vector): Promise<ChosenLabel | undefined> {
   const parsed = parseSignatureFields({ fields: messageOf(v).fields.filter((f) => f.name !== 'signature-agent') });
   if (parsed.kind !== 'signed') throw new Error('the vector carries no web-bot-auth signature');
-  return chooseLabel(parsed, [await testKey()]);
+  return chooseLabel(parsed, [await testKey()], Date.now());
 }
 
 function failure(fn: () => unknown): string | undefined {
