@@ -33,7 +33,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   };
   try {
     const base = env('SPEND_AUTH_BASE_URL').replace(/\/$/, '');
-    const jwks = createRemoteJWKSet(new URL(`${base}/.well-known/jwks.json`));
+    const jwks = createRemoteJWKSet(new URL(`${base}/.well-known/jwks.json`), { cacheMaxAge: 300_000 }); // the JWKS max-age
     const claims = await verifyAuthorizationOffline(process.argv[2] ?? '', {
       jwks,
       issuer: env('SPEND_AUTH_ISSUER'),

@@ -9,6 +9,14 @@ export type TokenClaims = components['schemas']['TokenClaims'];
 export const TOKEN_PREFIX = 'gca_';
 /** An unknown `kid` refetches the key set at most this often (a rotation is picked up; a flood of made-up kids is not). */
 export const JWKS_REFETCH_INTERVAL_MS = 60_000;
+/** How long a key set is used when its answer names no `max-age` (the service's JWKS carries 300 s, DECISIONS §4). */
+export const JWKS_DEFAULT_MAX_AGE_MS = 300_000;
+
+/** The `max-age` of a Cache-Control header, in ms; undefined when absent or unreadable. */
+function maxAgeMs(cacheControl: string | null): number | undefined {
+  const m = /(?:^|,)\s*max-age\s*=\s*"?(\d+)"?\s*(?:,|$)/i.exec(cacheControl ?? '');
+  return m ? Number(m[1]) * 1000 : undefined;
+}
 
 export interface VerifyTokenOptions {
   /** The account the rail serves (`acct_…`): the token's `aud` must be it. */
@@ -31,22 +39,36 @@ const CLAIM_TYPES: Record<(typeof REQUIRED_CLAIMS)[number], 'number' | 'string'>
 
 /**
  * Offline verification of `gca_` tokens against the service's JWKS (`GET /v1/.well-known/jwks.json`):
- * fetched on first use and kept; fetched again only for a `kid` it does not know, at most once a
- * minute. Checks the EdDSA signature, header `typ` `JWT`, the token's claims (`exp`, `iat`, `jti`,
+ * fetched on first use and kept for its `Cache-Control: max-age` (DECISIONS §4), then fetched again
+ * before the next verification, so a key the service removed stops verifying within max-age; and
+ * fetched at once for a `kid` it does not know, at most once a minute. A key set past its max-age
+ * that cannot be fetched again verifies nothing (`jwks_unavailable`). Checks the EdDSA signature, header `typ` `JWT`, the token's claims (`exp`, `iat`, `jti`,
  * `sub`, `amount`, `currency`), `exp`, `aud` = the account and `livemode`; throws TokenError.
  * A token stays valid offline until `exp` even if its agent is frozen meanwhile: the lifetime
  * (15 minutes) is the exposure of a rail that does not ask the service.
  */
-export function createTokenVerifier(jwksUrl: string, fetchImpl: Fetch = (req) => fetch(req)): TokenVerifier {
+export function createTokenVerifier(jwksUrl: string, fetchImpl: Fetch = (req) => fetch(req), opts: { now?: () => number } = {}): TokenVerifier {
+  const now = opts.now ?? Date.now;
+  // When the key set in hand runs out: its answer's max-age after it was fetched.
+  let usableUntil = Number.NEGATIVE_INFINITY;
   const keys = createRemoteJWKSet(new URL(jwksUrl), {
     cooldownDuration: JWKS_REFETCH_INTERVAL_MS,
+    // Expiry is ours (the answer's max-age): jose's own clock never drops the set.
     cacheMaxAge: Number.POSITIVE_INFINITY,
-    [customFetch]: (url: string, init: RequestInit) => fetchImpl(new Request(url, init)),
+    [customFetch]: async (url: string, init: RequestInit) => {
+      const res = await fetchImpl(new Request(url, init));
+      if (res.ok) usableUntil = now() + (maxAgeMs(res.headers.get('cache-control')) ?? JWKS_DEFAULT_MAX_AGE_MS);
+      return res;
+    },
   });
   return async (token, { account, livemode }) => {
     if (typeof token !== 'string' || !token.startsWith(TOKEN_PREFIX)) throw new TokenError(`An authorization token begins with ${TOKEN_PREFIX}.`, 'malformed');
     let claims: TokenClaims;
     try {
+      // Past max-age the set is fetched again first (concurrent callers share the one fetch); if
+      // that fails, the keys in hand may be the ones removed, so nothing verifies.
+      if (keys.jwks() !== undefined && now() >= usableUntil) await keys.reload();
+      if (keys.jwks() !== undefined && now() >= usableUntil) throw new errors.JWKSInvalid('the key set is past its max-age and could not be fetched again');
       ({ payload: claims } = (await jwtVerify(token.slice(TOKEN_PREFIX.length), keys, { algorithms: ['EdDSA'], typ: TOKEN_TYP, requiredClaims: [...REQUIRED_CLAIMS], audience: account })) as unknown as {
         payload: TokenClaims;
       });

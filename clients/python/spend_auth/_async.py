@@ -108,6 +108,8 @@ class AsyncSpendAuth:
                         raise jwks_unavailable(exc) from exc
                 elif self._jwks.failed:
                     raise jwks_unavailable(None)
+        if not self._jwks.usable():
+            raise jwks_unavailable(None)
         return verify_with_key(jws, self._jwks.get(kid), account=account, livemode=livemode, issuer=issuer, leeway=leeway)
 
     # -- plumbing -------------------------------------------------------------------------------

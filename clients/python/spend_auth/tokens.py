@@ -1,9 +1,12 @@
 """Offline verification of ``gca_`` authorization tokens (DECISIONS §4).
 
 A token is ``gca_`` + a compact JWS signed with Ed25519 (``alg`` EdDSA); the public keys are the
-service's JWKS (GET /v1/.well-known/jwks.json). The clients fetch the JWKS once, keep it, and fetch
-it again when a token names a key id they do not have, at most once a minute (a rotation is picked
-up; a flood of made-up key ids costs one request a minute).
+service's JWKS (GET /v1/.well-known/jwks.json). The clients fetch the JWKS, keep it for its
+``max-age`` (300 s, DECISIONS §4) and then fetch it again before the next verification, so a key
+the service removed (after a leak, say) stops verifying within that; and at once when a token names
+a key id they do not have, at most once a minute (a rotation is picked up; a flood of made-up key
+ids costs one request a minute). A key set past its max-age that cannot be fetched again verifies
+nothing (``jwks_unavailable``): the keys it held may be the ones removed.
 
 Only authorization tokens verify: the same key signs other things (audit checkpoints, header
 ``typ`` ``audit-checkpoint+jwt``, with an ``aud`` and a ``livemode`` of their own and no ``exp``),
@@ -23,6 +26,8 @@ from .errors import TokenError
 TOKEN_PREFIX = "gca_"
 JWKS_PATH = "/.well-known/jwks.json"
 JWKS_REFETCH_SECONDS = 60.0
+#: How long a fetched key set is used: the ``Cache-Control: max-age`` the service's JWKS carries.
+JWKS_MAX_AGE_SECONDS = 300.0
 ALGORITHM = "EdDSA"
 #: The header ``typ`` of an authorization token (src/tokens/authorization-token.ts).
 TOKEN_TYP = "JWT"
@@ -35,17 +40,23 @@ class JwksCache:
 
     def __init__(self) -> None:
         self._keys: dict[str, jwt.PyJWK] | None = None
+        #: The last good fetch, and the last attempt (good or not).
         self._fetched_at = float("-inf")
+        self._attempted_at = float("-inf")
         #: Counts fetches that ended (stored or failed): a caller that waited for another's fetch
         #: sees it changed and uses that outcome instead of fetching again.
         self.generation = 0
         #: Whether the last fetch failed.
         self.failed = False
 
+    def stale(self) -> bool:
+        """The key set is past its max-age: it must be fetched again before it verifies anything."""
+        return time.monotonic() - self._fetched_at >= JWKS_MAX_AGE_SECONDS
+
     def needs_fetch(self, kid: str) -> bool:
-        if self._keys is None:
+        if self._keys is None or self.stale():
             return True
-        return kid not in self._keys and time.monotonic() - self._fetched_at >= JWKS_REFETCH_SECONDS
+        return kid not in self._keys and time.monotonic() - self._attempted_at >= JWKS_REFETCH_SECONDS
 
     def store(self, jwks: Any) -> None:
         keys: dict[str, jwt.PyJWK] = {}
@@ -60,16 +71,21 @@ class JwksCache:
             except jwt.PyJWTError:
                 continue
         self._keys = keys
-        self._fetched_at = time.monotonic()
+        self._fetched_at = self._attempted_at = time.monotonic()
         self.generation += 1
         self.failed = False
 
     def fail(self) -> None:
         """A fetch that failed: known keys are kept, and the next refetch for an unknown key id
-        waits the minute as after a success (no fetch storm while the service is unreachable)."""
-        self._fetched_at = time.monotonic()
+        waits the minute as after a success (no fetch storm while the service is unreachable).
+        Keys past their max-age stay unusable until a fetch succeeds."""
+        self._attempted_at = time.monotonic()
         self.generation += 1
         self.failed = True
+
+    def usable(self) -> bool:
+        """Whether the key set may verify now: fetched, and within its max-age."""
+        return self._keys is not None and not self.stale()
 
     def get(self, kid: str) -> jwt.PyJWK | None:
         return (self._keys or {}).get(kid)

@@ -276,3 +276,39 @@ async def test_a_jwks_that_cannot_be_fetched_is_jwks_unavailable_fetched_once_fo
         with SpendAuth(base_url=fake.base_url, api_key="k", max_retries=0) as c, pytest.raises(TokenError) as caught:
             c.verify_token(keys.token(), account="acct_1", livemode=True)
         assert caught.value.code == "jwks_unavailable"
+
+
+def test_a_key_the_service_removed_stops_verifying_within_the_jwks_max_age(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DECISIONS §4: the key set is kept for its max-age (300 s), then fetched again."""
+    keys = Keys()
+    clock = [1_000.0]
+    monkeypatch.setattr(tokens.time, "monotonic", lambda: clock[0])
+    with FakeApi(lambda m, p: Answer(200, keys.jwks())) as fake, SpendAuth(base_url=fake.base_url, api_key="k") as c:
+        leaked = keys.token("kid_a")
+        assert c.verify_token(leaked, account="acct_1", livemode=True)["jti"] == "dec_1"
+        keys.published = ["kid_b"]  # the service removed kid_a
+        clock[0] += tokens.JWKS_MAX_AGE_SECONDS - 1
+        assert c.verify_token(leaked, account="acct_1", livemode=True) and len(fake.received) == 1
+        clock[0] += 1
+        with pytest.raises(TokenError) as caught:
+            c.verify_token(leaked, account="acct_1", livemode=True)
+        assert caught.value.code == "unknown_key" and len(fake.received) == 2
+        assert c.verify_token(keys.token("kid_b"), account="acct_1", livemode=True) and len(fake.received) == 2
+
+
+def test_a_key_set_past_its_max_age_that_cannot_be_fetched_verifies_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    keys = Keys()
+    clock = [1_000.0]
+    monkeypatch.setattr(tokens.time, "monotonic", lambda: clock[0])
+    up = [True]
+    with FakeApi(lambda m, p: Answer(200, keys.jwks()) if up[0] else Answer(503, b"down")) as fake, SpendAuth(base_url=fake.base_url, api_key="k", max_retries=0) as c:
+        assert c.verify_token(keys.token("kid_a"), account="acct_1", livemode=True)
+        up[0] = False
+        clock[0] += tokens.JWKS_MAX_AGE_SECONDS
+        for _ in range(2):
+            with pytest.raises(TokenError) as caught:
+                c.verify_token(keys.token("kid_a"), account="acct_1", livemode=True)
+            assert caught.value.code == "jwks_unavailable"
+        up[0] = True
+        assert c.verify_token(keys.token("kid_a"), account="acct_1", livemode=True)["jti"] == "dec_1"
+        assert len(fake.received) == 4
