@@ -100,12 +100,13 @@ interface SpendMismatchRow {
  * recomputed from the decisions, by the rule every change of `agent_spend` follows (docs/api.md,
  * "Audit log"): an approval counts its amount in its own month and day until settled, then what
  * was captured (an adjustment's final amount included); a void or an expiry counts nothing; a
- * pending hold reserves its amount; denials count nothing. A counter row at zero and a missing one
- * are the same. One aggregate statement over the decisions and the counters.
+ * pending hold reserves its amount; denials count nothing; what a card moved that no decision
+ * approved (`rail_card_captures`, DECISIONS §17) counts its amount. A counter row at zero and a
+ * missing one are the same. One aggregate statement over the decisions and the counters.
  */
 export async function spendMismatches(db: DbOrTrx, accountId: string, livemode: boolean): Promise<LedgerCheck> {
   const { rows } = await sql<SpendMismatchRow>`
-    WITH counted AS (
+    WITH by_decision AS (
       SELECT d.agent_id, p.period,
              sum(CASE WHEN d.decision <> 'approved' THEN 0
                       WHEN d.capture_status = 'captured' THEN d.captured_amount
@@ -115,6 +116,15 @@ export async function spendMismatches(db: DbOrTrx, accountId: string, livemode: 
       FROM decisions d CROSS JOIN LATERAL (VALUES (d.spend_month), (d.spend_day)) AS p(period)
       WHERE d.account_id = ${accountId} AND d.livemode = ${livemode} AND d.decision IN ('approved', 'held')
       GROUP BY d.agent_id, p.period),
+    card_moved AS (
+      SELECT c.agent_id, p.period, sum(c.counted_amount) AS approved
+      FROM rail_card_captures c CROSS JOIN LATERAL (VALUES (c.spend_month), (c.spend_day)) AS p(period)
+      WHERE c.account_id = ${accountId} AND c.livemode = ${livemode}
+      GROUP BY c.agent_id, p.period),
+    counted AS (
+      SELECT agent_id, period, sum(approved) AS approved, sum(reserved) AS reserved
+      FROM (SELECT agent_id, period, approved, reserved FROM by_decision UNION ALL SELECT agent_id, period, approved, 0 FROM card_moved) u
+      GROUP BY agent_id, period),
     kept AS (
       SELECT s.agent_id, s.period, s.approved, s.reserved FROM agent_spend s JOIN agents a ON a.id = s.agent_id
       WHERE a.account_id = ${accountId} AND a.livemode = ${livemode}),

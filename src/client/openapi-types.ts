@@ -1228,7 +1228,7 @@ export interface webhooks {
         put?: never;
         /**
          * Event `authorization.adjusted`
-         * @description A rail that asks first reported a new amount for a captured approval (a partial reversal, a settlement, a refund, a capture above what was approved); `data` is the decision, `capture.captured_amount` the amount it counts now and `capture.over_capture_amount` how far that went over what was approved for the card authorization. Sent as a POST with a JSON body to every enabled endpoint subscribed to `authorization.adjusted` (or `*`). Verify `X-Service-Signature` over the raw body before parsing it; dedupe by `id` (deliveries are at least once, in no guaranteed order).
+         * @description A rail that asks first reported a new amount for a captured approval (a partial reversal, a settlement, a refund, a capture above what was approved); `data` is the decision, `capture.captured_amount` the amount it counts now and `capture.over_capture_amount` how far that went over what was approved for the card authorization. For money a card moved that no decision approved (a capture on a declined authorization, on one approved on the connection's `on_timeout` answer, on one never seen, a force post), `data` is a `card_capture`: counted against its agent at once. Sent as a POST with a JSON body to every enabled endpoint subscribed to `authorization.adjusted` (or `*`). Verify `X-Service-Signature` over the raw body before parsing it; dedupe by `id` (deliveries are at least once, in no guaranteed order).
          */
         post: operations["webhookAuthorizationAdjustedWebhook"];
         delete?: never;
@@ -2473,7 +2473,38 @@ export interface components {
             object: "event";
             /** @constant */
             event: "authorization.adjusted";
-            data: components["schemas"]["DecisionEventData"];
+            data: components["schemas"]["DecisionEventData"] | {
+                /** @constant */
+                object: "card_capture";
+                /** @description The agent whose card moved the money */
+                agent_id: string;
+                /** @description Where the card moved the money */
+                rail: {
+                    /** @constant */
+                    type: "stripe_issuing";
+                    /** @description The rail connection that reported it */
+                    connection_id: string;
+                    /** @description The rail's authorization (`iauth_…`); null for a force post */
+                    authorization_id: string | null;
+                    /** @description The force-posted transaction (`ipi_…`); null when an authorization is named */
+                    transaction_id: string | null;
+                };
+                /** @description What it counts against the agent now: what was captured, less refunds (minor units) */
+                amount: number;
+                /** @description What it counted before this event */
+                previous_amount: number;
+                /** @description ISO 4217, upper case */
+                currency: string;
+                /** @description The same as `amount`: nothing of it was approved */
+                over_capture_amount: number;
+                /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
+                livemode: boolean;
+                /**
+                 * Format: date-time
+                 * @description When it was first counted
+                 */
+                created_at: string;
+            };
             /**
              * Format: date-time
              * @description Time of the event
@@ -2909,13 +2940,44 @@ export interface components {
             /** @description `sha256=<hex>`: HMAC-SHA256 with the endpoint secret of `{"id","event","data","timestamp"}` as serialized here; verify the X-Service-Signature header instead, over the raw body */
             signature: string;
         };
-        /** @description The `authorization.adjusted` webhook body. A rail that asks first reported a new amount for a captured approval (a partial reversal, a settlement, a refund, a capture above what was approved); `data` is the decision, `capture.captured_amount` the amount it counts now and `capture.over_capture_amount` how far that went over what was approved for the card authorization. */
+        /** @description The `authorization.adjusted` webhook body. A rail that asks first reported a new amount for a captured approval (a partial reversal, a settlement, a refund, a capture above what was approved); `data` is the decision, `capture.captured_amount` the amount it counts now and `capture.over_capture_amount` how far that went over what was approved for the card authorization. For money a card moved that no decision approved (a capture on a declined authorization, on one approved on the connection's `on_timeout` answer, on one never seen, a force post), `data` is a `card_capture`: counted against its agent at once. */
         AuthorizationAdjustedWebhook: {
             /** @description Event id: receivers dedupe by it */
             id: string;
             /** @constant */
             event: "authorization.adjusted";
-            data: components["schemas"]["DecisionEventData"];
+            data: components["schemas"]["DecisionEventData"] | {
+                /** @constant */
+                object: "card_capture";
+                /** @description The agent whose card moved the money */
+                agent_id: string;
+                /** @description Where the card moved the money */
+                rail: {
+                    /** @constant */
+                    type: "stripe_issuing";
+                    /** @description The rail connection that reported it */
+                    connection_id: string;
+                    /** @description The rail's authorization (`iauth_…`); null for a force post */
+                    authorization_id: string | null;
+                    /** @description The force-posted transaction (`ipi_…`); null when an authorization is named */
+                    transaction_id: string | null;
+                };
+                /** @description What it counts against the agent now: what was captured, less refunds (minor units) */
+                amount: number;
+                /** @description What it counted before this event */
+                previous_amount: number;
+                /** @description ISO 4217, upper case */
+                currency: string;
+                /** @description The same as `amount`: nothing of it was approved */
+                over_capture_amount: number;
+                /** @description True for live-mode objects (`gc_live_` keys), false for test mode */
+                livemode: boolean;
+                /**
+                 * Format: date-time
+                 * @description When it was first counted
+                 */
+                created_at: string;
+            };
             /**
              * Format: date-time
              * @description Time of the event

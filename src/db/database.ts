@@ -3,7 +3,7 @@ import type { Plan, Role } from '../kernel/caller.js';
 import type { AgentKeyDirectoriesTable, AgentKeysTable, SignatureNoncesTable } from './agent-key-tables.js';
 import type { MandatePresentationsTable, MandateRef, MandatesTable } from './mandate-tables.js';
 import type { RequestSignature } from '../kernel/caller.js';
-import type { RailAuthorizationsTable, RailConnectionsTable, RailEventsTable, RailTransactionsTable, RailType } from './rail-tables.js';
+import type { RailAuthorizationsTable, RailCardCapturesTable, RailConnectionsTable, RailEventsTable, RailTransactionsTable, RailType } from './rail-tables.js';
 
 export type { Plan, Role };
 
@@ -397,6 +397,7 @@ export interface DB {
   rail_authorizations: RailAuthorizationsTable;
   rail_events: RailEventsTable;
   rail_transactions: RailTransactionsTable;
+  rail_card_captures: RailCardCapturesTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

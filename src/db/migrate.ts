@@ -29,6 +29,7 @@ import * as m019 from './migrations/019_server_key_fingerprints.js';
 import { sealedWebhookSecretsMigration } from './migrations/025_sealed_webhook_secrets.js';
 import * as m026 from './migrations/026_agent_keys.js';
 import * as m027 from './migrations/027_mandates.js';
+import * as m028 from './migrations/028_card_captures.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
 const migrations: Record<string, Migration> = {
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   '025_sealed_webhook_secrets': sealedWebhookSecretsMigration(loadedEncryptionKey),
   '026_agent_keys': m026,
   '027_mandates': m027,
+  '028_card_captures': m028,
 };
 
 class StaticProvider implements MigrationProvider {

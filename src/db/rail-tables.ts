@@ -66,3 +66,22 @@ export interface RailTransactionsTable {
   currency: string;
   created_at: Date;
 }
+
+/** What a card moved that no decision approved (migration 028): one row per authorization, or per force-posted transaction. */
+export interface RailCardCapturesTable {
+  connection_id: string;
+  /** The authorization id, or the transaction id of a force post. */
+  capture_key: string;
+  authorization_id: string | null;
+  transaction_id: string | null;
+  account_id: string;
+  livemode: boolean;
+  agent_id: string;
+  currency: string;
+  /** What it counts against the agent now (captures less refunds, never below zero). */
+  counted_amount: number;
+  spend_month: string;
+  spend_day: string;
+  created_at: Date;
+  updated_at: Date;
+}

@@ -15,6 +15,7 @@ import {
   type RailTransactionFacts,
 } from './rail-answers.repository.js';
 import { RailConnectionGone, type EndpointConnection } from './rail-connection-cache.js';
+import { countForcePosts, countUncovered } from './card-captures.service.js';
 
 /** One event of a card's later life, as the rail's adapter translated it. */
 export interface CardLifeEvent {
@@ -28,6 +29,8 @@ export interface CardLifeEvent {
   authorization?: AuthorizationFacts;
   /** Settled transactions the event carries (a transaction event's own, an authorization's list). */
   transactions: RailTransactionFacts[];
+  /** The card the event concerns, and the agent its metadata (or its cardholder's) names, when it says. */
+  card?: { id: string; agentId: string | null };
 }
 
 export type CardLifeResult = 'applied' | 'unchanged' | 'duplicate' | 'recorded';
@@ -92,11 +95,13 @@ export async function applyCardLifeEvent(deps: { db: Db; now?: () => Date }, con
     if (claim === 'gone') throw new RailConnectionGone();
     if (claim === 'duplicate') return 'duplicate';
     await recordRailTransactions(trx, connection.id, event.transactions, now);
-    if (!event.authorizationId) return 'recorded';
+    // A force post (no authorization): what it captured counts against the card's agent at once.
+    if (!event.authorizationId) return (await countForcePosts(trx, connection, event, now)) ? 'applied' : 'recorded';
     // Locks in the order of every spend change: the agents, the decisions, then the facts' record.
     const { answers, approving } = await lockApproving(trx, connection.id, event.authorizationId);
     const current = await lockRailAnswer(trx, connection.id, event.authorizationId);
-    if (!current) return 'recorded';
+    // An authorization this service never answered: its captures still count.
+    if (!current) return (await countUncovered(trx, connection, event, event.authorizationId, [], now)) ? 'applied' : 'recorded';
     const known = {
       approved: current.stripe_approved,
       status: current.stripe_status,
@@ -105,8 +110,9 @@ export async function applyCardLifeEvent(deps: { db: Db; now?: () => Date }, con
     };
     const facts = event.authorization ? mergeFacts(known, event.authorization, event.created) : known;
     await updateRailAnswer(trx, connection.id, event.authorizationId, { stripe_approved: facts.approved, stripe_status: facts.status, stripe_amount: facts.amount, stripe_amount_at: facts.amountAt, updated_at: now });
-    // Declined answers, and approvals on timeout that no decision backs, only keep the facts.
-    if (approving.length === 0) return 'recorded';
+    // Declined answers, and approvals on timeout that no decision backs: nothing was approved, yet
+    // what the card captured counts, against the card's agent, as a decision-less capture.
+    if (approving.length === 0) return (await countUncovered(trx, connection, event, event.authorizationId, answers, now)) ? 'applied' : 'recorded';
     const countedNow = answers.reduce((sum, a) => sum + Number(a.counted_amount), 0);
     const counted = countedAmount(facts, await settlementOf(trx, connection.id, event.authorizationId), countedNow);
     const { shares, approvedTotal } = allocateCounted(counted.amount, approving.map((a) => Number(a.answer.approved_amount)));

@@ -3,6 +3,7 @@ import { agentSchema } from '../agents/agent.view.js';
 import { approvalCompletedDataSchema, approvalEscalatedDataSchema } from '../approvals/approval-events.js';
 import { auditCheckpointDataSchema } from '../audit/audit-events.js';
 import { decisionEventDataSchema } from '../decisions/decision.view.js';
+import { cardCaptureSchema } from '../rail-connections/card-capture.view.js';
 import { listOf } from '../db/pagination.js';
 import { idOf, instant, livemodeField } from '../kernel/view-fields.js';
 import type { EventType } from '../events/events.repository.js';
@@ -18,7 +19,7 @@ export const EVENT_DATA = {
   'authorization.voided': decisionEventDataSchema,
   'authorization.expired': decisionEventDataSchema,
   'approval.escalated': approvalEscalatedDataSchema,
-  'authorization.adjusted': decisionEventDataSchema,
+  'authorization.adjusted': z.union([decisionEventDataSchema, cardCaptureSchema]),
   'audit.checkpoint': auditCheckpointDataSchema,
 } as const satisfies Record<EventType, z.ZodType>;
 
@@ -33,7 +34,7 @@ const EVENT_SUMMARY: Record<EventType, string> = {
   'authorization.expired': 'An approval was not captured in time and expired; `data` is the decision',
   'approval.escalated': 'A hold is still pending at its escalation time (`escalate_after_seconds`)',
   'authorization.adjusted':
-    'A rail that asks first reported a new amount for a captured approval (a partial reversal, a settlement, a refund, a capture above what was approved); `data` is the decision, `capture.captured_amount` the amount it counts now and `capture.over_capture_amount` how far that went over what was approved for the card authorization',
+    'A rail that asks first reported a new amount for a captured approval (a partial reversal, a settlement, a refund, a capture above what was approved); `data` is the decision, `capture.captured_amount` the amount it counts now and `capture.over_capture_amount` how far that went over what was approved for the card authorization. For money a card moved that no decision approved (a capture on a declined authorization, on one approved on the connection\'s `on_timeout` answer, on one never seen, a force post), `data` is a `card_capture`: counted against its agent at once',
   'audit.checkpoint': "The day's signed checkpoint of the account and mode's audit chain (sent once a day when AUDIT_CHECKPOINT_WEBHOOKS is on)",
 };
 export const eventSummary = (type: EventType) => EVENT_SUMMARY[type];

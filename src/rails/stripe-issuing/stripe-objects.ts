@@ -19,6 +19,8 @@ const transaction = z.looseObject({
   type: z.string(),
   amount: z.number().int(),
   currency: z.string().min(3).max(3),
+  card: z.union([stripeIdSchema, z.looseObject({ id: stripeIdSchema, metadata, cardholder: z.union([stripeIdSchema, holder]).nullish() })]).nullish(),
+  cardholder: z.union([stripeIdSchema, holder]).nullish(),
 });
 
 const authorization = z.looseObject({
@@ -93,7 +95,15 @@ export function toCardLifeEvent(event: StripeEvent): CardLifeEvent | undefined {
     const t = transaction.safeParse(event.data.object);
     if (!t.success) return undefined;
     const facts = transactionFacts(t.data);
-    return { ...base, authorizationId: facts.authorizationId, transactions: [facts] };
+    const card = t.data.card;
+    return {
+      ...base,
+      authorizationId: facts.authorizationId,
+      transactions: [facts],
+      ...(card
+        ? { card: { id: typeof card === 'string' ? card : card.id, agentId: typeof card === 'string' ? agentOf(t.data.cardholder) : (agentOf(card) ?? agentOf(card.cardholder) ?? agentOf(t.data.cardholder)) } }
+        : {}),
+    };
   }
   const parsed = authorization.safeParse(event.data.object);
   if (!parsed.success) return undefined;
@@ -102,6 +112,7 @@ export function toCardLifeEvent(event: StripeEvent): CardLifeEvent | undefined {
     ...base,
     authorizationId: a.id,
     authorization: { approved: a.approved, status: a.status, amount: a.amount },
+    card: { id: a.card.id, agentId: agentOf(a.card) ?? agentOf(a.card.cardholder) ?? agentOf(a.cardholder) },
     transactions: (a.transactions ?? []).map((t) => ({ ...transactionFacts(t), authorizationId: a.id })),
   };
 }

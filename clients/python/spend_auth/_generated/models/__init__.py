@@ -71,6 +71,12 @@ from .audit_verification_ledger_mismatch_examples_item_kind import (
     AuditVerificationLedgerMismatchExamplesItemKind,
 )
 from .authorization_adjusted_webhook import AuthorizationAdjustedWebhook
+from .authorization_adjusted_webhook_data_type_1 import (
+    AuthorizationAdjustedWebhookDataType1,
+)
+from .authorization_adjusted_webhook_data_type_1_rail import (
+    AuthorizationAdjustedWebhookDataType1Rail,
+)
 from .authorization_captured_webhook import AuthorizationCapturedWebhook
 from .authorization_expired_webhook import AuthorizationExpiredWebhook
 from .authorization_voided_webhook import AuthorizationVoidedWebhook
@@ -140,6 +146,8 @@ from .event_type_6 import EventType6
 from .event_type_7 import EventType7
 from .event_type_8 import EventType8
 from .event_type_9 import EventType9
+from .event_type_9_data_type_1 import EventType9DataType1
+from .event_type_9_data_type_1_rail import EventType9DataType1Rail
 from .event_type_10 import EventType10
 from .event_type_10_data import EventType10Data
 from .get_v1_agents_id_keys_status import GetV1AgentsIdKeysStatus
@@ -404,6 +412,8 @@ __all__ = (
     "AuditVerificationLedgerMismatchExamplesItemFound",
     "AuditVerificationLedgerMismatchExamplesItemKind",
     "AuthorizationAdjustedWebhook",
+    "AuthorizationAdjustedWebhookDataType1",
+    "AuthorizationAdjustedWebhookDataType1Rail",
     "AuthorizationCapturedWebhook",
     "AuthorizationExpiredWebhook",
     "AuthorizationVoidedWebhook",
@@ -463,6 +473,8 @@ __all__ = (
     "EventType7",
     "EventType8",
     "EventType9",
+    "EventType9DataType1",
+    "EventType9DataType1Rail",
     "EventType10",
     "EventType10Data",
     "GetV1AgentsIdKeysStatus",

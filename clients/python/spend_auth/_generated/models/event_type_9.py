@@ -15,6 +15,7 @@ from attrs import define as _attrs_define
 
 if TYPE_CHECKING:
     from ..models.decision_event_data import DecisionEventData
+    from ..models.event_type_9_data_type_1 import EventType9DataType1
 
 
 T = TypeVar("T", bound="EventType9")
@@ -27,8 +28,7 @@ class EventType9:
         id (str): Event id
         object_ (Literal['event']):
         event (Literal['authorization.adjusted']):
-        data (DecisionEventData): The decision object without `authorization_token`: the `data` of `authorize.*` and
-            `authorization.*` events.
+        data (DecisionEventData | EventType9DataType1):
         timestamp (datetime.datetime): Time of the event
         livemode (bool): True for live-mode objects (`gc_live_` keys), false for test mode
     """
@@ -36,18 +36,24 @@ class EventType9:
     id: str
     object_: Literal["event"]
     event: Literal["authorization.adjusted"]
-    data: DecisionEventData
+    data: DecisionEventData | EventType9DataType1
     timestamp: datetime.datetime
     livemode: bool
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.decision_event_data import DecisionEventData
+
         id = self.id
 
         object_ = self.object_
 
         event = self.event
 
-        data = self.data.to_dict()
+        data: dict[str, Any]
+        if isinstance(self.data, DecisionEventData):
+            data = self.data.to_dict()
+        else:
+            data = self.data.to_dict()
 
         timestamp = self.timestamp.isoformat()
 
@@ -71,6 +77,7 @@ class EventType9:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.decision_event_data import DecisionEventData
+        from ..models.event_type_9_data_type_1 import EventType9DataType1
 
         d = dict(src_dict)
         id = d.pop("id")
@@ -85,7 +92,22 @@ class EventType9:
                 f"event must match const 'authorization.adjusted', got '{event}'"
             )
 
-        data = DecisionEventData.from_dict(d.pop("data"))
+        def _parse_data(data: object) -> DecisionEventData | EventType9DataType1:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                data_type_0 = DecisionEventData.from_dict(data)
+
+                return data_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            data_type_1 = EventType9DataType1.from_dict(data)
+
+            return data_type_1
+
+        data = _parse_data(d.pop("data"))
 
         timestamp = datetime.datetime.fromisoformat(d.pop("timestamp"))
 
