@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { AgentsTable, DbOrTrx, Selectable } from '../db/database.js';
 import { auditJsonValues, auditRecord, type NewAuditRow } from '../audit/audit.repository.js';
 import { capturedRow, settlementRecords } from '../capture/capture.service.js';
@@ -146,17 +147,68 @@ async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, member
   // One clock for every member, also one decided on the locked path: the velocity and duplicate
   // rules of later members then see its decision inside their windows.
   const now = deps.now?.() ?? new Date();
+  // A rail's request found late when the batch writes is left out, and the batch must then stand
+  // as if it had never joined (what it released or spent in memory was seen by later members): the
+  // pass is undone and run again without it. Only a batch with a rail's request can lose one.
+  const droppable = members.some((m) => m.rail);
+  const late = new Map<number, unknown>();
+  for (;;) {
+    if (droppable) await batchPass.set(trx);
+    const pass = await decidePass(deps, trx, members, steps, new Map(locked), now, late, clock);
+    if (pass.dropped.length === 0) {
+      if (droppable) await batchPass.release(trx);
+      return { settled: pass.settled, txid };
+    }
+    await batchPass.rollback(trx);
+    for (const [index, error] of pass.dropped) late.set(index, error);
+  }
+}
+
+type LockedAgents = Awaited<ReturnType<typeof lockAgentsWithPolicies>>['agents'];
+
+/** The savepoint of one pass over a batch: undone when a member is dropped at the write. */
+const batchPass = {
+  set: (trx: DbOrTrx) => sql`SAVEPOINT batch_pass`.execute(trx),
+  release: (trx: DbOrTrx) => sql`RELEASE SAVEPOINT batch_pass`.execute(trx),
+  rollback: (trx: DbOrTrx) => sql`ROLLBACK TO SAVEPOINT batch_pass`.execute(trx),
+};
+
+/**
+ * One pass over the batch under its agent locks: each member decided in memory against what the
+ * members before it did, and the rows written. Members in `excluded` (dropped by an earlier pass) are
+ * settled with their error and take no part. Returns the members the write found late: if any,
+ * the caller undoes the pass.
+ */
+async function decidePass(
+  deps: AuthorizationDeps,
+  trx: DbOrTrx,
+  members: BatchMember[],
+  steps: DecisionSteps,
+  locked: LockedAgents,
+  now: Date,
+  excluded: ReadonlyMap<number, unknown>,
+  clock?: PhaseClock,
+): Promise<{ settled: Settled<RailOutcome>[]; dropped: [number, unknown][] }> {
   const periods = periodsOf(now);
   const spends = await readSpends(trx, [...locked.keys()], periods);
   const matcher = await RailMatcher.read(trx, members, now);
   clock?.mark('read');
   const pending = new PendingWrites();
   const settled: Settled<RailOutcome>[] = Array.from({ length: members.length });
-  /** Writes what is pending; a rail's request found late by then fails with its deadline's error. */
+  const dropped: [number, unknown][] = [];
+  /** Writes what is pending; a rail's request found late by then is noted, and the pass undone. */
   const flush = async () => {
-    for (const [index, error] of await pending.flush(trx)) settled[index] = { ok: false, error };
+    for (const [index, error] of await pending.flush(trx)) {
+      settled[index] = { ok: false, error };
+      dropped.push([index, error]);
+    }
+    return dropped.length === 0;
   };
   for (const [index, m] of members.entries()) {
+    if (excluded.has(index)) {
+      settled[index] = { ok: false, error: excluded.get(index) };
+      continue;
+    }
     const { caller, input } = m;
     const found = locked.get(input.agent_id);
     // Another account's or mode's agent is no agent of this caller's (nor read, nor locked).
@@ -174,7 +226,7 @@ async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, member
     if (state.policy?.auto_freeze || (m.idem && !m.idem.stored)) {
       // More than writing rows (tipping auto-freeze; a stored response written by its own query):
       // the one-by-one locked path, after the rows before it, in a savepoint so that its failure is its own.
-      await flush();
+      if (!(await flush())) return { settled, dropped };
       await savepoint.set(trx);
       const outcome = await settle(() => steps.decideLocked(deps, trx, caller, input, m.idem, m.rail, now));
       if (outcome.ok) {
@@ -220,7 +272,7 @@ async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, member
       }
     }
     // Velocity and duplicate rules read earlier decisions: this agent's are written first.
-    if ((state.policy?.velocity_limits?.length || state.policy?.duplicate_window_seconds) && pending.has(state.agent.id)) await flush();
+    if ((state.policy?.velocity_limits?.length || state.policy?.duplicate_window_seconds) && pending.has(state.agent.id) && !(await flush())) return { settled, dropped };
     const via = rail && { actor: rail.actor, rail: rail.request.ref, incrementOf: rail.request.incrementOf };
     const decided = await settle(() => steps.prepare(deps, trx, caller, input, m.idem, state, now, via));
     if (!decided.ok) {
@@ -252,7 +304,7 @@ async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, member
   clock?.mark('decide');
   await flush();
   clock?.mark('write');
-  return { settled, txid };
+  return { settled, dropped };
 }
 
 /** A rail request's deadline error, when its time is up. */
