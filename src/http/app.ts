@@ -165,11 +165,13 @@ export function createApp(deps: AppDeps): Express {
   // The body's bytes are read before the signature gate (its Content-Digest is over them, and the
   // quick-start vault is found in it), and checked after it: DECISIONS §19 verifies before validation.
   const gate = signatureGate({ db: deps.db, publicBaseUrl: deps.publicBaseUrl, verify: { db: deps.db, cache: agentKeyCache, usage: agentKeyUsage, now: deps.now } });
-  const keyed = [authMiddleware(deps.authenticate), limits.onAuthFailure, limits.perAccount];
+  const keyed = [authMiddleware(deps.authenticate), limits.onAuthFailure];
   // On each route, after the router matched it: the body, the signature gate, the JSON checks and
   // idempotency each know the route they serve, never a reading of the path of their own.
   const keep = idempotency({ db: deps.db, cipher });
-  const perRoute = (r: Route) => [readBody, gate(r), ...jsonChecks, keep(r)];
+  // The rate limits in two steps around the gate (DECISIONS §10): a signature it refuses costs its
+  // agent key's own bucket only, never the account's.
+  const perRoute = (r: Route) => [limits.beforeGate(r), readBody, gate(r), limits.afterGate, ...jsonChecks, keep(r)];
 
   mountRoutes(app, ROUTES.filter((r) => r.roles === 'public' && !isV1(r.path)), routeDeps);
   app.use(dashboardFiles(dashboardDir));
@@ -181,7 +183,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use(...keyed);
   mountRoutes(v1, ROUTES.filter((r) => r.roles !== 'public' && isV1(r.path)), routeDeps, { prefix: '/v1', before: perRoute });
   // No route took it (another path, another method): an agent key that must sign still meets the gate before the 404.
-  v1.use(readBody, gate(undefined));
+  v1.use(limits.beforeGate(undefined), readBody, gate(undefined), limits.afterGate);
   app.use('/v1', v1);
 
   // The quick-start surface (docs/api.md): unprefixed, behind the same key, rate limit, body and

@@ -5,6 +5,11 @@ import { AppError } from '../kernel/errors.js';
 import {
   accountBucket,
   addressBucket,
+  agentKeyBucket,
+  agentKeyLimit,
+  SAFETY_ACTIONS,
+  safetyBucket,
+  safetyLimit,
   blockSize,
   limitFor,
   railBucket,
@@ -16,6 +21,7 @@ import {
   type RateLimitVerdict,
 } from '../ratelimit/limits.js';
 import { hitCounter } from '../ratelimit/ratelimit.repository.js';
+import type { Route } from './route.js';
 
 export interface RateLimitDeps {
   db: Db;
@@ -29,8 +35,16 @@ export interface RateLimitDeps {
 }
 
 export interface RateLimiter {
-  /** After authentication: counts the request against its account and mode. */
+  /** After authentication: counts the request against its agent key's own bucket (agent keys), then its account and mode. */
   perAccount: RequestHandler;
+  /**
+   * On each route (or, with none, ahead of the 404), before the signature gate: an agent key's
+   * own bucket (half the account's minute); an admin or reviewer key's safety actions' bucket
+   * (60 a minute, instead of the account's). A request the gate then refuses has cost only this.
+   */
+  beforeGate(route: Route | undefined): RequestHandler;
+  /** After the signature gate: the account's bucket, unless the request drew on a safety bucket. */
+  afterGate: RequestHandler;
   /**
    * Error middleware right after authentication: a failed authentication counts against the client
    * address. Public documents and probes are in no bucket (src/http/public-document.ts).
@@ -131,15 +145,57 @@ export function rateLimiter(deps: RateLimitDeps): RateLimiter {
     return v.allowed ? undefined : tooMany(res, v, 'a client without a valid API key');
   };
 
+  // Per response: the verdict its headers show, and whether it drew on a safety bucket.
+  const shownOn = new WeakMap<Response, RateLimitVerdict>();
+  const safetyCounted = new WeakSet<Response>();
+  /** The headers show the bucket with the fewest places left. */
+  const show = (res: Response, v: RateLimitVerdict) => {
+    const shown = shownOn.get(res);
+    if (!shown || v.remaining < shown.remaining || !v.allowed) {
+      setHeaders(res, v);
+      shownOn.set(res, v);
+    }
+  };
+  const ownBucket = async (req: Request, res: Response, route: Route | undefined) => {
+    const caller = req.caller;
+    if (!caller) return;
+    if (caller.role === 'agent') {
+      const v = await count(req, agentKeyBucket(caller.keyId), agentKeyLimit(limitFor(caller, deps.limits)));
+      if (!v) return;
+      show(res, v);
+      if (!v.allowed) throw tooMany(res, v, 'this agent key (half of its account\'s limit)');
+      return;
+    }
+    if (route && SAFETY_ACTIONS.has(`${route.method} ${route.path}`)) {
+      safetyCounted.add(res);
+      const v = await count(req, safetyBucket(caller.keyId), safetyLimit(caller, deps.limits));
+      if (!v) return;
+      show(res, v);
+      if (!v.allowed) throw tooMany(res, v, "this key's safety actions");
+    }
+  };
+  const accountOf = async (req: Request, res: Response) => {
+    const caller = req.caller;
+    if (!caller || safetyCounted.has(res)) return;
+    const v = await count(req, accountBucket(caller.accountId, caller.livemode), limitFor(caller, deps.limits));
+    if (v) {
+      show(res, v);
+      if (!v.allowed) throw tooMany(res, v, `this account in ${caller.livemode ? 'live' : 'test'} mode`);
+    }
+  };
+
   return {
     perAccount: async (req, res, next) => {
-      const caller = req.caller;
-      if (!caller) return next();
-      const v = await count(req, accountBucket(caller.accountId, caller.livemode), limitFor(caller, deps.limits));
-      if (v) {
-        setHeaders(res, v);
-        if (!v.allowed) throw tooMany(res, v, `this account in ${caller.livemode ? 'live' : 'test'} mode`);
-      }
+      await ownBucket(req, res, undefined);
+      await accountOf(req, res);
+      next();
+    },
+    beforeGate: (route) => async (req, res, next) => {
+      await ownBucket(req, res, route);
+      next();
+    },
+    afterGate: async (req, res, next) => {
+      await accountOf(req, res);
       next();
     },
     onAuthFailure: async (err, req, res, next) => {

@@ -38,6 +38,33 @@ export function limitFor(subject: LimitSubject, overrides: LimitOverrides = {}):
 export const accountBucket = (accountId: string, livemode: boolean) => `acct:${accountId}:${livemode ? 'live' : 'test'}`;
 /** The counter of a rail connection's requests (counted once their signature holds). */
 export const railBucket = (connectionId: string) => `rail:${connectionId}`;
+
+/** One agent key's own counter: it may take half of its account's minute (DECISIONS §10). */
+export const agentKeyBucket = (keyId: string) => `akey:${keyId}`;
+export const agentKeyLimit = (accountLimit: number) => Math.max(1, Math.floor(accountLimit / 2));
+
+/** The safety actions of one admin or reviewer key: a bucket of their own, outside the account's. */
+export const safetyBucket = (keyId: string) => `safety:${keyId}`;
+export const SAFETY_LIMIT_PER_MINUTE = 60;
+/** 60 a minute; a test's raised test-mode limit raises it too (its fixtures make many). */
+export const safetyLimit = (subject: { livemode: boolean }, overrides: LimitOverrides = {}) =>
+  !subject.livemode && overrides.testMode !== undefined ? Math.max(SAFETY_LIMIT_PER_MINUTE, overrides.testMode) : SAFETY_LIMIT_PER_MINUTE;
+
+/**
+ * The routes that stop spending (DECISIONS §10): freeze and unfreeze, deny a hold, revoke an API
+ * key or an agent key, deactivate a policy; and, as the same kind of act, deactivate an agent and
+ * revoke a mandate. `<method> <path>` as the routes declare them.
+ */
+export const SAFETY_ACTIONS: ReadonlySet<string> = new Set([
+  'post /v1/agents/:id/freeze',
+  'post /v1/agents/:id/unfreeze',
+  'post /v1/approvals/:decision_id/deny',
+  'delete /v1/api-keys/:id',
+  'delete /v1/agents/:id/keys/:key_id',
+  'delete /v1/policies/:id',
+  'delete /v1/agents/:id',
+  'post /v1/mandates/:id/revoke',
+]);
 /** The counter of requests without a valid key: one per client address. */
 export const addressBucket = (address: string) => `addr:${address}`;
 
