@@ -25,6 +25,7 @@ export { DEFAULT_MAX_RETRIES, MAX_RETRY_AFTER_SECONDS, BACKOFF_BASE_MS, BACKOFF_
 export { createTokenVerifier, TOKEN_PREFIX, JWKS_REFETCH_INTERVAL_MS, type TokenClaims, type TokenVerifier, type VerifyTokenOptions } from './token-verifier.js';
 export {
   verifyWebhook,
+  seenEventIds,
   DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
   type ApprovalCompletedData,
   type VerifyWebhookOptions,

@@ -78,7 +78,7 @@ export class TokenError extends SpendAuthError {
  */
 export class WebhookVerificationError extends SpendAuthError {
   override name = 'WebhookVerificationError';
-  constructor(message: string, code: 'signature_invalid' | 'timestamp_out_of_tolerance' | 'malformed', param: string | null = null) {
+  constructor(message: string, code: 'signature_invalid' | 'timestamp_out_of_tolerance' | 'malformed' | 'replayed', param: string | null = null) {
     super(message, { status: null, code, param });
   }
 }

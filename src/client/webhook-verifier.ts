@@ -28,6 +28,34 @@ export interface VerifyWebhookOptions {
   tolerance?: number;
   /** Now, for tests; default the clock. */
   now?: Date;
+  /**
+   * A replay guard: told each verified event's id, it answers whether that id was seen before (and
+   * remembers it). A genuine delivery replayed within the tolerance then fails `replayed`. Keep
+   * the ids at least as long as the tolerance: `seenEventIds()` does, in memory, for one process;
+   * a receiver with several processes passes a shared store (an insert into a unique column).
+   */
+  seen?: (eventId: string) => boolean | Promise<boolean>;
+}
+
+/**
+ * An in-memory replay guard for `verifyWebhook`'s `seen`: ids are kept for `keepSeconds` (the
+ * tolerance, by default), at most `max` of them (the oldest go first). One process only.
+ */
+export function seenEventIds(opts: { keepSeconds?: number; max?: number; now?: () => number } = {}): (eventId: string) => boolean {
+  const keepMs = (opts.keepSeconds ?? DEFAULT_WEBHOOK_TOLERANCE_SECONDS) * 1000;
+  const max = opts.max ?? 100_000;
+  const now = opts.now ?? Date.now;
+  const ids = new Map<string, number>();
+  return (eventId) => {
+    const t = now();
+    for (const [id, at] of ids) {
+      if (t - at <= keepMs && ids.size < max) break;
+      ids.delete(id);
+    }
+    if (ids.has(eventId)) return true;
+    ids.set(eventId, t);
+    return false;
+  };
 }
 
 const encoder = new TextEncoder();
@@ -90,5 +118,7 @@ export async function verifyWebhook(payload: string | Uint8Array, headers: Webho
   if (Math.abs(now - at) > tolerance * 1000) {
     throw new WebhookVerificationError(`The event timestamp ${event.timestamp} is more than ${tolerance} s from now.`, 'timestamp_out_of_tolerance', 'timestamp');
   }
+  // Last: only a delivery that is genuine and in time is remembered.
+  if (opts.seen && (await opts.seen(event.id))) throw new WebhookVerificationError(`Event ${event.id} was delivered before: a replay (or a retry already handled).`, 'replayed', 'id');
   return event;
 }

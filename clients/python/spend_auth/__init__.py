@@ -19,7 +19,7 @@ from ._generated._meta import API_VERSION, __version__
 from ._http import AuthorizeRequest
 from ._sync import SpendAuth
 from .errors import APIConnectionError, RateLimitError, SpendAuthError, TokenError, WebhookVerificationError
-from .webhooks import verify_webhook
+from .webhooks import SeenEventIds, verify_webhook
 
 __all__ = [
     "API_VERSION",
@@ -28,6 +28,7 @@ __all__ = [
     "AuthorizeRequest",
     "Decision",
     "RateLimitError",
+    "SeenEventIds",
     "SpendAuth",
     "SpendAuthError",
     "TokenError",

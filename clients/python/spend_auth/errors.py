@@ -76,4 +76,5 @@ class TokenError(SpendAuthError):
 
 class WebhookVerificationError(SpendAuthError):
     """A webhook delivery that does not verify. ``code`` says why: ``signature_invalid`` (none, or
-    none that matches), ``timestamp_out_of_tolerance``, ``malformed``."""
+    none that matches), ``timestamp_out_of_tolerance``, ``malformed``, ``replayed`` (the replay
+    guard ``seen`` had the event id)."""

@@ -13,7 +13,7 @@ import hmac
 import json
 import math
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from dateutil.parser import isoparse
@@ -46,6 +46,7 @@ def verify_webhook(
     *,
     tolerance: float | None = DEFAULT_TOLERANCE,
     now: float | None = None,
+    seen: Callable[[str], bool] | None = None,
 ) -> dict[str, Any]:
     """Checks a delivery and returns its event (``{id, event, data, timestamp, signature}``).
 
@@ -55,7 +56,9 @@ def verify_webhook(
     (the current and the previous one during a rotation). ``tolerance``: the most seconds the event's
     ``timestamp`` may be from now, either way (None: not checked); the default (3 days and an hour)
     admits every retry of the service, since a retried delivery keeps its event's first timestamp.
-    Dedupe on the event ``id`` in any case. Raises WebhookVerificationError; a ``tolerance`` that is
+    Dedupe on the event ``id`` in any case: ``seen``, a replay guard, is told each verified event's
+    id and answers whether it was seen before (remembering it); a delivery seen before then raises
+    ``replayed``. ``SeenEventIds()`` is one, in memory, for one process. Raises WebhookVerificationError; a ``tolerance`` that is
     not a number of seconds, 0 or more (NaN, negative), raises SpendAuthError ``invalid_request``
     (``param`` ``tolerance``) before anything is checked.
     """
@@ -103,4 +106,30 @@ def verify_webhook(
                 code="timestamp_out_of_tolerance",
                 param="timestamp",
             )
+    # Last: only a delivery that is genuine and in time is remembered.
+    if seen is not None and seen(event["id"]):
+        raise WebhookVerificationError(f"Event {event['id']} was delivered before: a replay (or a retry already handled)", code="replayed", param="id")
     return event
+
+
+class SeenEventIds:
+    """An in-memory replay guard for ``verify_webhook(..., seen=...)``: event ids are kept for
+    ``keep_seconds`` (the tolerance, by default), at most ``max_ids`` (the oldest go first). One
+    process only; several processes share a store (an insert into a unique column) instead."""
+
+    def __init__(self, keep_seconds: float = DEFAULT_TOLERANCE, max_ids: int = 100_000, clock: Callable[[], float] = time.monotonic) -> None:
+        self._keep = keep_seconds
+        self._max = max_ids
+        self._clock = clock
+        self._ids: dict[str, float] = {}
+
+    def __call__(self, event_id: str) -> bool:
+        now = self._clock()
+        for old, at in list(self._ids.items()):
+            if now - at <= self._keep and len(self._ids) < self._max:
+                break
+            del self._ids[old]
+        if event_id in self._ids:
+            return True
+        self._ids[event_id] = now
+        return False

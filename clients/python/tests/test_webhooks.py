@@ -105,3 +105,28 @@ def test_a_stale_delivery_is_refused_unless_the_tolerance_allows_it(delivery: tu
 def test_the_scheme_is_hmac_sha256_of_the_raw_body(delivery: tuple[Delivery, str]) -> None:
     d, secret = delivery
     assert d.headers["X-Service-Signature"] == "sha256=" + hmac.new(secret.encode(), d.body, hashlib.sha256).hexdigest()
+
+
+def test_a_genuine_delivery_replayed_within_the_tolerance_is_refused_by_the_replay_guard(delivery: tuple[Delivery, str]) -> None:
+    """The tolerance (3 days and an hour) admits the service's own retries, so it admits a replay too:
+    the replay guard is what refuses the second one."""
+    from spend_auth import SeenEventIds
+
+    d, secret = delivery
+    assert verify_webhook(d.body, d.headers, secret)["id"]  # no guard: a replay verifies again
+    assert verify_webhook(d.body, d.headers, secret)["id"]
+    clock = [1_000.0]
+    seen = SeenEventIds(keep_seconds=60, clock=lambda: clock[0])
+    event = verify_webhook(d.body, d.headers, secret, seen=seen)
+    with pytest.raises(WebhookVerificationError) as caught:
+        verify_webhook(d.body, d.headers, secret, seen=seen)
+    assert (caught.value.code, caught.value.param) == ("replayed", "id")
+    # A forgery is refused for its signature and never takes the id's place.
+    fresh = SeenEventIds()
+    with pytest.raises(WebhookVerificationError) as forged:
+        verify_webhook(d.body + b" ", d.headers, secret, seen=fresh)
+    assert forged.value.code == "signature_invalid"
+    assert verify_webhook(d.body, d.headers, secret, seen=fresh)["id"] == event["id"]
+    # Past keep_seconds the id is forgotten (keep it at least as long as the tolerance).
+    clock[0] += 61
+    assert verify_webhook(d.body, d.headers, secret, seen=seen)["id"] == event["id"]
