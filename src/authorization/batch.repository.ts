@@ -130,7 +130,9 @@ export function completeKeys(rows: readonly StoredResponse[]): CompiledQuery | u
   if (rows.length === 0) return undefined;
   const text = textOf(
     'keys',
-    () => `update "idempotency_keys" as k set "status" = $2, "response_status" = v.response_status, "response_type" = v.response_type, "response_body" = v.response_body
+    // A key another claim holds aborts the batch (SA410, checked in the SET, which only the key's
+    // own row reaches): its members are then decided one by one, and that one refused.
+    () => `update "idempotency_keys" as k set "status" = case when spend_auth_claim_held(k.claim_id is not distinct from v.claim_id) then $2 end, "response_status" = v.response_status, "response_type" = v.response_type, "response_body" = v.response_body
       from json_populate_recordset(null::"idempotency_keys", $1::json) as v
       where k.account_id = v.account_id and k.livemode = v.livemode and k.api_key_id = v.api_key_id and k.key = v.key and k.status = $3`,
   );

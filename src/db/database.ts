@@ -262,6 +262,8 @@ export interface IdempotencyKeysTable {
   /** Encrypted with IDEMPOTENCY_ENCRYPTION_KEY (see idempotency/response-cipher.ts). */
   response_body: string | null;
   created_at: Date;
+  /** The claim that holds the key (migration 029): the response is stored only under it. */
+  claim_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface EventsTable {

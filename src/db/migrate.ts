@@ -30,6 +30,7 @@ import { sealedWebhookSecretsMigration } from './migrations/025_sealed_webhook_s
 import * as m026 from './migrations/026_agent_keys.js';
 import * as m027 from './migrations/027_mandates.js';
 import * as m028 from './migrations/028_card_captures.js';
+import * as m029 from './migrations/029_idempotency_claims.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
 const migrations: Record<string, Migration> = {
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   '026_agent_keys': m026,
   '027_mandates': m027,
   '028_card_captures': m028,
+  '029_idempotency_claims': m029,
 };
 
 class StaticProvider implements MigrationProvider {

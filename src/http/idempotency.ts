@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { canonicalJson } from '../audit/audit-chain.js';
 import type { Db, DbOrTrx } from '../db/database.js';
@@ -54,7 +55,9 @@ export function idempotency({ db, cipher }: IdempotencyDeps): (route: Route) => 
     if (route.roles !== 'public') requireRole(caller, route.roles);
     if (route.body) parse(route.body, bodyObject(req.body));
 
-    const scope: IdempotencyScope = { accountId: caller.accountId, livemode: caller.livemode, apiKeyId: caller.keyId, key };
+    // This request's own claim: a retry that takes the key over (this one stalled past the claim's
+    // lifetime) makes every later write of this one fail, so only one of the two is decided.
+    const scope: IdempotencyScope = { accountId: caller.accountId, livemode: caller.livemode, apiKeyId: caller.keyId, key, claimId: randomUUID() };
     const aad = JSON.stringify([scope.accountId, scope.livemode, scope.apiKeyId, scope.key]);
     const requestHash = sha256Hex(`${req.method} ${req.baseUrl}${req.path}\n${canonicalJson(req.body ?? null)}`);
 
@@ -87,6 +90,7 @@ export function idempotency({ db, cipher }: IdempotencyDeps): (route: Route) => 
         response_status: status,
         response_type: JSON_TYPE,
         response_body: cipher.seal(body, aad),
+        claim_id: scope.claimId ?? null,
       }),
     };
     // Store (or release) before the response leaves, so an immediate retry already finds it.

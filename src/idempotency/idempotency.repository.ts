@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { DbOrTrx, IdempotencyKeysTable, Selectable } from '../db/database.js';
 import { inScope } from '../db/scope.js';
+import { CLAIM_LOST_SQLSTATE, claimLost } from '../kernel/idempotency.js';
 
 export type IdempotencyRow = Selectable<IdempotencyKeysTable>;
 
@@ -14,7 +15,11 @@ export interface IdempotencyScope {
   livemode: boolean;
   apiKeyId: string;
   key: string;
+  /** This request's claim (claimKey): its response is stored, or its key released, only under it. */
+  claimId?: string;
 }
+
+export const isClaimLost = (err: unknown) => (err as { code?: unknown } | null)?.code === CLAIM_LOST_SQLSTATE;
 
 /**
  * Claims the key for this request. Returns undefined when claimed; otherwise the row that holds it.
@@ -24,11 +29,11 @@ export async function claimKey(db: DbOrTrx, s: IdempotencyScope, requestHash: st
   const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
   const staleBefore = new Date(now.getTime() - IDEMPOTENCY_STALE_CLAIM_MS);
   const claimed = await sql<{ key: string }>`
-    INSERT INTO idempotency_keys (account_id, livemode, api_key_id, key, request_hash, status, created_at)
-    VALUES (${s.accountId}, ${s.livemode}, ${s.apiKeyId}, ${s.key}, ${requestHash}, 'in_progress', ${now})
+    INSERT INTO idempotency_keys (account_id, livemode, api_key_id, key, request_hash, status, created_at, claim_id)
+    VALUES (${s.accountId}, ${s.livemode}, ${s.apiKeyId}, ${s.key}, ${requestHash}, 'in_progress', ${now}, ${s.claimId ?? null})
     ON CONFLICT (account_id, livemode, api_key_id, key) DO UPDATE
       SET request_hash = excluded.request_hash, status = 'in_progress', response_status = NULL,
-          response_type = NULL, response_body = NULL, created_at = excluded.created_at
+          response_type = NULL, response_body = NULL, created_at = excluded.created_at, claim_id = excluded.claim_id
       WHERE idempotency_keys.created_at < ${expiredBefore}
          OR (idempotency_keys.status = 'in_progress' AND idempotency_keys.created_at < ${staleBefore})
     RETURNING key`.execute(db);
@@ -44,14 +49,28 @@ export async function claimKey(db: DbOrTrx, s: IdempotencyScope, requestHash: st
 
 /** Stores the response; inside a service's transaction it commits with the change it describes. */
 export async function completeKey(db: DbOrTrx, s: IdempotencyScope, status: number, type: string, body: string): Promise<void> {
-  await completeKeyStatement(db, s, status, type, body).execute();
+  try {
+    await completeKeyStatement(db, s, status, type, body).execute();
+  } catch (err) {
+    if (isClaimLost(err)) throw claimLost();
+    throw err;
+  }
 }
 
-/** The update `completeKey` runs, for callers that write it together with other rows. */
+/**
+ * The update `completeKey` runs, for callers that write it together with other rows. A row held
+ * by another claim aborts it (SA410): checked in the SET, which only the key's own row reaches.
+ */
 export function completeKeyStatement(db: DbOrTrx, s: IdempotencyScope, status: number, type: string, body: string) {
   return db
     .updateTable('idempotency_keys')
-    .set({ status: 'completed', response_status: status, response_type: type, response_body: body })
+    .set({
+      // No literal in the text: executeTogether renumbers placeholders and refuses quoted text.
+      status: sql<'completed'>`case when spend_auth_claim_held(claim_id is not distinct from ${s.claimId ?? null}::text) then ${'completed'} end`,
+      response_status: status,
+      response_type: type,
+      response_body: body,
+    })
     .$call(inScope(s))
     .where('api_key_id', '=', s.apiKeyId)
     .where('key', '=', s.key)
@@ -66,6 +85,8 @@ export async function releaseKey(db: DbOrTrx, s: IdempotencyScope): Promise<void
     .where('api_key_id', '=', s.apiKeyId)
     .where('key', '=', s.key)
     .where('status', '=', 'in_progress')
+    // Only this request's own claim: a stalled request never frees the key a retry holds.
+    .where(sql<boolean>`claim_id is not distinct from ${s.claimId ?? null}::text`)
     .execute();
 }
 

@@ -1,4 +1,5 @@
 import type { Compilable } from 'kysely';
+import { conflict } from './errors.js';
 
 /**
  * A request's Idempotency-Key, handed to the service that executes it, so the service stores the
@@ -24,4 +25,13 @@ export interface StoredResponse {
   response_type: string;
   /** Sealed: the stored body is never readable without the server's key. */
   response_body: string;
+  /** The claim it is stored under (checked when written). */
+  claim_id: string | null;
 }
+
+/** SQLSTATE of `spend_auth_claim_held` (migration 029): the request's claim of its key was taken over. */
+export const CLAIM_LOST_SQLSTATE = 'SA410';
+
+/** The key's claim was taken over by a later request (this one stalled past the claim's lifetime): nothing of it commits. */
+export const claimLost = () =>
+  conflict('This Idempotency-Key was taken over by a later request with the same key while this one was delayed; the answer stored is that one. Retry to get it.', 'Idempotency-Key');
