@@ -45,6 +45,21 @@ export async function countDecisionsWithoutRecord(db: DbOrTrx, accountId: string
   }
 }
 
+/**
+ * Sealed `authorization.decision` records of the account and mode whose decision row is gone (a
+ * row deleted behind the API, its counter lowered with it: DECISIONS §7). One anti-join over the
+ * records' partial index on decision id and the decisions' primary key.
+ */
+export async function countRecordsWithoutDecision(db: DbOrTrx, accountId: string, livemode: boolean): Promise<number> {
+  const row = (
+    await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM audit_records r
+      WHERE r.account_id = ${accountId} AND r.livemode = ${livemode} AND r.type = 'authorization.decision' AND r.decision_id IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.id = r.decision_id)`.execute(db)
+  ).rows[0];
+  return Number(row?.n ?? 0);
+}
+
 /** The hash of the record at `sequence` of the chain, if there is one. */
 export async function recordHashAt(db: DbOrTrx, accountId: string, livemode: boolean, sequence: number): Promise<string | null | undefined> {
   const row = await db

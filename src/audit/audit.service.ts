@@ -4,7 +4,7 @@ import type { SigningKeys } from '../tokens/signing-keys.js';
 import { ChainVerifier, GENESIS_HASH, headMac, type ChainCheck } from './audit-chain.js';
 import { openCheckpoint, signCheckpoint } from './audit-checkpoint.js';
 import { auditChainPage, chainHead, listAudit, sealChain, type AuditFilter, type AuditRow, type ChainCut } from './audit.repository.js';
-import { countDecisionsWithoutRecord, recordHashAt } from './audit-verify.repository.js';
+import { countDecisionsWithoutRecord, countRecordsWithoutDecision, recordHashAt } from './audit-verify.repository.js';
 import { checkLedger, type LedgerMismatch } from './ledger-check.repository.js';
 
 const VERIFY_BATCH = 1_000;
@@ -55,6 +55,8 @@ export async function verifyAuditChain(db: Db, accountId: string, livemode: bool
 export interface AuditVerification extends ChainCheck {
   /** Decisions of the account and mode without their `authorization.decision` record. */
   decisions_without_record: number;
+  /** Sealed decision records whose decision row is gone. */
+  records_without_decision: number;
   /** Decisions that differ from their records, spend counters that differ from the decisions' sum, and mandate counters that differ from their approvals. */
   ledger_mismatches: number;
   /** Up to 10 of them. */
@@ -82,14 +84,16 @@ export async function verifyAuditLog(
   const found = await inSnapshot(deps.db, async (trx) => ({
     ...(await checkChain(trx, accountId, livemode)),
     missing: await countDecisionsWithoutRecord(trx, accountId, livemode),
+    orphans: await countRecordsWithoutDecision(trx, accountId, livemode),
     ledger: await checkLedger(trx, accountId, livemode),
     keptHash: kept && kept.sequence > 0 ? await recordHashAt(trx, accountId, livemode, kept.sequence) : GENESIS_HASH,
   }));
   const checkpointCheck = kept ? (found.keptHash === kept.head_hash ? 'matched' : 'mismatched') : null;
   return {
     ...found.check,
-    valid: found.check.valid && found.missing === 0 && found.ledger.mismatches === 0 && checkpointCheck !== 'mismatched',
+    valid: found.check.valid && found.missing === 0 && found.orphans === 0 && found.ledger.mismatches === 0 && checkpointCheck !== 'mismatched',
     decisions_without_record: found.missing,
+    records_without_decision: found.orphans,
     ledger_mismatches: found.ledger.mismatches,
     ledger_mismatch_examples: found.ledger.examples,
     checkpoint: await signCheckpoint(deps.keys, { aud: accountId, livemode, sequence: found.verifiedSequence, head_hash: found.check.head_hash }, deps.now?.() ?? new Date()),

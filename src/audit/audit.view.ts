@@ -78,6 +78,11 @@ export const auditVerificationSchema = z
       .int()
       .nonnegative()
       .describe('Decisions of this account and mode that have no `authorization.decision` record; any makes `valid` false'),
+    records_without_decision: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('Sealed `authorization.decision` records of this account and mode whose decision is gone (a decision row deleted behind the API); any makes `valid` false'),
     ledger_mismatches: z
       .number()
       .int()
@@ -110,6 +115,7 @@ export const toAuditVerificationView = (v: AuditVerification): AuditVerification
   first_invalid: v.first_invalid,
   first_invalid_sequence: v.first_invalid_sequence,
   decisions_without_record: v.decisions_without_record,
+  records_without_decision: v.records_without_decision,
   ledger_mismatches: v.ledger_mismatches,
   ledger_mismatch_examples: v.ledger_mismatch_examples,
   checkpoint: v.checkpoint,

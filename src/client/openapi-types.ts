@@ -2079,6 +2079,8 @@ export interface components {
             first_invalid_sequence: number | null;
             /** @description Decisions of this account and mode that have no `authorization.decision` record; any makes `valid` false */
             decisions_without_record: number;
+            /** @description Sealed `authorization.decision` records of this account and mode whose decision is gone (a decision row deleted behind the API); any makes `valid` false */
+            records_without_decision: number;
             /** @description Places where the books do not balance: decisions whose amount, currency, vendor, agent or outcome differ from their `authorization.decision` record (the outcome from a resolved hold's latest `approval.completed` record), agent spend counters (each period of each agent) that differ from the sum recomputed from the decisions, their captures, voids, expiries and releases, and mandates whose `uses` or `budget_used` differ from the count and sum of the decisions approved under them; any makes `valid` false */
             ledger_mismatches: number;
             /** @description Up to 10 of the mismatches, decisions first */

@@ -43,6 +43,8 @@ class AuditVerification:
         first_invalid_sequence (int | None): Sequence of `first_invalid` (kept for existing clients)
         decisions_without_record (int): Decisions of this account and mode that have no `authorization.decision` record;
             any makes `valid` false
+        records_without_decision (int): Sealed `authorization.decision` records of this account and mode whose decision
+            is gone (a decision row deleted behind the API); any makes `valid` false
         ledger_mismatches (int): Places where the books do not balance: decisions whose amount, currency, vendor, agent
             or outcome differ from their `authorization.decision` record (the outcome from a resolved hold's latest
             `approval.completed` record), agent spend counters (each period of each agent) that differ from the sum
@@ -64,6 +66,7 @@ class AuditVerification:
     first_invalid: AuditVerificationFirstInvalidType0 | None
     first_invalid_sequence: int | None
     decisions_without_record: int
+    records_without_decision: int
     ledger_mismatches: int
     ledger_mismatch_examples: list[AuditVerificationLedgerMismatchExamplesItem]
     checkpoint: str
@@ -93,6 +96,8 @@ class AuditVerification:
 
         decisions_without_record = self.decisions_without_record
 
+        records_without_decision = self.records_without_decision
+
         ledger_mismatches = self.ledger_mismatches
 
         ledger_mismatch_examples = []
@@ -119,6 +124,7 @@ class AuditVerification:
                 "first_invalid": first_invalid,
                 "first_invalid_sequence": first_invalid_sequence,
                 "decisions_without_record": decisions_without_record,
+                "records_without_decision": records_without_decision,
                 "ledger_mismatches": ledger_mismatches,
                 "ledger_mismatch_examples": ledger_mismatch_examples,
                 "checkpoint": checkpoint,
@@ -180,6 +186,8 @@ class AuditVerification:
 
         decisions_without_record = d.pop("decisions_without_record")
 
+        records_without_decision = d.pop("records_without_decision")
+
         ledger_mismatches = d.pop("ledger_mismatches")
 
         ledger_mismatch_examples = []
@@ -220,6 +228,7 @@ class AuditVerification:
             first_invalid=first_invalid,
             first_invalid_sequence=first_invalid_sequence,
             decisions_without_record=decisions_without_record,
+            records_without_decision=records_without_decision,
             ledger_mismatches=ledger_mismatches,
             ledger_mismatch_examples=ledger_mismatch_examples,
             checkpoint=checkpoint,
