@@ -25,11 +25,15 @@ interface DecisionMismatchRow {
   d_vendor: string;
   d_agent_id: string;
   d_decision: string;
+  d_capture_status: string | null;
+  d_captured_amount: string | number | null;
   r_amount: string | number | null;
   r_currency: string | null;
   r_vendor: string | null;
   r_agent_id: string | null;
   r_decision: string | null;
+  r_capture_status: string | null;
+  r_captured_amount: string | number | null;
 }
 
 const DECISION_FIELDS = [
@@ -38,6 +42,8 @@ const DECISION_FIELDS = [
   ['vendor', 'd_vendor', 'r_vendor'],
   ['agent_id', 'd_agent_id', 'r_agent_id'],
   ['decision', 'd_decision', 'r_decision'],
+  ['capture_status', 'd_capture_status', 'r_capture_status'],
+  ['captured_amount', 'd_captured_amount', 'r_captured_amount'],
 ] as const;
 
 const numeric = (v: string | number | null) => (v === null ? null : typeof v === 'number' ? v : /^-?\d+$/.test(v) ? Number(v) : v);
@@ -57,12 +63,13 @@ function decisionMismatch(row: DecisionMismatchRow): LedgerMismatch {
 }
 
 /**
- * Decisions whose amount, currency, vendor, agent or outcome differ from their sealed
- * `authorization.decision` record. The outcome expected is the latest the records state: the
- * decision record's, or for a resolved hold its latest `approval.completed` record's. Captures,
- * voids and expiries change no compared field (they keep the approval and its amount). A decision
- * without its record is counted by `decisions_without_record`, not here. One statement: a hash join
- * of the account's decisions with their records.
+ * Decisions whose amount, currency, vendor, agent, outcome or capture (status and amount) differ
+ * from their sealed records (DECISIONS §7: never from the row being checked). The outcome expected
+ * is the latest the records state: the decision record's, or for a resolved hold its latest
+ * `approval.completed` record's. An approval's capture is what its latest lifecycle record says
+ * (`authorization.captured`/`.adjusted`: captured, at the record's amount; `.voided`, `.expired`;
+ * none: uncaptured). A decision without its record is counted by `decisions_without_record`, not
+ * here. One statement: a hash join of the account's decisions with their records.
  */
 export async function decisionMismatches(db: DbOrTrx, accountId: string, livemode: boolean): Promise<LedgerCheck> {
   const { rows } = await sql<DecisionMismatchRow & { total: string | number }>`
@@ -70,16 +77,32 @@ export async function decisionMismatches(db: DbOrTrx, accountId: string, livemod
       SELECT DISTINCT ON (decision_id) decision_id, decision FROM audit_records
       WHERE account_id = ${accountId} AND livemode = ${livemode} AND type = 'approval.completed'
       ORDER BY decision_id, insert_order DESC),
-    bad AS MATERIALIZED (
+    settled AS (
+      SELECT DISTINCT ON (decision_id) decision_id, type, amount FROM audit_records
+      WHERE account_id = ${accountId} AND livemode = ${livemode} AND decision_id IS NOT NULL
+        AND type IN ('authorization.captured', 'authorization.adjusted', 'authorization.voided', 'authorization.expired')
+      ORDER BY decision_id, insert_order DESC),
+    sealed AS (
       SELECT d.id, d.amount AS d_amount, d.currency AS d_currency, d.vendor AS d_vendor, d.agent_id AS d_agent_id, d.decision AS d_decision,
+             CASE WHEN d.decision = 'approved' THEN d.capture_status END AS d_capture_status,
+             CASE WHEN d.decision = 'approved' AND d.capture_status = 'captured' THEN d.captured_amount END AS d_captured_amount,
              r.amount AS r_amount, r.currency AS r_currency, r.vendor AS r_vendor, r.agent_id AS r_agent_id,
-             coalesce(c.decision, r.decision) AS r_decision
+             coalesce(c.decision, r.decision) AS r_decision,
+             -- What the lifecycle records after the decision say it counts (DECISIONS §7).
+             CASE WHEN coalesce(c.decision, r.decision) = 'approved' THEN
+               CASE s.type WHEN 'authorization.captured' THEN 'captured' WHEN 'authorization.adjusted' THEN 'captured'
+                           WHEN 'authorization.voided' THEN 'voided' WHEN 'authorization.expired' THEN 'expired' ELSE 'uncaptured' END END AS r_capture_status,
+             CASE WHEN coalesce(c.decision, r.decision) = 'approved' AND s.type IN ('authorization.captured', 'authorization.adjusted') THEN s.amount END AS r_captured_amount
       FROM decisions d
       JOIN audit_records r ON r.account_id = ${accountId} AND r.livemode = ${livemode} AND r.type = 'authorization.decision' AND r.decision_id = d.id
       LEFT JOIN completed c ON c.decision_id = d.id
-      WHERE d.account_id = ${accountId} AND d.livemode = ${livemode}
-        AND (d.amount IS DISTINCT FROM r.amount OR d.currency IS DISTINCT FROM r.currency OR d.vendor IS DISTINCT FROM r.vendor
-             OR d.agent_id IS DISTINCT FROM r.agent_id OR d.decision IS DISTINCT FROM coalesce(c.decision, r.decision)))
+      LEFT JOIN settled s ON s.decision_id = d.id
+      WHERE d.account_id = ${accountId} AND d.livemode = ${livemode}),
+    bad AS MATERIALIZED (
+      SELECT * FROM sealed
+      WHERE d_amount IS DISTINCT FROM r_amount OR d_currency IS DISTINCT FROM r_currency OR d_vendor IS DISTINCT FROM r_vendor
+         OR d_agent_id IS DISTINCT FROM r_agent_id OR d_decision IS DISTINCT FROM r_decision
+         OR d_capture_status IS DISTINCT FROM r_capture_status OR d_captured_amount IS DISTINCT FROM r_captured_amount)
     SELECT (SELECT count(*) FROM bad) AS total, first.*
     FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT * FROM bad ORDER BY id LIMIT ${LEDGER_EXAMPLES}) first ON true`.execute(db);
   return { mismatches: Number(rows[0]?.total ?? 0), examples: rows.filter((r) => r.id !== null).map(decisionMismatch) };

@@ -2081,7 +2081,7 @@ export interface components {
             decisions_without_record: number;
             /** @description Sealed `authorization.decision` records of this account and mode whose decision is gone (a decision row deleted behind the API); any makes `valid` false */
             records_without_decision: number;
-            /** @description Places where the books do not balance: decisions whose amount, currency, vendor, agent or outcome differ from their `authorization.decision` record (the outcome from a resolved hold's latest `approval.completed` record), agent spend counters (each period of each agent) that differ from the sum recomputed from the decisions, their captures, voids, expiries and releases, and mandates whose `uses` or `budget_used` differ from the count and sum of the decisions approved under them; any makes `valid` false */
+            /** @description Places where the books do not balance: decisions whose amount, currency, vendor, agent or outcome differ from their `authorization.decision` record (the outcome from a resolved hold's latest `approval.completed` record), approvals whose capture status or captured amount differ from their latest lifecycle record (`authorization.captured`, `.adjusted`, `.voided`, `.expired`), agent spend counters (each period of each agent) that differ from the sum recomputed from the decisions, their captures, voids, expiries and releases, and mandates whose `uses` or `budget_used` differ from the count and sum of the decisions approved under them; any makes `valid` false */
             ledger_mismatches: number;
             /** @description Up to 10 of the mismatches, decisions first */
             ledger_mismatch_examples: {

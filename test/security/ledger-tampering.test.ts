@@ -149,9 +149,10 @@ describe("a decision's fields changed by hand", () => {
     expect(res.body).toMatchObject({ valid: false, ledger_mismatches: 2 });
     expect(res.body.ledger_mismatch_examples).toEqual(
       expect.arrayContaining([
-        { kind: 'decision', id: denied.decision_id, expected: { decision: 'denied' }, found: { decision: 'approved' } },
+        // The capture the records state goes with the outcome: none for a denial, uncaptured for an approval no record settled.
+        { kind: 'decision', id: denied.decision_id, expected: { decision: 'denied', capture_status: null, captured_amount: null }, found: { decision: 'approved', capture_status: 'captured', captured_amount: 50000 } },
         // The approval is the latest outcome its records state (its approval.completed record).
-        { kind: 'decision', id: heldApproved.decision_id, expected: { decision: 'approved' }, found: { decision: 'denied' } },
+        { kind: 'decision', id: heldApproved.decision_id, expected: { decision: 'approved', capture_status: 'uncaptured' }, found: { decision: 'denied', capture_status: null } },
       ]),
     );
   });
