@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { AgentsTable, DbOrTrx, Selectable } from '../db/database.js';
 import { auditJsonValues, auditRecord, type NewAuditRow } from '../audit/audit.repository.js';
 import { capturedRow, settlementRecords } from '../capture/capture.service.js';
@@ -19,7 +18,7 @@ import { monthOf } from '../usage/month.js';
 import type { AuthorizationDeps, DecisionVia } from './authorization.service.js';
 import type { AuthorizeInput } from './authorize.schemas.js';
 import type { BoundPolicy } from './authorization.repository.js';
-import { addChecks, addSpend, captureTaken, lowerSpend, completeKeys, countDecisions, insertJsonRows, lockAgentsWithPolicies, readDecisionsById, readRailCandidates, readSpends, savepoint, type RailCandidate } from './batch.repository.js';
+import { addChecks, addSpend, captureTaken, lowerSpend, completeKeys, countDecisions, insertJsonRows, lockAgentsWithPolicies, readDecisionsById, readRailCandidates, readSpends, savepoint, batchPass, type RailCandidate } from './batch.repository.js';
 import type { Settled } from './decision-batcher.js';
 import { pickCovering, railActor, type RailOutcome, type RailRequest } from './rail-request.js';
 
@@ -165,13 +164,6 @@ async function decideInTransaction(deps: AuthorizationDeps, trx: DbOrTrx, member
 }
 
 type LockedAgents = Awaited<ReturnType<typeof lockAgentsWithPolicies>>['agents'];
-
-/** The savepoint of one pass over a batch: undone when a member is dropped at the write. */
-const batchPass = {
-  set: (trx: DbOrTrx) => sql`SAVEPOINT batch_pass`.execute(trx),
-  release: (trx: DbOrTrx) => sql`RELEASE SAVEPOINT batch_pass`.execute(trx),
-  rollback: (trx: DbOrTrx) => sql`ROLLBACK TO SAVEPOINT batch_pass`.execute(trx),
-};
 
 /**
  * One pass over the batch under its agent locks: each member decided in memory against what the

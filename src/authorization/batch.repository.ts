@@ -139,12 +139,18 @@ export function completeKeys(rows: readonly StoredResponse[]): CompiledQuery | u
   return CompiledQuery.raw(text, [JSON.stringify(rows), 'completed', 'in_progress']);
 }
 
+/** A named savepoint of a batch's transaction: set, released, or rolled back to. */
+const savepointNamed = (name: 'batch_member' | 'batch_pass') => ({
+  set: (trx: DbOrTrx) => sql`SAVEPOINT ${sql.raw(name)}`.execute(trx),
+  release: (trx: DbOrTrx) => sql`RELEASE SAVEPOINT ${sql.raw(name)}`.execute(trx),
+  rollback: (trx: DbOrTrx) => sql`ROLLBACK TO SAVEPOINT ${sql.raw(name)}`.execute(trx),
+});
+
 /** Savepoints around a batch member decided by statements of its own: its failure undoes only its writes. */
-export const savepoint = {
-  set: (trx: DbOrTrx) => sql`SAVEPOINT batch_member`.execute(trx),
-  release: (trx: DbOrTrx) => sql`RELEASE SAVEPOINT batch_member`.execute(trx),
-  rollback: (trx: DbOrTrx) => sql`ROLLBACK TO SAVEPOINT batch_member`.execute(trx),
-};
+export const savepoint = savepointNamed('batch_member');
+
+/** The savepoint of one pass over a batch: undone when a member is dropped at the write. */
+export const batchPass = savepointNamed('batch_pass');
 
 /** One rail request of a batch, as rule 1's match reads for it. */
 export interface RailCandidateQuery {
