@@ -1,7 +1,7 @@
 import { CompiledQuery, type Compilable } from 'kysely';
 import type { DbOrTrx } from './database.js';
 import { preparedSql } from './prepared.js';
-import { CLAIM_LOST_SQLSTATE, claimLost } from '../kernel/idempotency.js';
+import { claimLost, isClaimLost } from '../kernel/idempotency.js';
 
 /** The state a `precondition` checked had changed: nothing was written. */
 export class PreconditionFailed extends Error {
@@ -54,7 +54,7 @@ export async function executeTogether(
     await db.executeQuery(CompiledQuery.raw(text, parameters));
   } catch (err) {
     if ((err as { code?: unknown }).code === PRECONDITION_SQLSTATE) throw new PreconditionFailed();
-    if ((err as { code?: unknown }).code === CLAIM_LOST_SQLSTATE) throw claimLost();
+    if (isClaimLost(err)) throw claimLost();
     throw err;
   }
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { DbOrTrx, IdempotencyKeysTable, Selectable } from '../db/database.js';
 import { inScope } from '../db/scope.js';
-import { CLAIM_LOST_SQLSTATE, claimLost } from '../kernel/idempotency.js';
+import { claimLost, isClaimLost } from '../kernel/idempotency.js';
 
 export type IdempotencyRow = Selectable<IdempotencyKeysTable>;
 
@@ -18,8 +18,6 @@ export interface IdempotencyScope {
   /** This request's claim (claimKey): its response is stored, or its key released, only under it. */
   claimId?: string;
 }
-
-export const isClaimLost = (err: unknown) => (err as { code?: unknown } | null)?.code === CLAIM_LOST_SQLSTATE;
 
 /**
  * Claims the key for this request. Returns undefined when claimed; otherwise the row that holds it.

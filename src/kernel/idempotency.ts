@@ -32,6 +32,9 @@ export interface StoredResponse {
 /** SQLSTATE of `spend_auth_claim_held` (migration 029): the request's claim of its key was taken over. */
 export const CLAIM_LOST_SQLSTATE = 'SA410';
 
+/** Whether a database error is `spend_auth_claim_held`'s refusal. */
+export const isClaimLost = (err: unknown) => (err as { code?: unknown } | null)?.code === CLAIM_LOST_SQLSTATE;
+
 /** The key's claim was taken over by a later request (this one stalled past the claim's lifetime): nothing of it commits. */
 export const claimLost = () =>
   conflict('This Idempotency-Key was taken over by a later request with the same key while this one was delayed; the answer stored is that one. Retry to get it.', 'Idempotency-Key');
