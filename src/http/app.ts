@@ -90,15 +90,15 @@ export interface AppDeps {
 
 const isV1 = (path: string) => path.startsWith('/v1/');
 
+/** The routers' own matching, as the app's: case-sensitive and strict. */
+const ROUTING = { caseSensitive: true, strict: true } as const;
+
 /**
  * Builds the HTTP app from its dependencies; listening is the caller's business. It serves the
  * declared routes (src/http/routes/) and nothing else but the dashboard's files, each behind what
  * its place asks for: public pages and documents as they are (in no rate-limit bucket), every
  * route with roles behind the key, the per-account limit, the body reader and idempotency.
  */
-/** The routers' own matching, as the app's: case-sensitive and strict. */
-const ROUTING = { caseSensitive: true, strict: true } as const;
-
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');

@@ -24,18 +24,18 @@ export function rejectUnstorable(value: unknown, root: 'query' | 'body'): void {
   throw invalid(found.inKey ? `Invalid ${found.param}: its keys ${WHAT}.` : `Invalid ${found.param}: ${WHAT}.`, found.param);
 }
 
-/**
- * Path and query of a request, checked in one place for every route once the body is read, before
- * any of it reaches a query: a path id or a query parameter (name or value) that PostgreSQL cannot
- * hold is a 400 `invalid_request` naming the parameter at fault (none for the path). The body is
- * checked the same way as it is read (src/http/body.ts).
- */
 /** The refusal of a path that does not decode, or decodes to text PostgreSQL cannot hold. */
 export const unstorablePathError = () => invalid(`The request path ${WHAT}, and must be valid percent-encoded UTF-8.`);
 
 /** The router's own refusal of a path parameter that does not percent-decode (router's decode_param). */
 export const isUndecodableParam = (err: unknown) => err instanceof URIError && (err as URIError & { status?: number }).status === 400;
 
+/**
+ * Path and query of a request, checked in one place for every route once the body is read, before
+ * any of it reaches a query: a path id or a query parameter (name or value) that PostgreSQL cannot
+ * hold is a 400 `invalid_request` naming the parameter at fault (none for the path). The body is
+ * checked the same way as it is read (src/http/body.ts).
+ */
 export const rejectUnstorableInput: RequestHandler = (req, _res, next) => {
   const segments = decodedSegments(req.path);
   if (!segments || segments.some((s) => !isStorableText(s))) throw unstorablePathError();
