@@ -25,9 +25,16 @@ type Target = { authorizationId: string; transactionId: null } | { authorization
  * earlier swipe of that card named. Undefined: no known agent, nothing to count against.
  */
 async function cardAgent(trx: DbOrTrx, connection: EndpointConnection, event: CardLifeEvent, answers: readonly RailAnswerRow[]): Promise<string | undefined> {
-  const candidates = [answers.find((a) => a.agent_id !== null)?.agent_id ?? null, event.card?.agentId ?? null];
-  if (event.card) candidates.push((await agentOfCard(trx, connection.id, event.card.id)) ?? null);
-  for (const id of candidates) if (id && (await lockAgentIn(trx, id, connection.accountId, connection.livemode))) return id;
+  // In order, each read only when the ones before it named no agent of this account and mode.
+  const candidates = [
+    async () => answers.find((a) => a.agent_id !== null)?.agent_id,
+    async () => event.card?.agentId ?? undefined,
+    async () => (event.card ? agentOfCard(trx, connection.id, event.card.id) : undefined),
+  ];
+  for (const next of candidates) {
+    const id = await next();
+    if (id && (await lockAgentIn(trx, id, connection.accountId, connection.livemode))) return id;
+  }
   return undefined;
 }
 
