@@ -24,6 +24,8 @@ export interface ChainedFields {
   created_at: Date;
   /** Thumbprint of the agent key that signed the request (DECISIONS §19); null or absent: unsigned. */
   signed_by?: string | null | undefined;
+  /** A decision record's sealed terms (DecisionTerms); null or absent: none (every other record, and those written before). */
+  terms?: object | null | undefined;
 }
 
 /** JSON with object keys sorted at every depth, so equal values always serialize equally. */
@@ -63,6 +65,8 @@ function canonicalContent(record: Omit<ChainedFields, 'sequence'>): string {
     // Only when set: canonicalJson drops undefined, so a record without a signer (every record
     // written before signatures) keeps the MAC it was written with.
     signed_by: record.signed_by ?? undefined,
+    // The same for a decision's terms: records written before them keep their MAC.
+    terms: record.terms ?? undefined,
   });
 }
 

@@ -1,5 +1,5 @@
 import { CompiledQuery, sql } from 'kysely';
-import type { Selectable, AuditRecordsTable, Db, DbOrTrx, DecisionsTable } from '../db/database.js';
+import type { Selectable, AuditRecordsTable, Db, DbOrTrx, DecisionsTable, DecisionTerms } from '../db/database.js';
 import { newId } from '../kernel/ids.js';
 import { insertRows } from '../db/statements.js';
 import { preparedSql } from '../db/prepared.js';
@@ -28,6 +28,8 @@ export interface AuditInput {
   metadata?: Record<string, unknown>;
   /** Thumbprint of the agent key that signed the request (DECISIONS §19); `signedByOf(caller)`. */
   signedBy?: string | null;
+  /** A decision record's terms (DECISIONS §7), sealed with it. */
+  terms?: DecisionTerms | null;
 }
 
 /** The fields of an audit record that describe a decision, as the decision row holds them. */
@@ -79,6 +81,7 @@ export function auditRecord(input: AuditInput): NewAuditRow {
     created_at: new Date(),
     // Always set, null or not: rows written together share the first row's column list.
     signed_by: input.signedBy ?? null,
+    terms: input.terms ?? null,
     prev_hash: null,
     hash: null,
   };
@@ -93,13 +96,19 @@ export function auditInsert(db: DbOrTrx, row: NewAuditRow) {
 export const auditInsertStatement = (row: NewAuditRow) => insertRows('audit_records', [auditValues(row)]);
 
 /**
- * One row's values. An unsigned record leaves `signed_by` out (the column's default is null): the
- * statement then also writes to a database migrated before 026, as the key-binding checks do on
- * older schemas. Rows written together (`auditJsonValues`) keep it, so they share one column list.
+ * One row's values. An unsigned record leaves `signed_by` out, and one without terms `terms` (the
+ * columns' default is null): the statement then also writes to a database migrated before 026 or
+ * 030, as the key-binding checks do on older schemas. Rows written together (`auditJsonValues`) keep it, so they share one column list.
  */
 const auditValues = (row: NewAuditRow) => {
-  const { signed_by, ...rest } = row;
-  return { ...rest, ...(signed_by === null ? {} : { signed_by }), metadata: JSON.stringify(row.metadata), mac: recordMac(auditHmacKey(), row) };
+  const { signed_by, terms, ...rest } = row;
+  return {
+    ...rest,
+    ...(signed_by === null ? {} : { signed_by }),
+    ...(terms === null ? {} : { terms: JSON.stringify(terms) }),
+    metadata: JSON.stringify(row.metadata),
+    mac: recordMac(auditHmacKey(), row),
+  };
 };
 
 /** The same values with the metadata as a JSON value, for rows written as one JSON parameter. */

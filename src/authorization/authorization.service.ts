@@ -68,6 +68,8 @@ export type DecisionVia = {
   rail?: RailRef | undefined;
   incrementOf?: string | null | undefined;
   mandate?: MandateRef | undefined;
+  /** With `mandate`: the closed mandate's digest, sealed in the record's terms. */
+  mandateDigest?: string | undefined;
   refusal?: MandateRefusal | undefined;
 };
 
@@ -234,7 +236,7 @@ async function decideMandateLocked(deps: AuthorizationDeps, trx: DbOrTrx, caller
   const checked = locked?.agent.status === 'active' ? await mandate.check(trx, locked.agent.id, now, periods) : undefined;
   // The spend comes with the mandate's lock (a statement begun under the agent's lock, as readSpend would be).
   const state = locked && { ...locked, spend: checked?.spend ?? (await readSpend(trx, locked.agent.id, periods)) };
-  const decision = await prepareDecision(deps, trx, caller, input, undefined, state, now, { actor: actorOf(caller), mandate: mandate.ref, refusal: checked?.refusal });
+  const decision = await prepareDecision(deps, trx, caller, input, undefined, state, now, { actor: actorOf(caller), mandate: mandate.ref, mandateDigest: mandate.closedDigest, refusal: checked?.refusal });
   // The mandate's side in the decision's own statement: one round trip writes both.
   await executeTogether(trx, [countDecision(trx, decision.agent.id), ...writesOf(trx, decision, undefined), ...mandate.record(decision.view)]);
   await freezeIfTipped(trx, decision, now);
@@ -363,6 +365,13 @@ async function prepareDecision(
       metadata: auditMetadata(input, via),
       // Each member of a batch carries its own caller, so its own signer.
       signedBy: signedByOf(caller),
+      terms: {
+        spend_month: row.spend_month,
+        spend_day: row.spend_day,
+        requested_by: row.requested_by ?? null,
+        approvals_required: row.approvals_required,
+        ...(via.mandate && via.mandateDigest ? { mandate: { ...via.mandate, closed_digest: via.mandateDigest } } : {}),
+      },
     }),
     event,
     outbox: held ? [{ topic: 'event', refId: event.id }, { topic: 'held_decision', refId: id }] : [{ topic: 'event', refId: event.id }],

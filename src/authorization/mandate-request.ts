@@ -24,6 +24,8 @@ export interface MandateRefusal {
 export interface MandateRequest {
   /** Goes on `decisions.mandate` and the audit record's metadata. */
   ref: MandateRef;
+  /** The digest of the closed mandate's signed bytes, sealed in the decision record's terms (DECISIONS §7). */
+  closedDigest: string;
   /**
    * Under the agent's lock: locks the mandate's row, reads it again and checks steps 6–7 against
    * it as it stands. In the same statement, begun once the agent's lock was granted (so the latest

@@ -140,6 +140,22 @@ export interface AuditRecordsTable {
   mac: string | null;
   /** Thumbprint of the agent key that signed the request behind the record (migration 026); inside the MAC. */
   signed_by: ColumnType<string | null, string | null | undefined, never>;
+  /** A decision record's terms (migration 030; DecisionTerms); inside the MAC. Null on other records and on those written before. */
+  terms: ColumnType<DecisionTerms | null, string | null | undefined, never>;
+}
+
+/**
+ * What a decision's `authorization.decision` record seals beside its facts (DECISIONS §7): the
+ * periods it counts in, the key that requested it, a hold's quorum, and the mandate presentation
+ * that made it. The API, the workflow and verify take these from the record, never from the row.
+ */
+export interface DecisionTerms {
+  spend_month: string;
+  spend_day: string;
+  requested_by: string | null;
+  approvals_required: number | null;
+  /** With the digest of the closed mandate's signed bytes (any encoding of its signature): what is decided once. */
+  mandate?: MandateRef & { closed_digest: string };
 }
 
 /** One row per (account, mode): the head of that audit chain, locked to append. */

@@ -31,6 +31,7 @@ import * as m026 from './migrations/026_agent_keys.js';
 import * as m027 from './migrations/027_mandates.js';
 import * as m028 from './migrations/028_card_captures.js';
 import * as m029 from './migrations/029_idempotency_claims.js';
+import * as m030 from './migrations/030_decision_terms.js';
 
 /** Listed statically so migrations work the same from source, from a build and in a bundle. */
 const migrations: Record<string, Migration> = {
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   '027_mandates': m027,
   '028_card_captures': m028,
   '029_idempotency_claims': m029,
+  '030_decision_terms': m030,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -122,6 +122,8 @@ async function decide({ deps, caller, input, p, digest, answer, refuse, known }:
         known.markDecided(digest);
         return { body: first, replayed: true };
       }
+      // Decided, as its sealed decision record says, but its stored answer is gone: never decided again.
+      if (err instanceof AlreadyDecided) throw conflict('This closed mandate was decided before, and its stored answer is gone: it is not decided again.', 'presentation');
     }
     throw err;
   }
@@ -180,6 +182,7 @@ function mandateRequest(
   const ref = { id: mandate.id, reference: p.reference, transaction_id: payment.transaction_id };
   const request: MandateRequest & { body: string | undefined } = {
     ref,
+    closedDigest: digest,
     body: undefined,
     async check(trx, agentId, now, periods) {
       const m = await lockMandateForPresentation(trx, mandate.id, digest, payment.transaction_id, agentId, periods);

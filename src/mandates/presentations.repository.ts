@@ -64,17 +64,20 @@ const lockedMandateQuery = compiledOnce((db: DbOrTrx, id: string, closedDigest: 
     .innerJoin('agent_keys as k', 'k.id', 'm.agent_key_id')
     .select(['m.status', 'm.uses', 'm.budget_used', 'm.last_used_at', 'k.status as key_status'])
     .select((eb) => [
-      eb.exists(eb.selectFrom('mandate_presentations as d').select('d.reference').where('d.closed_digest', '=', closedDigest)).as('decided'),
-      eb
-        .exists(
-          eb
-            .selectFrom('mandate_presentations as t')
-            .select('t.reference')
-            .whereRef('t.mandate_id', '=', 'm.id')
-            .where('t.transaction_id', '=', transactionId)
-            .where('t.outcome', '=', 'approved'),
-        )
-        .as('transaction_approved'),
+      // The presentation's row, or failing it the decision record that sealed the closed mandate
+      // (DECISIONS §7): a row edited or removed behind the service never lets it be decided again.
+      sql<boolean>`(${eb.exists(eb.selectFrom('mandate_presentations as d').select('d.reference').where('d.closed_digest', '=', closedDigest))}
+        or exists (select 1 from audit_records r where r.terms ? 'mandate' and r.terms->'mandate'->>'closed_digest' = ${closedDigest}))`.as('decided'),
+      sql<boolean>`(${eb.exists(
+        eb
+          .selectFrom('mandate_presentations as t')
+          .select('t.reference')
+          .whereRef('t.mandate_id', '=', 'm.id')
+          .where('t.transaction_id', '=', transactionId)
+          .where('t.outcome', '=', 'approved'),
+      )}
+        or exists (select 1 from audit_records r where r.terms ? 'mandate' and r.decision = 'approved'
+                   and r.terms->'mandate'->>'id' = m.id and r.terms->'mandate'->>'transaction_id' = ${transactionId}))`.as('transaction_approved'),
       spendByPeriod(agentId, month, day).as('spend'),
     ])
     .where('m.id', '=', id)

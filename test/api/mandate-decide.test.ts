@@ -78,6 +78,7 @@ function request(mandateId: string, amount: number, opts: { refuse?: MandateRefu
   const ref = { id: mandateId, reference: `ref-${Date.now()}-${++refs}`, transaction_id: `txn-${refs}` };
   const req = {
     ref,
+    closedDigest: `digest-${refs}`,
     checked: 0,
     async check(trx: any, agentId: string, _now: Date, periods: { month: string; day: string }) {
       req.checked++;
