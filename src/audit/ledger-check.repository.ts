@@ -6,8 +6,12 @@ export const LEDGER_EXAMPLES = 10;
 
 /** One place where the books do not balance: `expected` is what the audit records (or the decisions) say, `found` what is stored. */
 export interface LedgerMismatch {
-  kind: 'decision' | 'spend' | 'mandate';
-  /** The decision's id, the agent's id for a spend counter (the period is in `expected` and `found`), or the mandate's id for its counters. */
+  kind: 'decision' | 'spend' | 'mandate' | 'usage';
+  /**
+   * The decision's id, the agent's id for a spend counter (the period is in `expected` and
+   * `found`), the mandate's id for its counters, or the account's id for a month's usage count
+   * (the month is in `expected` and `found`).
+   */
   id: string;
   expected: Record<string, string | number | null>;
   found: Record<string, string | number | null>;
@@ -27,6 +31,9 @@ interface DecisionMismatchRow {
   d_decision: string;
   d_capture_status: string | null;
   d_captured_amount: string | number | null;
+  d_spend_month: string;
+  d_spend_day: string;
+  d_mandate_id: string | null;
   r_amount: string | number | null;
   r_currency: string | null;
   r_vendor: string | null;
@@ -34,6 +41,9 @@ interface DecisionMismatchRow {
   r_decision: string | null;
   r_capture_status: string | null;
   r_captured_amount: string | number | null;
+  r_spend_month: string;
+  r_spend_day: string;
+  r_mandate_id: string | null;
 }
 
 const DECISION_FIELDS = [
@@ -44,7 +54,20 @@ const DECISION_FIELDS = [
   ['decision', 'd_decision', 'r_decision'],
   ['capture_status', 'd_capture_status', 'r_capture_status'],
   ['captured_amount', 'd_captured_amount', 'r_captured_amount'],
+  ['spend_month', 'd_spend_month', 'r_spend_month'],
+  ['spend_day', 'd_spend_day', 'r_spend_day'],
+  ['mandate_id', 'd_mandate_id', 'r_mandate_id'],
 ] as const;
+
+/**
+ * The period a record from before the decision's terms were sealed (migration 030) counts in:
+ * its decision's clock, read a moment before the record was made, so a decision row whose period
+ * is the record's or that of up to 10 s earlier agrees with it (a decision made at midnight).
+ */
+const legacyPeriod = (prefix: 'M' | 'D', format: 'YYYY-MM' | 'YYYY-MM-DD', stored: 'd.spend_month' | 'd.spend_day') => {
+  const at = (t: string) => `'${prefix}:' || to_char((${t}) AT TIME ZONE 'UTC', '${format}')`;
+  return sql.raw(`CASE WHEN ${stored} IN (${at('r.created_at')}, ${at("r.created_at - interval '10 seconds'")}) THEN ${stored} ELSE ${at('r.created_at')} END`);
+};
 
 const numeric = (v: string | number | null) => (v === null ? null : typeof v === 'number' ? v : /^-?\d+$/.test(v) ? Number(v) : v);
 
@@ -63,8 +86,8 @@ function decisionMismatch(row: DecisionMismatchRow): LedgerMismatch {
 }
 
 /**
- * Decisions whose amount, currency, vendor, agent, outcome or capture (status and amount) differ
- * from their sealed records (DECISIONS §7: never from the row being checked). The outcome expected
+ * Decisions whose amount, currency, vendor, agent, outcome, capture (status and amount), periods or
+ * mandate differ from their sealed records (DECISIONS §7: never from the row being checked). The outcome expected
  * is the latest the records state: the decision record's, or for a resolved hold its latest
  * `approval.completed` record's. An approval's capture is what its latest lifecycle record says
  * (`authorization.captured`/`.adjusted`: captured, at the record's amount; `.voided`, `.expired`;
@@ -92,7 +115,12 @@ export async function decisionMismatches(db: DbOrTrx, accountId: string, livemod
              CASE WHEN coalesce(c.decision, r.decision) = 'approved' THEN
                CASE s.type WHEN 'authorization.captured' THEN 'captured' WHEN 'authorization.adjusted' THEN 'captured'
                            WHEN 'authorization.voided' THEN 'voided' WHEN 'authorization.expired' THEN 'expired' ELSE 'uncaptured' END END AS r_capture_status,
-             CASE WHEN coalesce(c.decision, r.decision) = 'approved' AND s.type IN ('authorization.captured', 'authorization.adjusted') THEN s.amount END AS r_captured_amount
+             CASE WHEN coalesce(c.decision, r.decision) = 'approved' AND s.type IN ('authorization.captured', 'authorization.adjusted') THEN s.amount END AS r_captured_amount,
+             d.spend_month AS d_spend_month, d.spend_day AS d_spend_day, d.mandate->>'id' AS d_mandate_id,
+             -- The periods and the mandate the record sealed (its terms; before them, its clock and metadata).
+             coalesce(r.terms->>'spend_month', ${legacyPeriod('M', 'YYYY-MM', 'd.spend_month')}) AS r_spend_month,
+             coalesce(r.terms->>'spend_day', ${legacyPeriod('D', 'YYYY-MM-DD', 'd.spend_day')}) AS r_spend_day,
+             coalesce(r.terms->'mandate'->>'id', CASE WHEN jsonb_typeof(r.metadata->'mandate') = 'object' THEN r.metadata->'mandate'->>'id' END) AS r_mandate_id
       FROM decisions d
       JOIN audit_records r ON r.account_id = ${accountId} AND r.livemode = ${livemode} AND r.type = 'authorization.decision' AND r.decision_id = d.id
       LEFT JOIN completed c ON c.decision_id = d.id
@@ -102,7 +130,8 @@ export async function decisionMismatches(db: DbOrTrx, accountId: string, livemod
       SELECT * FROM sealed
       WHERE d_amount IS DISTINCT FROM r_amount OR d_currency IS DISTINCT FROM r_currency OR d_vendor IS DISTINCT FROM r_vendor
          OR d_agent_id IS DISTINCT FROM r_agent_id OR d_decision IS DISTINCT FROM r_decision
-         OR d_capture_status IS DISTINCT FROM r_capture_status OR d_captured_amount IS DISTINCT FROM r_captured_amount)
+         OR d_capture_status IS DISTINCT FROM r_capture_status OR d_captured_amount IS DISTINCT FROM r_captured_amount
+         OR d_spend_month IS DISTINCT FROM r_spend_month OR d_spend_day IS DISTINCT FROM r_spend_day OR d_mandate_id IS DISTINCT FROM r_mandate_id)
     SELECT (SELECT count(*) FROM bad) AS total, first.*
     FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT * FROM bad ORDER BY id LIMIT ${LEDGER_EXAMPLES}) first ON true`.execute(db);
   return { mismatches: Number(rows[0]?.total ?? 0), examples: rows.filter((r) => r.id !== null).map(decisionMismatch) };
@@ -221,12 +250,50 @@ export async function mandateMismatches(db: DbOrTrx, accountId: string, livemode
   };
 }
 
-/** All checks in the caller's snapshot: decisions against their records first, then the spend counters, then the mandates' counters. */
+interface UsageMismatchRow {
+  total: string | number;
+  month: string | null;
+  expected: string | number;
+  found: string | number;
+}
+
+/**
+ * The account's billable count per month (`usage_counters`, what it is billed for) against its
+ * live decision records: every live decision is one check, counted in the month its record seals
+ * (docs/api.md, "Usage"). Test mode is never counted, so there is nothing to check. A month with
+ * no counter row and one at zero are the same. One aggregate statement over the records' index.
+ */
+export async function usageMismatches(db: DbOrTrx, accountId: string, livemode: boolean): Promise<LedgerCheck> {
+  if (!livemode) return { mismatches: 0, examples: [] };
+  const { rows } = await sql<UsageMismatchRow>`
+    WITH recorded AS (
+      SELECT substr(coalesce(r.terms->>'spend_month', 'M:' || to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM')), 3) AS month, count(*) AS checks
+      FROM audit_records r
+      WHERE r.account_id = ${accountId} AND r.livemode = true AND r.type = 'authorization.decision' AND r.decision_id IS NOT NULL
+      GROUP BY 1),
+    kept AS (
+      SELECT month, sum(checks) AS checks FROM usage_counters WHERE account_id = ${accountId} GROUP BY month),
+    bad AS MATERIALIZED (
+      SELECT coalesce(k.month, r.month) AS month, coalesce(r.checks, 0) AS expected, coalesce(k.checks, 0) AS found
+      FROM recorded r FULL JOIN kept k ON k.month = r.month
+      WHERE coalesce(r.checks, 0) <> coalesce(k.checks, 0))
+    SELECT (SELECT count(*) FROM bad) AS total, first.*
+    FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT * FROM bad ORDER BY month LIMIT ${LEDGER_EXAMPLES}) first ON true`.execute(db);
+  return {
+    mismatches: Number(rows[0]?.total ?? 0),
+    examples: rows
+      .filter((r) => r.month !== null)
+      .map((r) => ({ kind: 'usage' as const, id: accountId, expected: { month: r.month, checks: Number(r.expected) }, found: { month: r.month, checks: Number(r.found) } })),
+  };
+}
+
+/** All checks in the caller's snapshot: decisions against their records first, then the spend counters, the mandates' counters and the usage counts. */
 export async function checkLedger(db: DbOrTrx, accountId: string, livemode: boolean): Promise<LedgerCheck> {
   const checks = [
     await decisionMismatches(db, accountId, livemode),
     await spendMismatches(db, accountId, livemode),
     await mandateMismatches(db, accountId, livemode),
+    await usageMismatches(db, accountId, livemode),
   ];
   return {
     mismatches: checks.reduce((n, c) => n + c.mismatches, 0),

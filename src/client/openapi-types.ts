@@ -2086,13 +2086,13 @@ export interface components {
             /** @description Up to 10 of the mismatches, decisions first */
             ledger_mismatch_examples: {
                 /**
-                 * @description `decision`: a decision differs from its audit records; `spend`: an agent spend counter differs from its decisions; `mandate`: a mandate's `uses` or `budget_used` differs from its approved decisions
+                 * @description `decision`: a decision differs from its audit records; `spend`: an agent spend counter differs from its decisions; `mandate`: a mandate's `uses` or `budget_used` differs from its approved decisions; `usage`: a live month's usage count differs from its decision records
                  * @enum {string}
                  */
-                kind: "decision" | "spend" | "mandate";
-                /** @description The decision's id, for `spend` the agent's id, for `mandate` the mandate's id */
+                kind: "decision" | "spend" | "mandate" | "usage";
+                /** @description The decision's id, for `spend` the agent's id, for `mandate` the mandate's id, for `usage` the account's id */
                 id: string;
-                /** @description What the records say: for `decision` the differing fields (`amount`, `currency`, `vendor`, `agent_id`, `decision`); for `spend` `{period, approved, reserved}` recomputed from the decisions; for `mandate` `{uses, budget_used}` recomputed from the decisions approved under it (`found` null when no mandate of this account and mode has that id) */
+                /** @description What the records say: for `decision` the differing fields (`amount`, `currency`, `vendor`, `agent_id`, `decision`, `capture_status`, `captured_amount`, `spend_month`, `spend_day`, `mandate_id`); for `usage` `{month, checks}` counted from the live decision records; for `spend` `{period, approved, reserved}` recomputed from the decisions; for `mandate` `{uses, budget_used}` recomputed from the decisions approved under it (`found` null when no mandate of this account and mode has that id) */
                 expected: {
                     [key: string]: string | number | null;
                 };

@@ -3,19 +3,29 @@
  * with its counters to get budget back, so the decisions and the counters agree: lowering an
  * approval's `captured_amount`, or marking an approval `voided` with no void record. Verify took
  * those from the very row it checked and said `valid: true`. It now takes an approval's capture
- * from its sealed lifecycle records. The statements need only UPDATE and INSERT on decisions and agent_spend, which
- * the runtime role of docs/security.md holds; they run here as the database's owner.
+ * from its sealed lifecycle records. The statements need only UPDATE on decisions and agent_spend,
+ * which the runtime role of docs/security.md holds: they run as the database's owner and, on
+ * PostgreSQL, as a role with exactly the runtime grants.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { agentWithPolicy, createTestContext, type TestContext } from '../support/context.js';
+import { insiders, type Insider } from '../support/insider.js';
 
 let ctx: TestContext;
+let who: { all: Insider[]; drop: () => Promise<void> };
 
 beforeAll(async () => {
   ctx = await createTestContext();
+  who = await insiders(ctx);
 });
-afterAll(() => ctx?.close());
+afterAll(async () => {
+  await who?.drop();
+  await ctx?.close();
+});
+
+const NAMES = ['owner', ...(process.env.DATABASE_URL ? ['runtime role'] : [])] as const;
+const insider = (name: string) => who.all.find((i) => i.name === name)!;
 
 /** An agent with an approval captured at 3,000 of 5,000, and an uncaptured one of 2,000; verify valid. */
 async function books() {
@@ -28,22 +38,17 @@ async function books() {
   return { a, agentId, captured, open };
 }
 
-/** The insider's statements (UPDATEs and an INSERT, within the runtime role's grants). */
-const asInsider = (statement: ReturnType<typeof sql>) => statement.execute(ctx.database.db);
-
-test("a captured amount lowered with the counters: the decision's capture is named", async () => {
+test.each(NAMES)("a captured amount lowered with the counters: the decision's capture is named (%s)", async (name) => {
   const { a, agentId, captured } = await books();
-  await asInsider(sql`UPDATE decisions SET captured_amount = 1000 WHERE id = ${captured}`);
-  await asInsider(sql`UPDATE agent_spend SET approved = approved - 2000 WHERE agent_id = ${agentId}`);
+  await insider(name).run(sql`UPDATE decisions SET captured_amount = 1000 WHERE id = ${captured}`, sql`UPDATE agent_spend SET approved = approved - 2000 WHERE agent_id = ${agentId}`);
   const v = (await a.test.get('/v1/audit-logs/verify')).body;
   expect(v).toMatchObject({ valid: false, ledger_mismatches: 1 });
   expect(v.ledger_mismatch_examples).toEqual([{ kind: 'decision', id: captured, expected: { captured_amount: 3_000 }, found: { captured_amount: 1_000 } }]);
 });
 
-test('an approval marked voided with no void record, its counters lowered: named', async () => {
+test.each(NAMES)('an approval marked voided with no void record, its counters lowered: named (%s)', async (name) => {
   const { a, agentId, open } = await books();
-  await asInsider(sql`UPDATE decisions SET capture_status = 'voided' WHERE id = ${open}`);
-  await asInsider(sql`UPDATE agent_spend SET approved = approved - 2000 WHERE agent_id = ${agentId}`);
+  await insider(name).run(sql`UPDATE decisions SET capture_status = 'voided' WHERE id = ${open}`, sql`UPDATE agent_spend SET approved = approved - 2000 WHERE agent_id = ${agentId}`);
   const v = (await a.test.get('/v1/audit-logs/verify')).body;
   expect(v).toMatchObject({ valid: false, ledger_mismatches: 1 });
   expect(v.ledger_mismatch_examples).toEqual([{ kind: 'decision', id: open, expected: { capture_status: 'uncaptured' }, found: { capture_status: 'voided' } }]);

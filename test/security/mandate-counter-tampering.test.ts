@@ -6,15 +6,23 @@
  * under none, or under a mandate of another account. Verify recomputes each mandate's counters
  * from the decisions approved under it and reports kind `mandate`; an untouched ledger stays valid.
  *
- * The mandates and their decisions are written with SQL here, not through the mandate routes: each
- * decision is made by `POST /v1/authorize` (so its audit record and the agent's spend counters are
- * real) and then named as a mandate's with the `decisions.mandate` reference the verify path
- * writes. Runs on the embedded database and, with DATABASE_URL, on PostgreSQL.
+ * The mandates are written with SQL here, not through the mandate routes, and their decisions are
+ * made by `decideMandate` with a stand-in for the verify service's request (no SD-JWT): each
+ * decision, its sealed record (which names the mandate), the agent's spend counters and the
+ * mandate's counters are the service's own. A decision's mandate rewritten by hand is then named
+ * twice: the decision (its sealed record names another mandate, DECISIONS §7) and the counters.
+ * Runs on the embedded database and, with DATABASE_URL, on PostgreSQL.
  */
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { decideMandate } from '../../src/authorization/authorization.service.js';
+import { DecisionWaiter } from '../../src/authorization/decision-waiter.js';
+import type { MandateRequest } from '../../src/authorization/mandate-request.js';
+import { readSpend } from '../../src/decisions/spend.repository.js';
+import type { Caller } from '../../src/kernel/caller.js';
 import { newId } from '../../src/kernel/ids.js';
+import { countMandateUse, presentationInsert } from '../../src/mandates/presentations.repository.js';
 import { agentWithPolicy, createTestContext, type Client, type TestContext } from '../support/context.js';
 import { newAgentKey, registerKeyDirect } from '../support/agent-signing.js';
 
@@ -67,7 +75,45 @@ async function insertMandate(agentId: string, agentKeyId: string, row: { single_
   return id;
 }
 
-/** Names a decision as made by a presentation of `mandateId`, as the verify path writes `decisions.mandate`. */
+let presented = 0;
+/**
+ * A decision made by a presentation of `mandateId`, as the verify path makes it: decided under the
+ * agent's and the mandate's locks, the mandate's counters and the presentation written with it.
+ */
+async function decideUnder(a: { id: string }, agentId: string, mandateId: string, amount: number) {
+  const caller: Caller = { accountId: a.id, livemode: false, keyId: newId('key'), role: 'admin', agentId: null, plan: 'growth', rateLimit: null };
+  const n = ++presented;
+  const ref = { id: mandateId, reference: `ref-${n}-${Date.now()}`, transaction_id: `txn-${n}-${Date.now()}` };
+  const request: MandateRequest = {
+    ref,
+    closedDigest: `digest-${ref.reference}`,
+    async check(trx, agent, _now, periods) {
+      return { refusal: undefined, spend: await readSpend(trx, agent, periods) };
+    },
+    record(view) {
+      const at = new Date(view.timestamp);
+      return [
+        view.decision === 'approved' && countMandateUse(db(), mandateId, amount, at, 'used'),
+        presentationInsert({
+          reference: ref.reference,
+          closed_digest: `digest-${ref.reference}`,
+          account_id: a.id,
+          livemode: false,
+          mandate_id: mandateId,
+          transaction_id: ref.transaction_id,
+          decision_id: view.decision_id,
+          outcome: view.decision === 'approved' ? 'approved' : 'denied',
+          response_sealed: 'stand-in',
+          created_at: at,
+        }),
+      ];
+    },
+  };
+  const view = await decideMandate({ db: db(), signer: ctx.signer, waiter: new DecisionWaiter() }, caller, { agent_id: agentId, amount, currency: 'USD', vendor: 'cats.example' }, request);
+  return { decision_id: view.decision_id, decision: view.decision };
+}
+
+/** Names a decision as made by a presentation of `mandateId`, by hand: the `decisions.mandate` reference the verify path writes. */
 const underMandate = (decisionId: string, mandateId: string) =>
   asInsider(sql`UPDATE decisions SET mandate = ${JSON.stringify({ id: mandateId, reference: createHash('sha256').update(decisionId).digest('base64url'), transaction_id: decisionId })}::jsonb WHERE id = ${decisionId}`);
 
@@ -82,20 +128,22 @@ async function agentWithMandates() {
   const { agentId } = await agentWithPolicy(a.test, { budget_single_max: 20_000 });
   const key = await registerKeyDirect(db(), agentId, await newAgentKey('ecdsa-p256-sha256'));
 
-  const captured = await authorize(a.test, agentId, 1_000);
-  expect((await a.test.post(`/v1/decisions/${captured.decision_id}/capture`, { amount: 400 })).status).toBe(200);
-  const voided = await authorize(a.test, agentId, 2_000);
-  expect((await a.test.post(`/v1/decisions/${voided.decision_id}/void`)).status).toBe(200);
-  const open = await authorize(a.test, agentId, 500);
-  const denied = await authorize(a.test, agentId, 50_000);
-  expect(denied.decision).toBe('denied');
-  const single = await authorize(a.test, agentId, 700);
-
-  const recurring = await insertMandate(agentId, key.id, { single_use: false, uses: 3, budget_used: 3_500, budget_minor: 10_000, max_occurrences: 5 });
-  const used = await insertMandate(agentId, key.id, { single_use: true, uses: 1, budget_used: 700 });
+  const recurring = await insertMandate(agentId, key.id, { single_use: false, uses: 0, budget_used: 0, budget_minor: 10_000, max_occurrences: 5 });
+  const used = await insertMandate(agentId, key.id, { single_use: true, uses: 0, budget_used: 0 });
   const unused = await insertMandate(agentId, key.id, { single_use: false, uses: 0, budget_used: 0, budget_minor: 5_000 });
-  for (const d of [captured, voided, open, denied]) await underMandate(d.decision_id, recurring);
-  await underMandate(single.decision_id, used);
+
+  const captured = await decideUnder(a, agentId, recurring, 1_000);
+  expect((await a.test.post(`/v1/decisions/${captured.decision_id}/capture`, { amount: 400 })).status).toBe(200);
+  const voided = await decideUnder(a, agentId, recurring, 2_000);
+  expect((await a.test.post(`/v1/decisions/${voided.decision_id}/void`)).status).toBe(200);
+  const open = await decideUnder(a, agentId, recurring, 500);
+  const denied = await decideUnder(a, agentId, recurring, 50_000);
+  expect(denied.decision).toBe('denied');
+  const single = await decideUnder(a, agentId, used, 700);
+  expect(await db().selectFrom('mandates').select(['uses', 'budget_used', 'status']).where('id', 'in', [recurring, used]).orderBy('single_use').execute()).toEqual([
+    { uses: 3, budget_used: 3_500, status: 'active' },
+    { uses: 1, budget_used: 700, status: 'used' },
+  ]);
 
   const before = await a.test.get('/v1/audit-logs/verify');
   expect(before.status).toBe(200);
@@ -123,11 +171,15 @@ describe("a mandate's counters changed by hand", () => {
     // ...so the insider writes the row again, as if the voided approval had given its amount back.
     await db().transaction().execute(async (trx) => {
       const row = await trx.selectFrom('mandates').selectAll().where('id', '=', recurring).executeTakeFirstOrThrow();
+      // Its presentations refer to it: they are put back as they were.
+      const presentations = await trx.selectFrom('mandate_presentations').selectAll().where('mandate_id', '=', recurring).execute();
+      await trx.deleteFrom('mandate_presentations').where('mandate_id', '=', recurring).execute();
       await trx.deleteFrom('mandates').where('id', '=', recurring).execute();
       await trx
         .insertInto('mandates')
         .values({ ...row, open_mandate: JSON.stringify(row.open_mandate), metadata: JSON.stringify(row.metadata), uses: 2, budget_used: 1_500 } as never)
         .execute();
+      await trx.insertInto('mandate_presentations').values(presentations).execute();
     });
 
     const res = await verify(a.test);
@@ -158,37 +210,63 @@ describe("a decision's mandate rewritten", () => {
     await underMandate(open.decision_id, unused);
 
     const res = await verify(a.test);
-    expect(res).toMatchObject({ valid: false, first_invalid: null, ledger_mismatches: 2 });
-    expect(res.ledger_mismatch_examples).toEqual(
-      expect.arrayContaining([
+    expect(res).toMatchObject({ valid: false, first_invalid: null, ledger_mismatches: 3 });
+    expect(res.ledger_mismatch_examples).toEqual([
+      // The decision's sealed record names the mandate it was made under.
+      { kind: 'decision', id: open.decision_id, expected: { mandate_id: recurring }, found: { mandate_id: unused } },
+      ...[
         { kind: 'mandate', id: recurring, expected: { uses: 2, budget_used: 3_000 }, found: { uses: 3, budget_used: 3_500 } },
         { kind: 'mandate', id: unused, expected: { uses: 1, budget_used: 500 }, found: { uses: 0, budget_used: 0 } },
-      ]),
-    );
-    // Nothing else moved: the decisions match their records and the agent's counters.
-    expect(res.ledger_mismatch_examples.every((e) => e.kind === 'mandate')).toBe(true);
+      ].sort((x, y) => (x.id < y.id ? -1 : 1)),
+    ]);
   });
 
   test('removed (the approval counted under no mandate): the mandate is named', async () => {
     const { a, used, single } = await agentWithMandates();
     await asInsider(sql`UPDATE decisions SET mandate = NULL WHERE id = ${single.decision_id}`);
     const res = await verify(a.test);
-    expect(res).toMatchObject({ valid: false, ledger_mismatches: 1 });
-    expect(res.ledger_mismatch_examples).toEqual([{ kind: 'mandate', id: used, expected: { uses: 0, budget_used: 0 }, found: { uses: 1, budget_used: 700 } }]);
+    expect(res).toMatchObject({ valid: false, ledger_mismatches: 2 });
+    expect(res.ledger_mismatch_examples).toEqual([
+      { kind: 'decision', id: single.decision_id, expected: { mandate_id: used }, found: { mandate_id: null } },
+      { kind: 'mandate', id: used, expected: { uses: 0, budget_used: 0 }, found: { uses: 1, budget_used: 700 } },
+    ]);
   });
 
-  test("a denial named as another mandate's counts nothing; an approval named as another account's mandate is named with found null, and that account stays valid", async () => {
-    const { a, used, unused, single, denied } = await agentWithMandates();
+  test("a use unlinked with the mandate's counters lowered to match (owner, the row written again): the decision is named by its sealed record", async () => {
+    const { a, used, single } = await agentWithMandates();
+    await db().transaction().execute(async (trx) => {
+      await sql`UPDATE decisions SET mandate = NULL WHERE id = ${single.decision_id}`.execute(trx);
+      const row = await trx.selectFrom('mandates').selectAll().where('id', '=', used).executeTakeFirstOrThrow();
+      const presentations = await trx.selectFrom('mandate_presentations').selectAll().where('mandate_id', '=', used).execute();
+      await trx.deleteFrom('mandate_presentations').where('mandate_id', '=', used).execute();
+      await trx.deleteFrom('mandates').where('id', '=', used).execute();
+      await trx
+        .insertInto('mandates')
+        .values({ ...row, open_mandate: JSON.stringify(row.open_mandate), metadata: JSON.stringify(row.metadata), uses: 0, budget_used: 0, status: 'active', last_used_at: null } as never)
+        .execute();
+      await trx.insertInto('mandate_presentations').values(presentations).execute();
+    });
+    // The mandate's counters and the decisions now agree; the sealed record does not.
+    const res = await verify(a.test);
+    expect(res).toMatchObject({ valid: false, first_invalid: null, ledger_mismatches: 1 });
+    expect(res.ledger_mismatch_examples).toEqual([{ kind: 'decision', id: single.decision_id, expected: { mandate_id: used }, found: { mandate_id: null } }]);
+  });
+
+  test("a denial named as another mandate's: the decision is named, no counter; an approval named as another account's mandate is named with found null, and that account stays valid", async () => {
+    const { a, recurring, used, unused, single, denied } = await agentWithMandates();
     await underMandate(denied.decision_id, unused);
-    expect(await verify(a.test)).toMatchObject({ valid: true, ledger_mismatches: 0 });
+    const first = await verify(a.test);
+    expect(first).toMatchObject({ valid: false, ledger_mismatches: 1 });
+    expect(first.ledger_mismatch_examples).toEqual([{ kind: 'decision', id: denied.decision_id, expected: { mandate_id: recurring }, found: { mandate_id: unused } }]);
 
     const other = await agentWithMandates();
     await underMandate(single.decision_id, other.unused);
 
     const res = await verify(a.test);
-    expect(res).toMatchObject({ valid: false, ledger_mismatches: 2 });
+    expect(res).toMatchObject({ valid: false, ledger_mismatches: 4 });
     expect(res.ledger_mismatch_examples).toEqual(
       expect.arrayContaining([
+        { kind: 'decision', id: single.decision_id, expected: { mandate_id: used }, found: { mandate_id: other.unused } },
         { kind: 'mandate', id: used, expected: { uses: 0, budget_used: 0 }, found: { uses: 1, budget_used: 700 } },
         { kind: 'mandate', id: other.unused, expected: { uses: 1, budget_used: 700 }, found: { uses: null, budget_used: null } },
       ]),

@@ -8,10 +8,7 @@
  * agents' keys and signed requests, mandates, the housekeeping purges) runs as the runtime role too. PostgreSQL only: the embedded database has
  * one user.
  */
-import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -29,19 +26,10 @@ import { presenting } from '../support/mandate-presenting.js';
 import { agentApiKey, issueMandate, mandateFixture } from '../support/mandates.js';
 import { TEST_AUDIT_HMAC_KEY, TEST_IDEMPOTENCY_KEY } from '../support/server-keys.js';
 import { until } from '../support/wait.js';
+import { documentedGrants } from '../support/insider.js';
 
 const DATABASE_URL = process.env.DATABASE_URL || undefined;
 if (!DATABASE_URL) console.log('[runtime-role] skipped: DATABASE_URL unset (roles and grants need PostgreSQL; the embedded database has one user)');
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** The grants block of docs/security.md, for the given role names. */
-function documentedGrants(runtime: string): string {
-  const doc = fs.readFileSync(path.join(ROOT, 'docs/security.md'), 'utf8');
-  const block = /```sql\n\s*-- spend-auth runtime role grants[^\n]*\n([\s\S]*?)```/.exec(doc);
-  if (!block) throw new Error('docs/security.md has no runtime role grants block');
-  return block[1]!.replaceAll('spend_auth_app', runtime);
-}
 
 /** The URL for another role, with its password: CI's PostgreSQL asks for one on 127.0.0.1 (Debian's stock pg_hba.conf). */
 const as = (url: string, user: string, password: string) => Object.assign(new URL(url), { username: user, password }).toString();

@@ -28,12 +28,15 @@ class AuditVerificationLedgerMismatchExamplesItem:
     Attributes:
         kind (AuditVerificationLedgerMismatchExamplesItemKind): `decision`: a decision differs from its audit records;
             `spend`: an agent spend counter differs from its decisions; `mandate`: a mandate's `uses` or `budget_used`
-            differs from its approved decisions
-        id (str): The decision's id, for `spend` the agent's id, for `mandate` the mandate's id
+            differs from its approved decisions; `usage`: a live month's usage count differs from its decision records
+        id (str): The decision's id, for `spend` the agent's id, for `mandate` the mandate's id, for `usage` the
+            account's id
         expected (AuditVerificationLedgerMismatchExamplesItemExpected): What the records say: for `decision` the
-            differing fields (`amount`, `currency`, `vendor`, `agent_id`, `decision`); for `spend` `{period, approved,
-            reserved}` recomputed from the decisions; for `mandate` `{uses, budget_used}` recomputed from the decisions
-            approved under it (`found` null when no mandate of this account and mode has that id)
+            differing fields (`amount`, `currency`, `vendor`, `agent_id`, `decision`, `capture_status`, `captured_amount`,
+            `spend_month`, `spend_day`, `mandate_id`); for `usage` `{month, checks}` counted from the live decision records;
+            for `spend` `{period, approved, reserved}` recomputed from the decisions; for `mandate` `{uses, budget_used}`
+            recomputed from the decisions approved under it (`found` null when no mandate of this account and mode has that
+            id)
         found (AuditVerificationLedgerMismatchExamplesItemFound): What is stored, with the same fields
     """
 

@@ -11,9 +11,11 @@ T = TypeVar("T", bound="AuditVerificationLedgerMismatchExamplesItemExpected")
 
 @_attrs_define
 class AuditVerificationLedgerMismatchExamplesItemExpected:
-    """What the records say: for `decision` the differing fields (`amount`, `currency`, `vendor`, `agent_id`, `decision`);
-    for `spend` `{period, approved, reserved}` recomputed from the decisions; for `mandate` `{uses, budget_used}`
-    recomputed from the decisions approved under it (`found` null when no mandate of this account and mode has that id)
+    """What the records say: for `decision` the differing fields (`amount`, `currency`, `vendor`, `agent_id`, `decision`,
+    `capture_status`, `captured_amount`, `spend_month`, `spend_day`, `mandate_id`); for `usage` `{month, checks}`
+    counted from the live decision records; for `spend` `{period, approved, reserved}` recomputed from the decisions;
+    for `mandate` `{uses, budget_used}` recomputed from the decisions approved under it (`found` null when no mandate of
+    this account and mode has that id)
 
     """
 
