@@ -2,6 +2,7 @@ import { requireRole, STAFF, type Caller } from '../kernel/caller.js';
 import type { Db, DecisionStatus } from '../db/database.js';
 import { listPage } from '../db/pagination.js';
 import { findDecisionInScope } from '../decisions/decisions.repository.js';
+import { sealedDecision } from '../audit/decision-terms.js';
 import { toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
 import { AppError, conflict, forbidden, notFound } from '../kernel/errors.js';
 import { EngineUnavailable, ResolutionRejected, type HoldEngine } from './hold-engine.js';
@@ -32,8 +33,13 @@ export async function resolveApproval(
   note: string | undefined,
 ): Promise<DecisionView> {
   requireRole(caller, STAFF);
-  const decision = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
-  if (!decision || decision.expires_at === null) throw notFound('approval', 'decision_id');
+  const stored = await findDecisionInScope(deps.db, caller.accountId, caller.livemode, decisionId);
+  if (!stored || stored.expires_at === null) throw notFound('approval', 'decision_id');
+  // The requester and the quorum as the decision's sealed record states them, never the row (DECISIONS §7).
+  const { row: decision, verified } = await sealedDecision(deps.db, stored);
+  if (outcome === 'approved' && !verified && decision.status === 'pending') {
+    throw conflict("This hold's decision record does not verify (a row or record written outside the service): it cannot be approved. It can be denied.", 'decision_id');
+  }
   // Four eyes in live mode: the key that asked for the spend cannot approve it; it may deny it,
   // which withdraws the request. Test mode allows both, so one key can try the whole flow. Nor can
   // a key it minted, directly or through other keys (DECISIONS §8): it would lend its hands to itself.

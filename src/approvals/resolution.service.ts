@@ -2,6 +2,7 @@ import type { ApprovalEntry, Db, DbOrTrx } from '../db/database.js';
 import type { ApprovalCompletedData, ApprovalEscalatedData } from './approval-events.js';
 import { approverIds, countsAsRequester, sameApproverAs } from './approval-chains.js';
 import { appendAudit, decisionAuditFields, type AuditInput } from '../audit/audit.repository.js';
+import { sealedDecision } from '../audit/decision-terms.js';
 import { changeSpend } from '../decisions/spend.repository.js';
 import { toDecisionView, type DecisionRow, type DecisionView } from '../decisions/decision.view.js';
 import { emitEvent } from '../events/events.repository.js';
@@ -152,12 +153,14 @@ export interface ApprovalResult extends Resolution {
  * returned unchanged, and one past its time is expired instead.
  */
 export async function recordApproval(deps: { db: Db; signer?: TokenSigner; now?: () => Date }, input: ApprovalInput): Promise<ApprovalResult> {
-  return onPendingHold<ApprovalResult>(deps.db, input.decisionId, (row) => ({ changed: false, duplicate: false, decision: toDecisionView(row) }), async (trx, row) => {
+  return onPendingHold<ApprovalResult>(deps.db, input.decisionId, (row) => ({ changed: false, duplicate: false, decision: toDecisionView(row) }), async (trx, row, verified) => {
     const now = deps.now?.() ?? new Date();
     if (isExpired(row, now)) {
       const expired = await applyResolution(trx, deps.signer, row, { decisionId: row.id, outcome: 'expired', note: null, resolvedBy: 'system', actor: { type: 'system', id: null } }, now);
       return { changed: true, duplicate: false, decision: toDecisionView(expired) };
     }
+    // A hold whose sealed record does not verify is approved by nobody (it can still be denied or expire).
+    if (!verified) return { changed: false, duplicate: false, decision: toDecisionView(row) };
     return applyApproval(trx, deps.signer, row, input, now);
   });
 }
@@ -245,14 +248,18 @@ export async function escalateHold(deps: { db: Db; now?: () => Date }, decisionI
 /**
  * Runs `change` on the hold `decisionId` in a transaction, under its agent's lock and then its own
  * (the order of every spend change), while it is still pending; a hold resolved meanwhile is
- * answered by `settled` instead, changing nothing.
+ * answered by `settled` instead, changing nothing. `change` gets the row as the decision's sealed
+ * record states it (its requester, quorum, periods and facts: DECISIONS §7), and whether that
+ * record verifies.
  */
-async function onPendingHold<T>(db: Db, decisionId: string, settled: (row: DecisionRow) => T, change: (trx: DbOrTrx, row: DecisionRow) => Promise<T>): Promise<T> {
+async function onPendingHold<T>(db: Db, decisionId: string, settled: (row: DecisionRow) => T, change: (trx: DbOrTrx, row: DecisionRow, verified: boolean) => Promise<T>): Promise<T> {
   const first = await findDecisionById(db, decisionId);
   if (!first) throw notFound('decision', 'decision_id');
   return db.transaction().execute(async (trx) => {
     const row = (await lockAgentThenDecision(trx, first.agent_id, decisionId))!;
-    return row.status === 'pending' ? change(trx, row) : settled(row);
+    if (row.status !== 'pending') return settled(row);
+    const sealed = await sealedDecision(trx, row);
+    return change(trx, sealed.row, sealed.verified);
   });
 }
 
@@ -261,11 +268,13 @@ export const isExpired = (row: Pick<DecisionRow, 'expires_at'>, now: Date): bool
 
 /** Idempotent: a decision that is no longer pending is returned unchanged with `changed: false`. An approval needs the signer. */
 export async function resolveHeldDecision(deps: { db: Db; signer?: TokenSigner; now?: () => Date }, input: ResolveInput): Promise<Resolution> {
-  return onPendingHold<Resolution>(deps.db, input.decisionId, (row) => ({ changed: false, decision: toDecisionView(row) }), async (trx, row) => {
+  return onPendingHold<Resolution>(deps.db, input.decisionId, (row) => ({ changed: false, decision: toDecisionView(row) }), async (trx, row, verified) => {
     const now = deps.now?.() ?? new Date();
     // No approval after expiry: an outcome that reaches the database once the hold's time is up
     // (an Update accepted a moment before, retried activities) records the expiry instead.
     const effective: ResolveInput = isExpired(row, now) && input.outcome !== 'expired' ? { ...input, outcome: 'expired', note: null, resolvedBy: 'system', actor: { type: 'system', id: null } } : input;
+    // Nobody approves a hold whose sealed record does not verify; nothing is recorded.
+    if (effective.outcome === 'approved' && !verified) return { changed: false, decision: toDecisionView(row) };
     // The quorum holds whatever path the approval took (a run that never took the approval-chains
     // path, say one started by a worker of the previous version during a deploy): one approval of
     // several is recorded as such and leaves the hold pending.

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { sealedDecision } from '../audit/decision-terms.js';
 import { findDecisionById } from '../decisions/decisions.repository.js';
 import type { Logger } from '../kernel/logger.js';
 import { findHoldNames } from '../approvals/approvals.repository.js';
@@ -146,9 +147,11 @@ export class OutboxRelay {
   /** Carries one row; true when that needed the engine (and so shows it answers). */
   private async carry(row: OutboxRow): Promise<boolean> {
     if (row.topic === 'held_decision') {
-      const decision = await findDecisionById(this.deps.db, row.ref_id);
+      const stored = await findDecisionById(this.deps.db, row.ref_id);
       // Resolved before its workflow existed (agent frozen, or expired by the database meanwhile): nothing to start.
-      if (!decision || decision.status !== 'pending') return false;
+      if (!stored || stored.status !== 'pending') return false;
+      // The workflow's quorum comes from the decision's sealed record (DECISIONS §7), never the row.
+      const { row: decision } = await sealedDecision(this.deps.db, stored);
       // The names are read at each attempt; the start is idempotent by workflow id whatever they are.
       await this.deps.gateway.startHeld(decision, await findHoldNames(this.deps.db, decision));
       return true;
