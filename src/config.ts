@@ -75,6 +75,8 @@ const envSchema = z.object({
   AUDIT_HMAC_KEY: secretKey(32, false).optional(),
   /** A rail's authorization request is answered within this (Stripe waits 2 s); past it, the connection's on_timeout. */
   RAIL_DECISION_DEADLINE_MS: z.coerce.number().int().min(100).max(1_900).default(1_500),
+  /** A spend request that waited longer than this (from its arrival) for its work to start is shed: 503, never decided. */
+  MAX_QUEUE_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
   /** The worker sends each day's signed audit checkpoint to the accounts' webhook endpoints. */
   AUDIT_CHECKPOINT_WEBHOOKS: bool.default(false),
   /** Spend decisions committed together at most (group commit); 1: each decision its own transaction (docs/operations.md). */
@@ -144,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     idempotencyEncryptionKey: e.IDEMPOTENCY_ENCRYPTION_KEY,
     auditHmacKey: e.AUDIT_HMAC_KEY,
     railDecisionDeadlineMs: e.RAIL_DECISION_DEADLINE_MS,
+    maxQueueMs: e.MAX_QUEUE_MS,
     auditCheckpointWebhooks: e.AUDIT_CHECKPOINT_WEBHOOKS,
     authorizeBatch: { size: e.AUTHORIZE_BATCH_SIZE, lingerMs: e.AUTHORIZE_BATCH_LINGER_MS, inFlight: e.AUTHORIZE_BATCH_IN_FLIGHT },
     failpointKillAfterBatchCommit: e.FAILPOINT_KILL_AFTER_BATCH_COMMIT,

@@ -22,6 +22,7 @@ import { captureAtOnce, railActor, takeCoveringApproval, type RailOutcome, type 
 import type { DecisionWaiter } from './decision-waiter.js';
 import { autoFreezeTips, evaluate, type Evaluation } from '../policies/evaluate.js';
 import type { MandateRefusal, MandateRequest } from './mandate-request.js';
+import { admissionOf, admitOnce } from './admission.js';
 import { loadSafetyInputs } from './safety.js';
 import { transitionAgent } from '../agents/agents.service.js';
 import { findAgentInScope } from '../agents/agents.repository.js';
@@ -43,6 +44,10 @@ export interface AuthorizationDeps {
   onBatchPhases?: (phases: Readonly<Record<BatchPhase, number>>) => void;
   /** Set by `groupDecisions`: decisions are committed in batches (docs/operations.md, "Group commit"). */
   batcher?: DecisionBatcher<BatchMember, RailOutcome>;
+  /** MAX_QUEUE_MS: how long a spend request may wait for its work to start (admission.ts). */
+  maxQueueMs?: number | undefined;
+  /** Told how long each spend request with a bound waited, and whether it was shed (metrics). */
+  onAdmission?: ((waitedMs: number, shed: boolean) => void) | undefined;
 }
 
 /**
@@ -86,8 +91,8 @@ export type DecisionVia = {
  * must do more than write, like tipping auto-freeze), it is decided again in a transaction holding
  * the agent's row lock, which queues concurrent requests of one agent instead of retrying them.
  */
-export async function authorize(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem?: IdempotencyHandle<DbOrTrx>): Promise<DecisionView> {
-  return (await decide(deps, caller, input, { idem })).decision;
+export async function authorize(deps: AuthorizationDeps, caller: Caller, input: AuthorizeInput, idem?: IdempotencyHandle<DbOrTrx>, arrivedAt?: number): Promise<DecisionView> {
+  return (await decide(deps, caller, input, { idem, arrivedAt })).decision;
 }
 
 /**
@@ -100,11 +105,13 @@ export async function decide(
   deps: AuthorizationDeps,
   caller: Caller,
   input: AuthorizeInput,
-  opts: { idem?: IdempotencyHandle<DbOrTrx> | undefined; rail?: RailRequest | undefined } = {},
+  opts: { idem?: IdempotencyHandle<DbOrTrx> | undefined; rail?: RailRequest | undefined; arrivedAt?: number | undefined } = {},
 ): Promise<RailOutcome> {
   if (caller.role === 'reviewer') throw forbidden('Reviewer keys cannot request spend authorizations.');
   if (caller.role === 'agent' && caller.agentId !== input.agent_id) throw notFound('agent', 'agent_id');
-  const member: BatchMember = { caller, input, idem: opts.idem, rail: opts.rail };
+  // A rail's request is bound by its own deadline (checkInTime), any other by MAX_QUEUE_MS from its arrival.
+  const admission = opts.arrivedAt !== undefined && !opts.rail ? admissionOf(opts.arrivedAt, deps.maxQueueMs) : undefined;
+  const member: BatchMember = { caller, input, idem: opts.idem, rail: opts.rail, admission };
   // A rail's request joins the batches too: its match and capture are decided in memory under the
   // batch's agent locks and written with the batch's rows (batch-decide.ts), and one agent's swipes
   // and authorizations keep their arrival order.
@@ -116,7 +123,8 @@ export async function decide(
 const agentKey = (caller: Caller, agentId: string) => `${caller.accountId}:${caller.livemode}:${agentId}`;
 
 /** One request in a transaction of its own: unlocked when it can be, else under the agent's lock. */
-async function decideAlone(deps: AuthorizationDeps, { caller, input, idem, rail }: BatchMember): Promise<RailOutcome> {
+async function decideAlone(deps: AuthorizationDeps, member: BatchMember): Promise<RailOutcome> {
+  const { caller, input, idem, rail } = member;
   // Requests of one agent take turns in this process: each then finds the state the previous one
   // committed, so its unlocked write holds (two statements), where racing would have sent it to
   // the locked path (five). Other processes, and changes made elsewhere, are still caught by the
@@ -124,6 +132,7 @@ async function decideAlone(deps: AuthorizationDeps, { caller, input, idem, rail 
   const turn = takeTurn(agentKey(caller, input.agent_id));
   try {
     await turn.ready;
+    admitOnce(member, deps.onAdmission);
     rail?.checkInTime();
     const unlocked = rail ? undefined : await decideWithoutLock(deps, caller, input, idem);
     return unlocked ? { kind: 'decided', decision: unlocked } : await deps.db.transaction().execute((trx) => decideLocked(deps, trx, caller, input, idem, rail));

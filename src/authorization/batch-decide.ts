@@ -20,6 +20,7 @@ import type { AuthorizeInput } from './authorize.schemas.js';
 import type { BoundPolicy } from './authorization.repository.js';
 import { addChecks, addSpend, captureTaken, lowerSpend, completeKeys, countDecisions, insertJsonRows, lockAgentsWithPolicies, readDecisionsById, readRailCandidates, readSpends, savepoint, batchPass, type RailCandidate } from './batch.repository.js';
 import type { Settled } from './decision-batcher.js';
+import { admitOnce, type Admission } from './admission.js';
 import { pickCovering, railActor, type RailOutcome, type RailRequest } from './rail-request.js';
 
 /** One request waiting in a batch. */
@@ -28,6 +29,8 @@ export interface BatchMember {
   input: AuthorizeInput;
   idem: IdempotencyHandle<DbOrTrx> | undefined;
   rail: RailRequest | undefined;
+  /** Its bound on waiting (admission.ts); checked once, when its work starts. */
+  admission?: Admission | undefined;
 }
 
 /** Everything one decision writes, as rows (the one-by-one path turns them into its own statements). */
@@ -77,6 +80,24 @@ export interface DecisionSteps {
  * says: a request is never decided twice.
  */
 export async function decideBatch(deps: AuthorizationDeps, members: BatchMember[], steps: DecisionSteps, afterCommit?: () => void): Promise<Settled<RailOutcome>[]> {
+  // The batch's start is its members' end of waiting: those that waited past their bound are shed
+  // here, before anything is read, and the others decided as a batch without them.
+  const shed = new Map<number, Settled<RailOutcome>>();
+  members.forEach((m, i) => {
+    try {
+      admitOnce(m, deps.onAdmission);
+    } catch (error) {
+      shed.set(i, { ok: false, error });
+    }
+  });
+  if (shed.size === 0) return decideAdmitted(deps, members, steps, afterCommit);
+  const admitted = members.filter((_, i) => !shed.has(i));
+  const decided = admitted.length > 0 ? await decideAdmitted(deps, admitted, steps, afterCommit) : [];
+  let next = 0;
+  return members.map((_, i) => shed.get(i) ?? decided[next++]!);
+}
+
+async function decideAdmitted(deps: AuthorizationDeps, members: BatchMember[], steps: DecisionSteps, afterCommit?: () => void): Promise<Settled<RailOutcome>[]> {
   // Alone, a request is cheaper on its own path (two statements, no lock to wait for); a rail's is
   // not (its match and capture are a dozen statements there), so it takes the batch's way.
   if (members.length === 1 && !members[0]!.rail) {

@@ -3110,7 +3110,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `service_unavailable`: a dependency the call needs (the workflow engine) is down or did not answer within 10 s; retry after `Retry-After` seconds */
+        /** @description `service_unavailable`: a dependency the call needs (the workflow engine) is down or did not answer within 10 s; on a spend request (authorize), the service is overloaded and shed it before deciding anything (MAX_QUEUE_MS). Retry after `Retry-After` seconds */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -3442,6 +3442,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
             /** @description Any other error (`internal_error` for a bug, with a generic message) */
             default: {
                 headers: {
@@ -6330,6 +6331,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
             /** @description Any other error (`internal_error` for a bug, with a generic message) */
             default: {
                 headers: {

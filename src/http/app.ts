@@ -77,6 +77,8 @@ export interface AppDeps {
   publicBaseUrl?: string | undefined;
   /** RAIL_DECISION_DEADLINE_MS: a rail's authorization request is answered by then (from its arrival). */
   railDeadlineMs?: number | undefined;
+  /** MAX_QUEUE_MS: a spend request that waited longer for its work to start is shed (503); absent: 1,000. */
+  maxQueueMs?: number | undefined;
   /**
    * The rails that ask first this app serves, built from what it gives them (src/rails/<rail>/,
    * composed by src/process/); a rail not given answers as an unknown connection.
@@ -107,6 +109,11 @@ export function createApp(deps: AppDeps): Express {
   app.set('strict routing', true);
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // When the request was read off the socket: admission control and rails' deadlines count from it.
+  app.use((_req, res, next) => {
+    res.locals.arrivedAt = Date.now();
+    next();
+  });
   app.use(requestId);
   app.use(refuseOtherAuthority);
   if (deps.tracing) app.use(traceRequests());
@@ -118,7 +125,17 @@ export function createApp(deps: AppDeps): Express {
   const waiter = deps.waiter ?? new DecisionWaiter();
   const now = deps.now ? { now: deps.now } : {};
   const dashboardDir = findDashboardDir();
-  const authorization: AuthorizationDeps = { db: deps.db, signer: deps.signer, waiter, onDecision: metrics.recordDecision, onBatch: metrics.recordDecisionBatch, onBatchPhases: metrics.recordDecisionBatchPhases, ...now };
+  const authorization: AuthorizationDeps = {
+    db: deps.db,
+    signer: deps.signer,
+    waiter,
+    onDecision: metrics.recordDecision,
+    onBatch: metrics.recordDecisionBatch,
+    onBatchPhases: metrics.recordDecisionBatchPhases,
+    maxQueueMs: deps.maxQueueMs,
+    onAdmission: (waitedMs, shed) => metrics.recordAdmission('authorize', waitedMs, shed),
+    ...now,
+  };
   groupDecisions(authorization, deps.authorizeBatch ?? DEFAULT_AUTHORIZE_BATCH, deps.afterBatchCommit);
   const railSecrets = signingSecretCipher(deps.idempotencyKey);
   const railConnections = deps.railConnections ?? new RailConnectionCache({ db: deps.db, secrets: railSecrets });

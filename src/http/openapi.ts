@@ -109,7 +109,8 @@ const ERROR_RESPONSES: Record<string, { status: string; description: string; hea
   TooManyRequests: { status: '429', description: "`rate_limited`: over the per-minute limit", headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
   ServiceUnavailable: {
     status: '503',
-    description: '`service_unavailable`: a dependency the call needs (the workflow engine) is down or did not answer within 10 s; retry after `Retry-After` seconds',
+    description:
+      '`service_unavailable`: a dependency the call needs (the workflow engine) is down or did not answer within 10 s; on a spend request (authorize), the service is overloaded and shed it before deciding anything (MAX_QUEUE_MS). Retry after `Retry-After` seconds',
     headers: { 'Retry-After': ref('headers', 'RetryAfterUnavailable') },
   },
 };

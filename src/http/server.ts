@@ -27,7 +27,7 @@ const DRAIN_SWEEP_INTERVAL_MS = 100;
 export async function startHttpServer(
   database: Database,
   config: Pick<Config, 'port'>,
-  services: Pick<AppDeps, 'signer' | 'gateway' | 'idempotencyKey' | 'waiter' | 'railConnections' | 'allowPrivateUrls' | 'now' | 'rateLimit' | 'metrics' | 'engine' | 'tracing' | 'publicBaseUrl' | 'railDeadlineMs' | 'rails' | 'authorizeBatch' | 'afterBatchCommit' | 'keyDirectories' | 'mandateKeys'>,
+  services: Pick<AppDeps, 'signer' | 'gateway' | 'idempotencyKey' | 'waiter' | 'railConnections' | 'allowPrivateUrls' | 'now' | 'rateLimit' | 'metrics' | 'engine' | 'tracing' | 'publicBaseUrl' | 'railDeadlineMs' | 'maxQueueMs' | 'rails' | 'authorizeBatch' | 'afterBatchCommit' | 'keyDirectories' | 'mandateKeys'>,
   log: Logger,
   host = '0.0.0.0',
   bound?: Server,

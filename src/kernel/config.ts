@@ -52,6 +52,8 @@ export interface Config {
   idempotencyEncryptionKey: Buffer | undefined;
   auditHmacKey: Buffer | undefined;
   /** Milliseconds from a rail request's arrival to its answer at the latest (docs/rails/stripe-issuing.md). */
+  /** MAX_QUEUE_MS (admission control). */
+  maxQueueMs: number;
   railDecisionDeadlineMs: number;
   /** The daily `audit.checkpoint` event to webhook endpoints (a Temporal Schedule the worker keeps). */
   auditCheckpointWebhooks: boolean;

@@ -37,6 +37,8 @@ export interface Metrics {
   recordWebhookAttempt(result: WebhookAttemptResult): void;
   recordRateLimitRejection(): void;
   recordRailAnswer(rail: string, outcome: RailAnswerOutcome): void;
+  /** A spend request's wait before its work started (admission control), and whether it was shed for it. */
+  recordAdmission(route: string, waitedMs: number, shed: boolean): void;
 }
 
 export interface MetricsOptions {
@@ -91,7 +93,22 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     registers: [registry],
   });
+  const queueTime = new Histogram({
+    name: 'request_queue_seconds',
+    help: 'How long a spend request waited between its arrival and the start of its work (admission control; docs/operations.md); route authorize: POST /v1/authorize and the quick-start POST /authorize',
+    labelNames: ['route'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const shed = new Counter({
+    name: 'shed_total',
+    help: "Requests shed under load instead of served late, by route and reason (authorize, queue: 503 past MAX_QUEUE_MS, never decided; stripe_issuing, deadline: the connection's on_timeout answer)",
+    labelNames: ['route', 'reason'] as const,
+    registers: [registry],
+  });
   // Zero-valued series from the start, so rates and alerts work before the first event.
+  shed.inc({ route: 'authorize', reason: 'queue' }, 0);
+  shed.inc({ route: 'stripe_issuing', reason: 'deadline' }, 0);
   for (const outcome of RAIL_ANSWER_OUTCOMES) railAnswers.inc({ rail: 'stripe_issuing', outcome }, 0);
   for (const outcome of ['approved', 'denied', 'held'] as const) decisions.inc({ outcome }, 0);
   for (const result of ['delivered', 'retry', 'failed'] as const) webhookAttempts.inc({ result }, 0);
@@ -148,9 +165,16 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     recordDecisionBatchPhases: (phases) => {
       for (const [phase, seconds] of Object.entries(phases)) decisionBatchPhases.observe({ phase }, seconds);
     },
-    recordRailAnswer: (rail, outcome) => railAnswers.inc({ rail, outcome }),
+    recordRailAnswer: (rail, outcome) => {
+      railAnswers.inc({ rail, outcome });
+      if (outcome === 'timeout') shed.inc({ route: rail, reason: 'deadline' });
+    },
     recordWebhookAttempt: (result) => webhookAttempts.inc({ result }),
     recordRateLimitRejection: () => rateLimitRejections.inc(),
+    recordAdmission: (route, waitedMs, wasShed) => {
+      queueTime.observe({ route }, waitedMs / 1000);
+      if (wasShed) shed.inc({ route, reason: 'queue' });
+    },
   };
 }
 

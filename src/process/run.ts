@@ -152,6 +152,7 @@ export async function runProcess(config: Config, mode: ProcessMode, serverKeys: 
         // The rails that ask first (docs/rails/stripe-issuing.md): composed here, so neither adapter imports the other.
         publicBaseUrl: config.publicBaseUrl,
         railDeadlineMs: config.railDecisionDeadlineMs,
+        maxQueueMs: config.maxQueueMs,
         rails: { stripeIssuing: stripeIssuingRail },
         authorizeBatch: config.authorizeBatch,
         afterBatchCommit: killAfterBatches(config.failpointKillAfterBatchCommit, log),

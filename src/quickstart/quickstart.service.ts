@@ -196,6 +196,7 @@ export async function authorizeWithVault(
   caller: Caller,
   input: QuickstartAuthorizeInput,
   idem?: IdempotencyHandle<DbOrTrx>,
+  arrivedAt?: number,
 ): Promise<QuickstartAuthorization> {
   requireRole(caller, ADMIN);
   const vault = isVaultTokenShaped(input.token)
@@ -219,6 +220,6 @@ export async function authorizeWithVault(
       await idem.complete(trx, status, JSON.stringify(shaped));
     },
   };
-  const view = await authorize(deps, caller, request, handle);
+  const view = await authorize(deps, caller, request, handle, arrivedAt);
   return shaped ?? toQuickstartAuthorization(deps.db, view);
 }

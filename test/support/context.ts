@@ -104,7 +104,16 @@ export interface TestContextOptions {
   keyDirectories?: AppDeps['keyDirectories'];
   /** The app's mandate signing keys; absent: a key generated for this context. */
   mandateKeys?: MandateKeys;
+  /**
+   * MAX_QUEUE_MS of the app; absent: 60 s. A test's queue on a loaded machine (200 requests at once
+   * on one agent, the embedded engine's one connection) is not the overload admission control is
+   * for: its own tests (test/api/admission-control.test.ts) give a short bound.
+   */
+  maxQueueMs?: number;
 }
+
+/** The tests' MAX_QUEUE_MS unless a test sets its own (TestContextOptions.maxQueueMs). */
+const TEST_MAX_QUEUE_MS = 60_000;
 
 export async function createTestContext(opts: TestContextOptions = {}): Promise<TestContext> {
   useTestAuditKey();
@@ -143,6 +152,7 @@ export async function createTestContext(opts: TestContextOptions = {}): Promise<
     ...(opts.authorizeBatch ? { authorizeBatch: opts.authorizeBatch } : {}),
     ...(opts.publicBaseUrl ? { publicBaseUrl: opts.publicBaseUrl } : {}),
     ...(opts.keyDirectories ? { keyDirectories: opts.keyDirectories } : {}),
+    maxQueueMs: opts.maxQueueMs ?? TEST_MAX_QUEUE_MS,
   };
   const server = await startHttpServer(database, { port: 0 }, services, opts.log ?? createLogger('silent'), '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${server.port}`;

@@ -36,6 +36,8 @@ export const quickstartRoutes = [
     body: quickstartAuthorizeSchema,
     // Every completed check is a 200, whether approved, denied or pending.
     response: { status: 200, description: 'The outcome in decimal USD', schema: quickstartAuthorizationSchema },
-    handler: ({ deps, caller, body, idempotency }) => authorizeWithVault(deps.authorization, caller, body, idempotency),
+    // 503: shed under overload (MAX_QUEUE_MS), never decided.
+    errors: [503],
+    handler: ({ deps, caller, body, idempotency, res }) => authorizeWithVault(deps.authorization, caller, body, idempotency, res.locals.arrivedAt as number | undefined),
   }),
 ];

@@ -86,6 +86,11 @@ def _parse_response(
 
         return response_429
 
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+        return response_503
+
     response_default = Error.from_dict(response.json())
 
     return response_default
