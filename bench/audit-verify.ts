@@ -21,6 +21,7 @@ import { connectDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { generatePrivateJwk, keysFromJwks } from '../src/tokens/signing-keys.js';
 import { CpuMeter, measure } from './proc.js';
+import { DEFAULT_ADMIN_URL, requireAdmin } from './harness.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -32,7 +33,7 @@ const { values: args } = parseArgs({
     reuse: { type: 'boolean', default: false },
     /** Live mode: verify then also checks the month's usage count (kind `usage`) against the records. */
     live: { type: 'boolean', default: false },
-    'admin-url': { type: 'string', default: process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'admin-url': { type: 'string', default: DEFAULT_ADMIN_URL },
   },
 });
 const N = Number(args.records);
@@ -165,6 +166,7 @@ async function generate(client: pg.Client, key: Buffer) {
 }
 
 async function main() {
+  await requireAdmin(args['admin-url']!);
   const exists = (await admin(`SELECT 1 FROM pg_database WHERE datname = '${DB_NAME}'`)).rowCount === 1;
   const reuse = args.reuse && exists && fs.existsSync(KEY_FILE);
   const key = reuse ? Buffer.from(fs.readFileSync(KEY_FILE, 'utf8'), 'hex') : randomBytes(32);

@@ -14,6 +14,28 @@ export const ROOT = path.resolve(import.meta.dirname, '..');
 export const MACHINE = { cpus: os.cpus().length, node: process.version };
 export const DEFAULT_ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
+/**
+ * Connects once as the administrator and, when that fails, says in one line what to set and exits
+ * (78, a bad setting, as the service does): a stock pg_hba.conf asks for a password on 127.0.0.1,
+ * and pg's own error ("client password must be a string") names nothing to change.
+ */
+export async function requireAdmin(adminUrl: string): Promise<void> {
+  const c = new pg.Client({ connectionString: adminUrl });
+  try {
+    await c.connect();
+    await c.query('SELECT 1');
+  } catch (err) {
+    const u = new URL(adminUrl);
+    const why = /password/i.test((err as Error).message) ? 'it asks for a password this URL does not give' : (err as Error).message;
+    process.stderr.write(
+      `bench: cannot connect to PostgreSQL as ${decodeURIComponent(u.username) || '(no user)'} at ${u.host} (${why}): set BENCH_ADMIN_URL (or --admin-url) to a superuser's URL with its password, e.g. postgres://postgres:PASSWORD@127.0.0.1:5432/postgres\n`,
+    );
+    process.exit(78);
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
+
 /** The server's database `name`, and statements run as the administrator. */
 export function postgresAdmin(adminUrl: string) {
   const dbUrl = (name: string) => {

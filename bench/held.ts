@@ -28,7 +28,7 @@ import { pendingHoldsToReconcile } from '../src/approvals/approvals.repository.j
 import { connectDatabase } from '../src/db/connect.js';
 import { TemporalGateway } from '../src/temporal/gateway.js';
 import { heldWorkflowId } from '../src/temporal/ids.js';
-import { apiPost, DEFAULT_ADMIN_URL, MACHINE, openLoopClient, perRequest, postgresAdmin, productionKeys, ROOT, saveResult, selfCpu, stop, waitForHealth } from './harness.js';
+import { apiPost, DEFAULT_ADMIN_URL, MACHINE, openLoopClient, perRequest, postgresAdmin, productionKeys, ROOT, saveResult, selfCpu, stop, waitForHealth, requireAdmin} from './harness.js';
 import { commandLine, CpuMeter, descendants, measure, threadTicks, TICK_MS } from './proc.js';
 
 const { values: args } = parseArgs({
@@ -283,6 +283,7 @@ async function engineSample(address: string, holds: { id: string; created_at: Da
 }
 
 async function main() {
+  await requireAdmin(ADMIN_URL);
   const stamp = new Date().toISOString();
   if (!process.env.TEMPORAL_CLI_PATH) console.log('TEMPORAL_CLI_PATH unset: `dev` looks for the Temporal CLI itself (src/temporal/cli-acquisition.ts)');
   const { base, key, server, logFile } = await startDev();

@@ -31,6 +31,7 @@ import {
   waitForLine,
   type BatchSize,
   type CpuPerRequest,
+  requireAdmin,
 } from './harness.js';
 import { BATCH_PHASES } from '../src/authorization/batch-decide.js';
 import { CpuMeter, descendants, measure } from './proc.js';
@@ -578,6 +579,7 @@ function checkGoals(table: (AuthorizeRow & Record<Goal['metric'], number | null>
 }
 
 async function main() {
+  await requireAdmin(ADMIN_URL);
   // No pgbench in a mandates run: its database is left alone.
   if (args.mandates) return mandatesRun();
   console.log(`preparing databases ${DB_NAME} and ${PGBENCH_DB}`);

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import Stripe from 'stripe';
-import { apiPost, batchLabel, batchSizeEnv, openLoopClient, DEFAULT_ADMIN_URL, MACHINE, parseBatchSizes, perRequest, postgresAdmin, ROOT, saveResult, selfCpu, startService, stop, type BatchSize } from './harness.js';
+import { apiPost, batchLabel, batchSizeEnv, openLoopClient, DEFAULT_ADMIN_URL, MACHINE, parseBatchSizes, perRequest, postgresAdmin, ROOT, saveResult, selfCpu, startService, stop, type BatchSize, requireAdmin} from './harness.js';
 import { BATCH_PHASES } from '../src/authorization/batch-decide.js';
 import { CpuMeter, descendants, measure } from './proc.js';
 
@@ -242,6 +242,7 @@ async function runService(batchSize: BatchSize, build: boolean) {
 }
 
 async function main() {
+  await requireAdmin(args['admin-url']!);
   const stamp = new Date().toISOString();
   const services = [];
   // Built once, before the first start: every batch size runs the same build.
