@@ -3,7 +3,7 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { AgentHooks } from '../agents/agents.service.js';
 import type { resolveApproval } from '../approvals/approvals.service.js';
-import type { AuthorizationDeps } from '../authorization/authorization.service.js';
+import type { AuthorizationDeps } from '../authorization/authorization.deps.js';
 import type { MandateDeps } from '../mandates/mandate-deps.js';
 import { requireRole, type Caller } from '../kernel/caller.js';
 import type { Db, DbOrTrx, Role } from '../db/database.js';

@@ -6,7 +6,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
-import type { AuthorizationDeps } from '../authorization/authorization.service.js';
+import type { AuthorizationDeps } from '../authorization/authorization.deps.js';
 import type { ResponseCipher } from '../idempotency/response-cipher.js';
 
 /** The open mandate's `vct`: the only one we issue and take. */

@@ -1,4 +1,4 @@
-import type { AuthorizationDeps } from '../authorization/authorization.service.js';
+import type { AuthorizationDeps } from '../authorization/authorization.deps.js';
 import type { EndpointConnection, RailConnectionCache } from './rail-connection-cache.js';
 
 /** How an authorization request was answered, for /metrics: by an approval, a decision, a decline, the timeout answer, or a repeat. */

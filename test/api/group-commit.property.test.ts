@@ -7,7 +7,8 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { decide, groupDecisions, type AuthorizationDeps } from '../../src/authorization/authorization.service.js';
+import { decide, groupDecisions } from '../../src/authorization/authorization.service.js';
+import type { AuthorizationDeps } from '../../src/authorization/authorization.deps.js';
 import { DecisionWaiter } from '../../src/authorization/decision-waiter.js';
 import type { Caller } from '../../src/kernel/caller.js';
 import type { RailOutcome, RailRequest } from '../../src/authorization/rail-request.js';

@@ -8,7 +8,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { decideMandate, type AuthorizationDeps } from '../../src/authorization/authorization.service.js';
+import { decideMandate } from '../../src/authorization/authorization.service.js';
+import type { AuthorizationDeps } from '../../src/authorization/authorization.deps.js';
 import { DecisionWaiter } from '../../src/authorization/decision-waiter.js';
 import type { MandateRefusal, MandateRequest } from '../../src/authorization/mandate-request.js';
 import type { Caller } from '../../src/kernel/caller.js';

@@ -7,7 +7,8 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { authorize, decide, groupDecisions, type AuthorizationDeps } from '../../src/authorization/authorization.service.js';
+import { authorize, decide, groupDecisions } from '../../src/authorization/authorization.service.js';
+import type { AuthorizationDeps } from '../../src/authorization/authorization.deps.js';
 import { DecisionWaiter } from '../../src/authorization/decision-waiter.js';
 import { captureDecision, updateCaptureMetadata } from '../../src/capture/capture.service.js';
 import type { Caller, RequestSignature } from '../../src/kernel/caller.js';

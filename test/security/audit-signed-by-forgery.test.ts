@@ -8,7 +8,8 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { authorize, type AuthorizationDeps } from '../../src/authorization/authorization.service.js';
+import { authorize } from '../../src/authorization/authorization.service.js';
+import type { AuthorizationDeps } from '../../src/authorization/authorization.deps.js';
 import { DecisionWaiter } from '../../src/authorization/decision-waiter.js';
 import type { Caller } from '../../src/kernel/caller.js';
 import { newId } from '../../src/kernel/ids.js';

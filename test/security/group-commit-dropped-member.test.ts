@@ -11,7 +11,8 @@
  * check), which lets it be decided and fails it at the write, as a deadline passing then does.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { decide, groupDecisions, type AuthorizationDeps } from '../../src/authorization/authorization.service.js';
+import { decide, groupDecisions } from '../../src/authorization/authorization.service.js';
+import type { AuthorizationDeps } from '../../src/authorization/authorization.deps.js';
 import type { RailRequest } from '../../src/authorization/rail-request.js';
 import { DecisionWaiter } from '../../src/authorization/decision-waiter.js';
 import { authenticate } from '../../src/keys/keys.service.js';

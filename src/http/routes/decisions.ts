@@ -1,5 +1,5 @@
 import { getDecisionQuery } from '../../authorization/authorize.schemas.js';
-import { getDecision } from '../../authorization/authorization.service.js';
+import { getDecision } from '../../authorization/decision-reads.service.js';
 import { decisionSchema } from '../../decisions/decision.view.js';
 import { ADMIN, ANY_ROLE } from '../../kernel/caller.js';
 import { captureSchema, captureUpdateSchema, voidSchema } from '../../capture/capture.schemas.js';

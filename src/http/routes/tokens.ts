@@ -1,5 +1,5 @@
 import { verifyTokenSchema } from '../../authorization/authorize.schemas.js';
-import { verifyToken } from '../../authorization/authorization.service.js';
+import { verifyToken } from '../../authorization/decision-reads.service.js';
 import { ANY_ROLE } from '../../kernel/caller.js';
 import { jwksSchema, toJwksView, tokenVerificationSchema } from '../../tokens/token.view.js';
 import { documentPerSource, publicDocument, sendPublicDocument } from '../public-document.js';

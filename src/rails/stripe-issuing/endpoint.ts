@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import type { AuthorizationDeps } from '../../authorization/authorization.service.js';
+import type { AuthorizationDeps } from '../../authorization/authorization.deps.js';
 import { invalid } from '../../kernel/errors.js';
 import { IJsonViolation, parseIJson } from '../../kernel/i-json.js';
 import { applyCardLifeEvent } from '../../rail-connections/card-life.service.js';
