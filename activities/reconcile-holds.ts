@@ -1,5 +1,6 @@
 import { findHoldNames, pendingHoldsToReconcile } from '../src/approvals/approvals.repository.js';
 import { isExpired, resolveHeldDecision } from '../src/approvals/resolution.service.js';
+import { sealedDecision } from '../src/audit/decision-terms.js';
 import type { Db } from '../src/db/database.js';
 import { heartbeat } from './periodic.js';
 import type { Logger } from '../src/kernel/logger.js';
@@ -49,7 +50,9 @@ export function createReconcileActivities(deps: ReconcileActivityDeps) {
             if (changed) result.expired += 1;
             deps.log?.info({ decision_id: hold.id, workflow: state }, 'reconciler expired a hold whose workflow was not running');
           } else {
-            await gateway.restartHeld(hold, await findHoldNames(deps.db, hold));
+            // The quorum the workflow counts comes from the decision's sealed record (DECISIONS §7).
+            const { row } = await sealedDecision(deps.db, hold);
+            await gateway.restartHeld(row, await findHoldNames(deps.db, row));
             result.restarted += 1;
             deps.log?.info({ decision_id: hold.id, workflow: state }, 'reconciler started the workflow of a pending hold again');
           }
