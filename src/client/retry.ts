@@ -27,7 +27,15 @@ export function retryAfterMs(value: string | null, now: number = Date.now()): nu
   return parseRetryAfter(value, now, Number.POSITIVE_INFINITY);
 }
 
-/** How long to wait before the next attempt: the service's `Retry-After` when it gave one, else the backoff. */
+/** A `Retry-After` is waited out, plus a random part of up to this share of it. */
+export const RETRY_AFTER_SPREAD = 0.5;
+
+/**
+ * How long to wait before the next attempt: the service's `Retry-After` when it gave one, and a
+ * random part of up to half of it more, else the backoff. The spread matters under overload: every
+ * client the service shed at one moment is told the same `Retry-After`, and retrying all at once
+ * would shed them again together.
+ */
 export function retryDelayMs(retry: number, retryAfter: number | undefined, random: () => number = Math.random): number {
-  return retryAfter ?? backoffMs(retry, random);
+  return retryAfter === undefined ? backoffMs(retry, random) : retryAfter + random() * retryAfter * RETRY_AFTER_SPREAD;
 }

@@ -39,10 +39,16 @@ describe('Retry-After', () => {
     expect(retryAfterMs(' 0.25 ', now)).toBe(250);
     expect(retryAfterMs('2.0', now)).toBe(2_000);
   });
-  test('given, it replaces the backoff; absent, the backoff applies', () => {
-    expect(retryDelayMs(3, 2_000, () => 0.9)).toBe(2_000);
+  test('given, it replaces the backoff: waited out, plus a random part of up to half of it (shed clients do not come back together); absent, the backoff applies', () => {
+    expect(retryDelayMs(3, 2_000, () => 0)).toBe(2_000);
+    expect(retryDelayMs(3, 2_000, () => 0.9)).toBe(2_900);
+    expect(retryDelayMs(3, 2_000, () => 0.999999)).toBeLessThan(3_000);
     expect(retryDelayMs(0, 0, () => 0.9)).toBe(0);
     expect(retryDelayMs(1, undefined, () => 0.5)).toBe(500);
+    const spread = Array.from({ length: 200 }, () => retryDelayMs(0, 5_000));
+    expect(Math.min(...spread)).toBeGreaterThanOrEqual(5_000);
+    expect(Math.max(...spread)).toBeLessThanOrEqual(7_500);
+    expect(new Set(spread).size).toBeGreaterThan(100);
   });
 });
 

@@ -27,6 +27,8 @@ BACKOFF_BASE = 0.5
 BACKOFF_CAP = 8.0
 #: A Retry-After above this is not slept through: the error is raised instead.
 MAX_RETRY_AFTER = 60.0
+#: A Retry-After is slept through, plus a random part of up to this share of it.
+RETRY_AFTER_SPREAD = 0.5
 RETRY_STATUSES = frozenset({429, 503})
 #: Failures where the request may not have arrived, or its answer was lost: retried, and safe to
 #: retry because every POST carries the call's Idempotency-Key.
@@ -120,9 +122,11 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
 
 def retry_delay(attempt: int, retry_after: float | None) -> float:
     """How long to sleep before retry number ``attempt + 1``: the server's Retry-After when it gave
-    one, else full-jitter exponential backoff."""
+    one, plus a random part of up to half of it (every client shed at one moment is told the same
+    Retry-After; coming back together would be shed again together), else full-jitter exponential
+    backoff."""
     if retry_after is not None:
-        return retry_after
+        return retry_after + random.uniform(0.0, retry_after * RETRY_AFTER_SPREAD)
     return random.uniform(0.0, min(BACKOFF_CAP, BACKOFF_BASE * (2**attempt)))
 
 

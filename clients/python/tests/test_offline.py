@@ -22,11 +22,13 @@ def test_retry_after_seconds_and_http_date() -> None:
     assert _http.parse_retry_after("nan") is None
 
 
-def test_backoff_is_full_jitter_capped_at_8_s_and_retry_after_wins() -> None:
+def test_backoff_is_full_jitter_capped_at_8_s_and_retry_after_wins_with_a_spread() -> None:
     for attempt, ceiling in [(0, 0.5), (1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (10, 8.0)]:
         delays = [_http.retry_delay(attempt, None) for _ in range(200)]
         assert all(0 <= d <= ceiling for d in delays) and max(delays) > ceiling / 2
-    assert _http.retry_delay(5, 3.0) == 3.0
+    waits = [_http.retry_delay(5, 3.0) for _ in range(200)]
+    assert all(3.0 <= w <= 4.5 for w in waits) and len(set(waits)) > 100
+    assert _http.retry_delay(0, 0.0) == 0.0
 
 
 def test_base_url_gets_v1() -> None:
