@@ -132,7 +132,8 @@ async function runService(batchSize: BatchSize, build: boolean) {
     };
     const timeoutsBefore = await recordedTimeouts();
     const latencies: number[] = [];
-    const outcome = { approved: 0, declined: 0, timeout_answers: 0, over_deadline: 0, non_200: 0, no_answer: 0 };
+    // shed: answered 503 at once under overload (admission control), never decided; a swipe's counterpart is its timeout answer.
+    const outcome = { approved: 0, declined: 0, timeout_answers: 0, shed: 0, over_deadline: 0, non_200: 0, no_answer: 0 };
     const load = os.loadavg();
     const others = otherProcesses([process.pid, ...apiPids()]);
     const apiMeter = new CpuMeter(apiPids);
@@ -155,6 +156,7 @@ async function runService(batchSize: BatchSize, build: boolean) {
                   latencies.push(ms);
                   if (ms > DEADLINE_MS) outcome.over_deadline += 1;
                   if (res.status === 0) return void (outcome.no_answer += 1);
+                  if (res.status === 503) return void (outcome.shed += 1);
                   if (res.status !== 200) return void (outcome.non_200 += 1);
                   if (kind === 'authorize') {
                     const decision = (JSON.parse(res.body) as { decision: string }).decision;
@@ -265,11 +267,11 @@ async function main() {
     services: services.map((s) => ({ batch_size: s.batch_size, service_log: s.service_log, rail_answers_total: s.rail_answers_total, batches: s.batches, mean_decisions_per_batch: s.mean_decisions_per_batch, batch_phase_ms: s.batch_phase_ms })),
   };
   const file = saveResult(stamp, `stripe-issuing-${args.label}`, result);
-  console.log('\n| kind | batch size | rate/s | sent | achieved/s | p50 ms | p90 ms | p99 ms | max ms | > 1.5 s | timeout answers (recorded) | non-200 | no answer | approved | declined | API CPU ms/req | PG CPU ms/req | generator CPU ms/req | load avg before |');
+  console.log('\n| kind | batch size | rate/s | sent | achieved/s | p50 ms | p90 ms | p99 ms | max ms | > 1.5 s | timeout answers (recorded) | shed (503) | other non-200 | no answer | approved | declined | API CPU ms/req | PG CPU ms/req | generator CPU ms/req | load avg before |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     console.log(
-      `| ${r.kind} | ${batchLabel(r.batch_size)} | ${r.rate} | ${r.requests} | ${r.achieved_rps} | ${r.p50_ms} | ${r.p90_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.over_deadline} | ${r.timeout_answers} (${r.timeout_answers_recorded}) | ${r.non_200} | ${r.no_answer} | ${r.approved} | ${r.declined} | ${r.api_cpu_ms_per_request.total} | ${r.postgres_cpu_ms_per_request.total} | ${r.load_generator_cpu_ms_per_request.total} | ${r.load_average_before.join(' ')} |`,
+      `| ${r.kind} | ${batchLabel(r.batch_size)} | ${r.rate} | ${r.requests} | ${r.achieved_rps} | ${r.p50_ms} | ${r.p90_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.over_deadline} | ${r.timeout_answers} (${r.timeout_answers_recorded}) | ${r.shed} | ${r.non_200} | ${r.no_answer} | ${r.approved} | ${r.declined} | ${r.api_cpu_ms_per_request.total} | ${r.postgres_cpu_ms_per_request.total} | ${r.load_generator_cpu_ms_per_request.total} | ${r.load_average_before.join(' ')} |`,
     );
   }
   for (const s of services) console.log(`service log, batch size ${batchLabel(s.batch_size)}: ${JSON.stringify(s.service_log)}`);
