@@ -10,10 +10,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { agentWithPolicy, createTestContext, type TestContext } from '../support/context.js';
-import { insiders, type Insider } from '../support/insider.js';
+import { INSIDER_NAMES, insiders, type Insiders } from '../support/insider.js';
 
 let ctx: TestContext;
-let who: { all: Insider[]; drop: () => Promise<void> };
+let who: Insiders;
 
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -24,8 +24,7 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-const NAMES = ['owner', ...(process.env.DATABASE_URL ? ['runtime role'] : [])] as const;
-const insider = (name: string) => who.all.find((i) => i.name === name)!;
+const insider = (name: Insiders['all'][number]['name']) => who.named(name);
 
 /** An agent with an approval captured at 3,000 of 5,000, and an uncaptured one of 2,000; verify valid. */
 async function books() {
@@ -38,7 +37,7 @@ async function books() {
   return { a, agentId, captured, open };
 }
 
-test.each(NAMES)("a captured amount lowered with the counters: the decision's capture is named (%s)", async (name) => {
+test.each(INSIDER_NAMES)("a captured amount lowered with the counters: the decision's capture is named (%s)", async (name) => {
   const { a, agentId, captured } = await books();
   await insider(name).run(sql`UPDATE decisions SET captured_amount = 1000 WHERE id = ${captured}`, sql`UPDATE agent_spend SET approved = approved - 2000 WHERE agent_id = ${agentId}`);
   const v = (await a.test.get('/v1/audit-logs/verify')).body;
@@ -46,7 +45,7 @@ test.each(NAMES)("a captured amount lowered with the counters: the decision's ca
   expect(v.ledger_mismatch_examples).toEqual([{ kind: 'decision', id: captured, expected: { captured_amount: 3_000 }, found: { captured_amount: 1_000 } }]);
 });
 
-test.each(NAMES)('an approval marked voided with no void record, its counters lowered: named (%s)', async (name) => {
+test.each(INSIDER_NAMES)('an approval marked voided with no void record, its counters lowered: named (%s)', async (name) => {
   const { a, agentId, open } = await books();
   await insider(name).run(sql`UPDATE decisions SET capture_status = 'voided' WHERE id = ${open}`, sql`UPDATE agent_spend SET approved = approved - 2000 WHERE agent_id = ${agentId}`);
   const v = (await a.test.get('/v1/audit-logs/verify')).body;

@@ -11,10 +11,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { agentWithPolicy, createTestContext, type TestContext } from '../support/context.js';
-import { insiders, type Insider } from '../support/insider.js';
+import { INSIDER_NAMES, insiders, type Insiders } from '../support/insider.js';
 
 let ctx: TestContext;
-let who: { all: Insider[]; drop: () => Promise<void> };
+let who: Insiders;
 
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -25,8 +25,7 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-const NAMES = ['owner', ...(process.env.DATABASE_URL ? ['runtime role'] : [])] as const;
-const insider = (name: string) => who.all.find((i) => i.name === name)!;
+const insider = (name: Insiders['all'][number]['name']) => who.named(name);
 
 /** The month before `M:YYYY-MM`, and a day in it. */
 function monthBefore(month: string): { month: string; day: string } {
@@ -36,7 +35,7 @@ function monthBefore(month: string): { month: string; day: string } {
   return { month: `M:${iso.slice(0, 7)}`, day: `D:${iso.slice(0, 10)}` };
 }
 
-test.each(NAMES)("a decision moved to last month with its counters: the decision's periods are named (%s)", async (name) => {
+test.each(INSIDER_NAMES)("a decision moved to last month with its counters: the decision's periods are named (%s)", async (name) => {
   const a = await ctx.account();
   const { agentId } = await agentWithPolicy(a.test, { budget_monthly: 5_000, budget_single_max: 5_000 });
   const spent = await a.test.post('/v1/authorize', { agent_id: agentId, amount: 4_000, currency: 'USD', vendor: 'shop.example' });
@@ -59,7 +58,7 @@ test.each(NAMES)("a decision moved to last month with its counters: the decision
   expect(v.ledger_mismatch_examples).toEqual([{ kind: 'decision', id, expected: { spend_month: row.spend_month, spend_day: row.spend_day }, found: { spend_month: last.month, spend_day: last.day } }]);
 });
 
-test.each(NAMES)("usage counters zeroed: the live month's count is named, test mode has none (%s)", async (name) => {
+test.each(INSIDER_NAMES)("usage counters zeroed: the live month's count is named, test mode has none (%s)", async (name) => {
   const a = await ctx.account();
   expect(a.live).toBeDefined();
   const { agentId } = await agentWithPolicy(a.live!, { budget_monthly: 100_000, budget_single_max: 10_000, require_approval_above: 5_000 });
@@ -76,7 +75,7 @@ test.each(NAMES)("usage counters zeroed: the live month's count is named, test m
   expect((await a.test.get('/v1/audit-logs/verify')).body).toMatchObject({ valid: true, ledger_mismatches: 0 });
 });
 
-test.each(NAMES)('usage counters raised (the customer billed for checks never made): named too (%s)', async (name) => {
+test.each(INSIDER_NAMES)('usage counters raised (the customer billed for checks never made): named too (%s)', async (name) => {
   const a = await ctx.account();
   const { agentId } = await agentWithPolicy(a.live!, { budget_monthly: 100_000, budget_single_max: 10_000 });
   expect((await a.live!.post('/v1/authorize', { agent_id: agentId, amount: 100, currency: 'USD', vendor: 'shop.example' })).status).toBe(200);

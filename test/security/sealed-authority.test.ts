@@ -14,13 +14,13 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestContext, policyBody, type Client, type TestAccount, type TestContext } from '../support/context.js';
 import { FakeInlineGateway } from '../support/fake-gateway.js';
-import { insiders, type Insider } from '../support/insider.js';
+import { INSIDER_NAMES, insiders, type Insiders } from '../support/insider.js';
 import { decisionCount, presenting } from '../support/mandate-presenting.js';
 import { mandateFixture } from '../support/mandates.js';
 
 let ctx: TestContext;
 let acct: TestAccount;
-let who: { all: Insider[]; drop: () => Promise<void> };
+let who: Insiders;
 /** The live requester (an admin key the account's key minted) and three reviewers beside it. */
 let requester: { id: string; client: Client };
 let reviewers: { id: string; client: Client }[];
@@ -42,8 +42,7 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-const NAMES = ['owner', ...(process.env.DATABASE_URL ? ['runtime role'] : [])] as const;
-const insider = (name: string) => who.all.find((i) => i.name === name)!;
+const insider = (name: Insiders['all'][number]['name']) => who.named(name);
 
 async function liveHold(approvalsRequired: number): Promise<string> {
   const rules = approvalsRequired > 1 ? [{ above: 1_000, approvals_required: approvalsRequired }] : [];
@@ -62,7 +61,7 @@ const stillPending = async (id: string, approvals: number) => {
 };
 
 describe('a live hold', () => {
-  test.each(NAMES)("requested_by cleared: the requesting key still cannot approve its own hold (%s)", async (name) => {
+  test.each(INSIDER_NAMES)("requested_by cleared: the requesting key still cannot approve its own hold (%s)", async (name) => {
     const id = await liveHold(1);
     await insider(name).run(sql`UPDATE decisions SET requested_by = NULL WHERE id = ${id}`);
     const res = await requester.client.post(`/v1/approvals/${id}/approve`);
@@ -71,7 +70,7 @@ describe('a live hold', () => {
     await stillPending(id, 0);
   });
 
-  test.each(NAMES)('requested_by set to another key: the requester is still the sealed one (%s)', async (name) => {
+  test.each(INSIDER_NAMES)('requested_by set to another key: the requester is still the sealed one (%s)', async (name) => {
     const id = await liveHold(1);
     await insider(name).run(sql`UPDATE decisions SET requested_by = ${reviewers[2]!.id} WHERE id = ${id}`);
     expect((await requester.client.post(`/v1/approvals/${id}/approve`)).status).toBe(403);
@@ -80,7 +79,7 @@ describe('a live hold', () => {
     expect((await reviewers[2]!.client.post(`/v1/approvals/${id}/approve`)).body).toMatchObject({ status: 'approved' });
   });
 
-  test.each(NAMES)('approvals_required lowered from 3 to 1: one approval does not resolve it, three do (%s)', async (name) => {
+  test.each(INSIDER_NAMES)('approvals_required lowered from 3 to 1: one approval does not resolve it, three do (%s)', async (name) => {
     const id = await liveHold(3);
     await insider(name).run(sql`UPDATE decisions SET approvals_required = 1 WHERE id = ${id}`);
     expect((await reviewers[0]!.client.post(`/v1/approvals/${id}/approve`)).body).toMatchObject({ status: 'pending' });
@@ -89,7 +88,7 @@ describe('a live hold', () => {
     expect((await reviewers[2]!.client.post(`/v1/approvals/${id}/approve`)).body).toMatchObject({ status: 'approved' });
   });
 
-  test.each(NAMES)("the amount lowered on the row: the approval's token is for the sealed amount (%s)", async (name) => {
+  test.each(INSIDER_NAMES)("the amount lowered on the row: the approval's token is for the sealed amount (%s)", async (name) => {
     const id = await liveHold(1);
     await insider(name).run(sql`UPDATE decisions SET amount = 1 WHERE id = ${id}`);
     const approved = await reviewers[0]!.client.post(`/v1/approvals/${id}/approve`);
@@ -115,7 +114,7 @@ describe('a live hold', () => {
 });
 
 describe('a mandate presentation decided once, whatever its row says', () => {
-  test.each(NAMES)('the row edited (another digest, another transaction, denied): presented again, no second decision (%s)', async (name) => {
+  test.each(INSIDER_NAMES)('the row edited (another digest, another transaction, denied): presented again, no second decision (%s)', async (name) => {
     const fx = await mandateFixture(acct.test, { mandate: { recurrence: { frequency: 'ON_DEMAND' }, budget: 100_000 } });
     const p = presenting(ctx);
     const presentation = await p.close(fx);

@@ -31,7 +31,19 @@ export interface Insider {
  * grants on this context's database, which the test's own user is a member of and switches to
  * with SET LOCAL ROLE. `drop` removes that role (call it before closing the context).
  */
-export async function insiders(ctx: TestContext): Promise<{ all: Insider[]; drop: () => Promise<void> }> {
+export interface Insiders {
+  all: Insider[];
+  /** The insider of that name (one of INSIDER_NAMES). */
+  named(name: Insider['name']): Insider;
+  drop: () => Promise<void>;
+}
+
+/** The names `insiders` gives on this run's database, for `test.each`: the runtime role on PostgreSQL only. */
+export const INSIDER_NAMES: readonly Insider['name'][] = ['owner', ...(process.env.DATABASE_URL ? (['runtime role'] as const) : [])];
+
+const withNamed = (all: Insider[], drop: () => Promise<void>): Insiders => ({ all, named: (name) => all.find((i) => i.name === name)!, drop });
+
+export async function insiders(ctx: TestContext): Promise<Insiders> {
   const db = ctx.database.db;
   const owner: Insider = {
     name: 'owner',
@@ -39,7 +51,7 @@ export async function insiders(ctx: TestContext): Promise<{ all: Insider[]; drop
       for (const s of statements) await s.execute(trx);
     }),
   };
-  if (!ctx.databaseUrl) return { all: [owner], drop: async () => {} };
+  if (!ctx.databaseUrl) return withNamed([owner], async () => {});
   const role = `spend_auth_insider_${randomBytes(4).toString('hex')}`;
   await sql.raw(`CREATE ROLE ${role} NOLOGIN`).execute(db);
   await sql.raw(`GRANT ${role} TO CURRENT_USER`).execute(db);
@@ -55,5 +67,5 @@ export async function insiders(ctx: TestContext): Promise<{ all: Insider[]; drop
     await sql.raw(`DROP OWNED BY ${role}`).execute(db);
     await sql.raw(`DROP ROLE ${role}`).execute(db);
   };
-  return { all: [owner, runtime], drop };
+  return withNamed([owner, runtime], drop);
 }
