@@ -129,15 +129,8 @@ const parseJson: RequestHandler = (req, _res, next) => {
 export const jsonChecks: RequestHandler[] = [requireJsonBody, parseJson, rejectUnstorableInput];
 
 /**
- * Before a rail's handler: the arrival time (the decision's deadline counts from it), then the body
- * exactly as sent, held to the size limit: the signature is over these bytes (no decompression, no
- * parsing; the rail reads them as I-JSON once its signature holds).
+ * Before a rail's handler: the body exactly as sent, held to the size limit: the signature is over
+ * these bytes (no decompression, no parsing; the rail reads them as I-JSON once its signature
+ * holds). The arrival time its deadline counts from is stamped by the app's first middleware.
  */
-export const RAW_BODY: readonly RequestHandler[] = [
-  (_req, res, next) => {
-    // Set by the app's first middleware; an app without it (a test's) counts from here.
-    res.locals.arrivedAt ??= Date.now();
-    next();
-  },
-  express.raw({ type: () => true, limit: BODY_LIMIT_BYTES, inflate: false }),
-];
+export const RAW_BODY: readonly RequestHandler[] = [express.raw({ type: () => true, limit: BODY_LIMIT_BYTES, inflate: false })];
